@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages iolab needs, only when one is missing; silent when all are there.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  liburing-dev zlib1g-dev libzstd-dev liblz4-dev libxxhash-dev libboost-math-dev
+  libgtest-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,66 @@
+#include "iolab/core/checksum.hpp"
+
+#include <fcntl.h>
+
+#include <memory>
+#include <new>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "iolab/sys/io.hpp"
+
+namespace iolab {
+
+namespace {
+constexpr std::size_t kChunk = 1 << 20;
+}
+
+Hasher::Hasher() : state_(XXH3_createState()) {
+    if (!state_) throw std::bad_alloc();
+    reset();
+}
+
+Hasher::~Hasher() { XXH3_freeState(state_); }
+
+void Hasher::update(const void* p, std::size_t n) {
+    XXH3_64bits_update(state_, p, n);
+    bytes_ += n;
+}
+
+std::uint64_t Hasher::digest() const { return XXH3_64bits_digest(state_); }
+
+void Hasher::reset() {
+    XXH3_64bits_reset(state_);
+    bytes_ = 0;
+}
+
+std::uint64_t checksum(std::span<const std::byte> data) {
+    return XXH3_64bits(data.data(), data.size());
+}
+
+FileDigest checksum_file(const std::string& path) {
+    sys::Fd fd = sys::open(path, O_RDONLY);
+    std::vector<std::byte> buf(kChunk);
+    Hasher h;
+    for (;;) {
+        const std::size_t n = sys::read_some(fd, buf.data(), buf.size());
+        if (n == 0) break;
+        h.update(buf.data(), n);
+    }
+    return {h.digest(), h.bytes()};
+}
+
+std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
+    std::vector<std::byte> buf(kChunk);
+    Hasher h;
+    for (std::uint64_t off = 0; off < size;) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, size - off));
+        fill(spec, off, std::span(buf.data(), n));
+        h.update(buf.data(), n);
+        off += n;
+    }
+    return h.digest();
+}
+
+}  // namespace iolab

@@ -1,0 +1,43 @@
+#pragma once
+// Checksums that prove a strategy did the whole job: XXH3-64 of what was read, or of the
+// file that was written or copied.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "iolab/core/data.hpp"
+
+struct XXH3_state_s;
+
+namespace iolab {
+
+// Streaming XXH3-64.
+class Hasher {
+public:
+    Hasher();
+    ~Hasher();
+    Hasher(const Hasher&) = delete;
+    Hasher& operator=(const Hasher&) = delete;
+
+    void update(const void* p, std::size_t n);
+    std::uint64_t digest() const;
+    std::uint64_t bytes() const { return bytes_; }
+    void reset();
+
+private:
+    XXH3_state_s* state_;
+    std::uint64_t bytes_ = 0;
+};
+
+std::uint64_t checksum(std::span<const std::byte> data);
+// Checksum and length of a whole file, read through the syscall layer in large blocks.
+struct FileDigest {
+    std::uint64_t checksum = 0;
+    std::uint64_t size = 0;
+};
+FileDigest checksum_file(const std::string& path);
+// The checksum of the first `size` bytes of a generated data stream, without any file.
+std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size);
+
+}  // namespace iolab

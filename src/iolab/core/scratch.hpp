@@ -1,0 +1,34 @@
+#pragma once
+// iolab's private scratch folder: created with mkdtemp (mode 0700) under a chosen parent and
+// removed, with everything in it, when the object goes away. Removal works relative to the
+// folder's own descriptor and never follows a symbolic link, so it cannot reach outside.
+#include <string>
+
+namespace iolab {
+
+class ScratchDir {
+public:
+    // parent empty: $TMPDIR, else /tmp. Throws IoError when the folder cannot be made.
+    explicit ScratchDir(const std::string& parent = {});
+    ~ScratchDir();
+    ScratchDir(const ScratchDir&) = delete;
+    ScratchDir& operator=(const ScratchDir&) = delete;
+
+    const std::string& path() const { return path_; }
+    std::string file(const std::string& name) const { return path_ + "/" + name; }
+    void keep(bool k) { keep_ = k; }
+    // Removes the folder now (the destructor then does nothing). Safe to call twice.
+    void remove();
+
+private:
+    std::string path_;
+    bool keep_ = false;
+    bool removed_ = false;
+};
+
+std::string default_scratch_parent();
+// Removes the tree under dirfd/name without following symlinks. Errors are ignored:
+// cleanup must never stop a program from reporting what went wrong before it.
+void remove_tree_at(int dirfd, const std::string& name);
+
+}  // namespace iolab

@@ -1,0 +1,97 @@
+#include "iolab/core/units.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace iolab {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+}
+
+[[noreturn]] void bad_size(std::string_view text) {
+    throw std::invalid_argument(fmt::format(
+        "invalid size '{}': expected a non-negative number with an optional unit B, K, M, G or T "
+        "(binary: 1K = 1024), e.g. 4K, 64KiB, 1.5G",
+        text));
+}
+
+// Multiplier for a unit suffix: "", "B", "K", "KB", "KiB", ... (all binary), or 0 if unknown.
+double unit_factor(std::string_view unit) {
+    std::string u;
+    for (char c : unit) u += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (u.empty() || u == "B") return 1;
+    static constexpr std::string_view prefixes = "KMGTP";
+    const auto pos = prefixes.find(u[0]);
+    if (pos == std::string_view::npos) return 0;
+    const std::string_view rest = std::string_view(u).substr(1);
+    if (!(rest.empty() || rest == "B" || rest == "IB")) return 0;
+    return std::pow(1024.0, static_cast<double>(pos + 1));
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text) {
+    const std::string_view s = trim(text);
+    std::size_t i = 0;
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+    if (i == 0) bad_size(text);
+    double number = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + i, number);
+    if (ec != std::errc() || end != s.data() + i) bad_size(text);
+    const double factor = unit_factor(trim(s.substr(i)));
+    if (factor == 0) bad_size(text);
+    const double bytes = number * factor;
+    if (!std::isfinite(bytes) || bytes >= 0x1p63) bad_size(text);
+    if (bytes != std::floor(bytes)) bad_size(text);  // "1.3B" names no whole byte count
+    return static_cast<std::uint64_t>(bytes);
+}
+
+double parse_rate(std::string_view text) {
+    std::string_view s = trim(text);
+    if (s.size() > 2 && s.substr(s.size() - 2) == "/s") s.remove_suffix(2);
+    std::uint64_t bytes = 0;
+    try {
+        bytes = parse_size(s);
+    } catch (const std::invalid_argument&) {
+        bytes = 0;
+    }
+    if (bytes == 0)
+        throw std::invalid_argument(fmt::format(
+            "invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text));
+    return static_cast<double>(bytes);
+}
+
+std::string format_size(std::uint64_t bytes) {
+    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    if (u == 0) return fmt::format("{} B", bytes);
+    if (v == std::floor(v)) return fmt::format("{:.0f} {}", v, units[u]);
+    return fmt::format("{:.4g} {}", v, units[u]);
+}
+
+std::string format_compact(std::uint64_t bytes) {
+    static constexpr char units[] = {'K', 'M', 'G', 'T'};
+    int u = -1;
+    while (u < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        ++u;
+    }
+    return u < 0 ? fmt::format("{}", bytes) : fmt::format("{}{}", bytes, units[u]);
+}
+
+}  // namespace iolab

@@ -1,0 +1,18 @@
+#pragma once
+// Parsing and printing of byte sizes ("4K", "64KiB", "1.5G": binary units, as fio and dd
+// read them) and of rates ("1MiB/s"). Parse errors throw std::invalid_argument whose message
+// names the value and what was expected, ready to print as a one-line error.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace iolab {
+
+std::uint64_t parse_size(std::string_view text);
+// Bytes per second from "1MiB/s", "512K/s" or "1M" (the "/s" is optional).
+double parse_rate(std::string_view text);
+
+std::string format_size(std::uint64_t bytes);    // "64 MiB", "1.5 GiB", "4095 B"
+std::string format_compact(std::uint64_t bytes); // "64M", "4K", "4095": the form parse_size reads
+
+}  // namespace iolab

@@ -1,0 +1,24 @@
+#pragma once
+// What is to be done: the operation, how much data, in which pieces, and what the data is.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "iolab/core/data.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+struct Workload {
+    Family family = Family::read;
+    std::uint64_t size = 64ull << 20;  // file size for read and copy; writes use record * count
+    std::size_t buffer = 64 * 1024;
+    std::size_t record = 1024;
+    std::uint64_t count = 1000;
+    DataSpec data;
+
+    // Bytes the strategy reads, writes or copies.
+    std::uint64_t bytes() const { return family == Family::write ? record * count : size; }
+};
+
+}  // namespace iolab

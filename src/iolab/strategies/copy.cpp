@@ -1,0 +1,186 @@
+// Copy strategies: from the byte-at-a-time loop to the kernel's own copy offloads. The
+// destination is a new file that must end up equal to the source.
+#include <sys/mman.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "iolab/core/buffered.hpp"
+#include "iolab/core/scratch.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/stdio.hpp"
+
+namespace iolab {
+
+namespace {
+
+using detail::open_dst;
+using detail::open_src;
+
+void copy_byte_syscall(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    unsigned char b;
+    while (sys::read_some(in, &b, 1) == 1) sys::write_all(out, &b, 1);
+}
+
+void copy_byte_stdio(const Job& j) {
+    sys::StdioFile in(open_src(j.src), "r", j.buffer);
+    sys::StdioFile out(open_dst(j.dst), "w", j.buffer);
+    for (int c; (c = std::getc(in.get())) != EOF;)
+        if (std::putc(c, out.get()) == EOF) out.check();
+    in.check();
+    out.close();
+}
+
+void copy_byte_buffered(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    BufferedReader r(in, j.buffer);
+    BufferedWriter w(out, j.buffer);
+    for (int c; (c = r.get()) >= 0;) w.put(static_cast<unsigned char>(c));
+    w.flush();
+}
+
+void copy_chunk(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    std::vector<std::byte> buf(j.buffer);
+    while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) sys::write_all(out, buf.data(), n);
+}
+
+void copy_iostream_rdbuf(const Job& j) {
+    std::ifstream in;
+    detail::open_stream(in, j.src, std::ios::in);
+    std::ofstream out;
+    detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
+    // operator<< sets failbit when it inserts nothing, which an empty source legitimately does.
+    if (in.peek() != std::char_traits<char>::eof()) out << in.rdbuf();
+    if (in.bad()) detail::stream_failed("read", j.src);
+    // operator<< stops quietly when the output fails part-way (a full disk): the input is then
+    // not at its end, and that is the only sign of it.
+    if (in.peek() != std::char_traits<char>::eof()) detail::stream_failed("write", j.dst);
+    out.close();
+    if (!out) detail::stream_failed("write", j.dst);
+}
+
+void copy_std_filesystem(const Job& j) {
+    std::error_code ec;
+    // copy_options::none: fails if the destination exists, as every strategy must.
+    std::filesystem::copy_file(j.src, j.dst, std::filesystem::copy_options::none, ec);
+    if (ec) throw IoError(ec.value(), "copy (std::filesystem::copy_file) to", j.dst);
+}
+
+void copy_sendfile(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    // Until sendfile reports end of file, not until the size seen at open.
+    while (sys::sendfile_some(out, in, nullptr, j.buffer) > 0) {
+    }
+}
+
+void copy_copy_file_range(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    while (sys::copy_file_range_some(in, nullptr, out, nullptr, j.buffer) > 0) {
+    }
+}
+
+void copy_splice(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    sys::Pipe pipe = sys::make_pipe();
+    for (;;) {
+        std::size_t pending = sys::splice_some(in, nullptr, pipe.write_end, nullptr, j.buffer, SPLICE_F_MOVE);
+        if (pending == 0) break;
+        while (pending > 0) {
+            const std::size_t n = sys::splice_some(pipe.read_end, nullptr, out, nullptr, pending, SPLICE_F_MOVE);
+            if (n == 0) throw IoError(ENOSPC, "splice to", j.dst);
+            pending -= n;
+        }
+    }
+}
+
+void copy_reflink(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    sys::clone_file(out, in);
+}
+
+// Tries a clone between two files in dir: nullopt when the filesystem shares extents.
+std::optional<std::string> reflink_unavailable(const std::string& dir) {
+    try {
+        ScratchDir probe(dir);
+        const sys::Fd a = open_dst(probe.file("a"), O_RDWR);
+        sys::write_all(a, "iolab", 5);
+        const sys::Fd b = open_dst(probe.file("b"));
+        sys::clone_file(b, a);
+        return std::nullopt;
+    } catch (const IoError& e) {
+        return "this filesystem cannot share extents (FICLONE: " + std::string(std::strerror(e.code())) + ")";
+    }
+}
+
+void copy_mmap_write(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    const std::uint64_t size = sys::file_size(in);
+    for (std::uint64_t off = 0; off < size; off += detail::kMapWindow) {
+        const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(detail::kMapWindow, size - off));
+        sys::Mapping m = sys::map(in, len, PROT_READ, MAP_SHARED, static_cast<off_t>(off));
+        m.advise(MADV_SEQUENTIAL);
+        for (std::size_t done = 0; done < len; done += j.buffer)
+            sys::write_all(out, m.data() + done, std::min(j.buffer, len - done));
+    }
+}
+
+Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+              void (*run)(const Job&)) {
+    Strategy s;
+    s.name = "copy." + what;
+    s.family = Family::copy;
+    s.description = std::move(desc);
+    s.jvm = std::move(jvm);
+    s.params = params;
+    s.byte_at_a_time = s.name.starts_with("copy.byte-");
+    s.run = run;
+    return s;
+}
+
+}  // namespace
+
+void register_copy_strategies(Registry& r) {
+    r.add(make("byte-syscall", "read(2) and write(2) one byte per call",
+               "FileInputStream.read() / FileOutputStream.write(int)", 0, copy_byte_syscall));
+    r.add(make("byte-stdio", "getc(3)/putc(3) one byte at a time through stdio buffers of N bytes",
+               "BufferedInputStream.read() / BufferedOutputStream.write(int)", kParamBuffer, copy_byte_stdio));
+    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedReader and BufferedWriter",
+               "BufferedInputStream.read() / BufferedOutputStream.write(int)", kParamBuffer,
+               copy_byte_buffered));
+    r.add(make("chunk", "read(2)/write(2) with an N-byte buffer", "in.read(byte[N]) / out.write(buf, 0, n)",
+               kParamBuffer, copy_chunk));
+    Strategy rdbuf = make("iostream-rdbuf", "out << in.rdbuf() between std::fstreams", "", 0, copy_iostream_rdbuf);
+    rdbuf.in_syscall_layer = false;
+    r.add(std::move(rdbuf));
+    Strategy fs = make("std-filesystem", "std::filesystem::copy_file (libstdc++ picks the kernel call)",
+                       "Scala IO Path.copyTo", 0, copy_std_filesystem);
+    fs.in_syscall_layer = false;
+    r.add(std::move(fs));
+    r.add(make("sendfile", "sendfile(2) N bytes per call until end of file", "FileChannel.transferTo",
+               kParamBuffer, copy_sendfile));
+    r.add(make("copy-file-range", "copy_file_range(2) N bytes per call until end of file", "", kParamBuffer,
+               copy_copy_file_range));
+    r.add(make("splice", "splice(2) file -> pipe -> file, N bytes per round", "", kParamBuffer, copy_splice));
+    Strategy reflink = make("reflink", "ioctl(FICLONE): share the source's extents, copy nothing", "", 0,
+                            copy_reflink);
+    reflink.unavailable = reflink_unavailable;
+    r.add(std::move(reflink));
+    r.add(make("mmap-write", "mmap(2) the source, write(2) N bytes at a time from the mapping", "",
+               kParamBuffer, copy_mmap_write));
+}
+
+}  // namespace iolab

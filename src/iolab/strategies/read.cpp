@@ -1,0 +1,172 @@
+// Read strategies: every way the published experiments read a file, and the modern ones.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "iolab/core/buffered.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/stdio.hpp"
+
+namespace iolab {
+
+namespace {
+
+using detail::open_src;
+
+void read_byte_syscall(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    ByteStager out(*j.sink);
+    unsigned char b;
+    while (sys::read_some(in, &b, 1) == 1) out.put(b);
+    out.flush();
+}
+
+void read_byte_pread(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    ByteStager out(*j.sink);
+    unsigned char b;
+    for (off_t pos = 0; sys::pread_some(in, &b, 1, pos) == 1; ++pos) out.put(b);
+    out.flush();
+}
+
+void read_byte_stdio(const Job& j) {
+    sys::StdioFile in(open_src(j.src), "r", j.buffer);
+    ByteStager out(*j.sink);
+    for (int c; (c = std::getc(in.get())) != EOF;) out.put(static_cast<unsigned char>(c));
+    in.check();
+    out.flush();
+}
+
+void read_byte_iostream(const Job& j) {
+    std::ifstream in;
+    detail::open_stream(in, j.src, std::ios::in);
+    ByteStager out(*j.sink);
+    for (int c; (c = in.get()) != std::char_traits<char>::eof();)
+        out.put(static_cast<unsigned char>(c));
+    if (in.bad()) detail::stream_failed("read", j.src);
+    out.flush();
+}
+
+void read_byte_buffered(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    BufferedReader r(in, j.buffer);
+    ByteStager out(*j.sink);
+    for (int c; (c = r.get()) >= 0;) out.put(static_cast<unsigned char>(c));
+    out.flush();
+}
+
+void read_chunk(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    std::vector<std::byte> buf(j.buffer);
+    while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) j.sink->consume(buf.data(), n);
+}
+
+void read_pread_chunk(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    std::vector<std::byte> buf(j.buffer);
+    off_t pos = 0;
+    while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
+        j.sink->consume(buf.data(), n);
+        pos += static_cast<off_t>(n);
+    }
+}
+
+void read_iostream_chunk(const Job& j) {
+    std::ifstream in;
+    detail::open_stream(in, j.src, std::ios::in);
+    std::vector<char> buf(j.buffer);
+    for (;;) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        const auto n = static_cast<std::size_t>(in.gcount());
+        if (n > 0) j.sink->consume(buf.data(), n);
+        if (!in) break;
+    }
+    if (in.bad()) detail::stream_failed("read", j.src);
+}
+
+void read_stdio_chunk(const Job& j) {
+    sys::StdioFile in(open_src(j.src), "r");
+    std::vector<std::byte> buf(j.buffer);
+    while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), in.get())) j.sink->consume(buf.data(), n);
+    in.check();
+}
+
+// Maps the file window by window and hands each window to f(data, size).
+template <class F>
+void for_each_window(const sys::Fd& in, int advice, F&& f) {
+    const std::uint64_t size = sys::file_size(in);
+    for (std::uint64_t off = 0; off < size; off += detail::kMapWindow) {
+        const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(detail::kMapWindow, size - off));
+        sys::Mapping m = sys::map(in, len, PROT_READ, MAP_SHARED, static_cast<off_t>(off));
+        if (advice != MADV_NORMAL) m.advise(advice);
+        f(m.data(), m.size());
+    }
+}
+
+void read_mmap_chunks(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    std::vector<std::byte> buf(j.buffer);
+    for_each_window(in, MADV_NORMAL, [&](const std::byte* p, std::size_t len) {
+        for (std::size_t off = 0; off < len; off += buf.size()) {
+            const std::size_t n = std::min(buf.size(), len - off);
+            std::memcpy(buf.data(), p + off, n);
+            j.sink->consume(buf.data(), n);
+        }
+    });
+}
+
+void read_mmap_scan(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    for_each_window(in, MADV_SEQUENTIAL,
+                    [&](const std::byte* p, std::size_t len) { j.sink->consume_as_work(p, len); });
+}
+
+Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+              void (*run)(const Job&)) {
+    Strategy s;
+    s.name = "read." + what;
+    s.family = Family::read;
+    s.description = std::move(desc);
+    s.jvm = std::move(jvm);
+    s.params = params;
+    s.byte_at_a_time = s.name.starts_with("read.byte-");
+    s.run = run;
+    return s;
+}
+
+}  // namespace
+
+void register_read_strategies(Registry& r) {
+    r.add(make("byte-syscall", "read(2) one byte per call", "FileInputStream.read()", 0, read_byte_syscall));
+    r.add(make("byte-pread", "pread(2) one byte per call at an advancing position",
+               "RandomAccessFile.read()", 0, read_byte_pread));
+    r.add(make("byte-stdio", "getc(3) one byte at a time through a stdio buffer of N bytes",
+               "BufferedInputStream.read()", kParamBuffer, read_byte_stdio));
+    Strategy ios = make("byte-iostream", "std::istream::get() one byte at a time (std::ifstream)",
+                        "BufferedInputStream.read()", 0, read_byte_iostream);
+    ios.in_syscall_layer = false;
+    r.add(std::move(ios));
+    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedReader of N bytes",
+               "BufferedInputStream.read()", kParamBuffer, read_byte_buffered));
+    r.add(make("chunk", "read(2) into an N-byte buffer", "InputStream.read(byte[N])", kParamBuffer,
+               read_chunk));
+    r.add(make("pread-chunk", "pread(2) into an N-byte buffer at an advancing position",
+               "FileChannel.read(ByteBuffer, position)", kParamBuffer, read_pread_chunk));
+    Strategy ic = make("iostream-chunk", "std::ifstream::read into an N-byte buffer",
+                       "BufferedInputStream.read(byte[N])", kParamBuffer, read_iostream_chunk);
+    ic.in_syscall_layer = false;
+    r.add(std::move(ic));
+    r.add(make("stdio-chunk", "fread(3) into an N-byte buffer", "BufferedInputStream.read(byte[N])",
+               kParamBuffer, read_stdio_chunk));
+    r.add(make("mmap-chunks", "mmap(2) the file, copy it out N bytes at a time",
+               "FileChannel.map() + MappedByteBuffer.get(byte[N])", kParamBuffer, read_mmap_chunks));
+    r.add(make("mmap-scan", "mmap(2) with MADV_SEQUENTIAL, checksum the mapping in place", "", 0,
+               read_mmap_scan));
+}
+
+}  // namespace iolab

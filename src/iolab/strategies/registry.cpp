@@ -1,0 +1,82 @@
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+std::string_view to_string(Family f) {
+    switch (f) {
+        case Family::read: return "read";
+        case Family::write: return "write";
+        case Family::copy: return "copy";
+    }
+    return "?";
+}
+
+std::optional<Family> parse_family(std::string_view s) {
+    for (Family f : {Family::read, Family::write, Family::copy})
+        if (s == to_string(f)) return f;
+    return std::nullopt;
+}
+
+void Registry::add(Strategy s) {
+    if (find(s.name)) throw std::logic_error("strategy registered twice: " + s.name);
+    strategies_.push_back(std::move(s));
+}
+
+const Strategy* Registry::find(std::string_view name) const {
+    for (const auto& s : strategies_)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+std::vector<const Strategy*> Registry::match(std::string_view pattern) const {
+    const std::string p(pattern);
+    std::vector<const Strategy*> out;
+    for (const auto& s : strategies_)
+        if (::fnmatch(p.c_str(), s.name.c_str(), 0) == 0) out.push_back(&s);
+    return out;
+}
+
+namespace {
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+}  // namespace
+
+std::vector<std::string> Registry::closest(std::string_view name, std::size_t n) const {
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const auto& s : strategies_) scored.emplace_back(edit_distance(name, s.name), s.name);
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+    return out;
+}
+
+const Registry& Registry::builtin() {
+    static const Registry r = [] {
+        Registry reg;
+        register_read_strategies(reg);
+        register_write_strategies(reg);
+        register_copy_strategies(reg);
+        return reg;
+    }();
+    return r;
+}
+
+}  // namespace iolab

@@ -1,0 +1,83 @@
+#pragma once
+// A strategy is one named way to read, write or copy a file. It does the I/O and nothing else:
+// the harness creates its input, times it, counts its calls and verifies its output from
+// outside. Adding a strategy is one registration in its family's file.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/core/sink.hpp"
+
+namespace iolab {
+
+enum class Family { read, write, copy };
+std::string_view to_string(Family f);
+std::optional<Family> parse_family(std::string_view s);
+
+// The parameters a strategy honours (a bit set).
+enum Param : unsigned {
+    kParamBuffer = 1u << 0,  // buffer size in bytes
+    kParamRecord = 1u << 1,  // record size and count (writes)
+};
+
+// One execution of a strategy: what to read or write, and with which parameters.
+struct Job {
+    Family family = Family::read;
+    std::string src;  // input file (read, copy)
+    std::string dst;  // output file (write, copy); does not exist when the job starts
+    std::size_t buffer = 64 * 1024;
+    std::size_t record = 1024;
+    std::uint64_t count = 0;
+    std::span<const std::byte> data;  // write: the records, back to back (record * count bytes)
+    Sink* sink = nullptr;             // read: where every byte read goes
+    std::map<std::string, std::string, std::less<>> options;  // strategy-specific settings
+};
+
+struct Strategy {
+    std::string name;  // "family.what", e.g. "read.mmap-chunks"
+    Family family = Family::read;
+    std::string description;
+    std::string jvm;  // the JVM method the published experiments timed, if any
+    unsigned params = 0;
+    bool byte_at_a_time = false;  // one call per byte: the harness runs it on a slice
+    // false: the I/O is done inside libstdc++ (iostreams, std::filesystem), which iolab's
+    // syscall layer can neither count nor fault.
+    bool in_syscall_layer = true;
+    // Why the strategy cannot run in this folder's filesystem, or nullopt when it can.
+    std::function<std::optional<std::string>(const std::string& dir)> unavailable;
+    std::function<void(const Job&)> run;
+
+    bool honours(Param p) const { return (params & p) != 0; }
+    std::optional<std::string> skip_reason(const std::string& dir) const {
+        return unavailable ? unavailable(dir) : std::nullopt;
+    }
+};
+
+class Registry {
+public:
+    void add(Strategy s);  // a duplicate name is a programming error: throws std::logic_error
+    const Strategy* find(std::string_view name) const;
+    const std::vector<Strategy>& all() const { return strategies_; }
+    // Names matching a shell glob ("copy.*", "read.byte-*"), in registration order.
+    std::vector<const Strategy*> match(std::string_view pattern) const;
+    // The known names closest to an unknown one, for "did you mean" hints.
+    std::vector<std::string> closest(std::string_view name, std::size_t n = 3) const;
+
+    // Every strategy iolab ships.
+    static const Registry& builtin();
+
+private:
+    std::vector<Strategy> strategies_;
+};
+
+void register_read_strategies(Registry& r);
+void register_write_strategies(Registry& r);
+void register_copy_strategies(Registry& r);
+
+}  // namespace iolab

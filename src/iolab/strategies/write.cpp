@@ -1,0 +1,195 @@
+// Write strategies: `count` records of `record` bytes each (the workload's content), in every
+// style the log and decorator experiments timed, to a new file.
+#include <sys/mman.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string_view>
+
+#include "iolab/core/buffered.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/stdio.hpp"
+
+namespace iolab {
+
+namespace {
+
+using detail::open_dst;
+
+// Calls f(pointer, size) for each record of the job.
+template <class F>
+void for_each_record(const Job& j, F&& f) {
+    const std::byte* p = j.data.data();
+    for (std::uint64_t i = 0; i < j.count; ++i, p += j.record) f(p, j.record);
+}
+
+const unsigned char* bytes_of(const Job& j) {
+    return reinterpret_cast<const unsigned char*>(j.data.data());
+}
+
+void write_byte_syscall(const Job& j) {
+    const sys::Fd out = open_dst(j.dst);
+    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) sys::write_all(out, p, 1);
+}
+
+void write_byte_stdio(const Job& j) {
+    sys::StdioFile out(open_dst(j.dst), "w", j.buffer);
+    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
+        if (std::putc(*p, out.get()) == EOF) out.check();
+    out.close();
+}
+
+void write_byte_iostream(const Job& j) {
+    std::ofstream out;
+    detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
+    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
+        out.put(static_cast<char>(*p));
+    out.close();
+    if (!out) detail::stream_failed("write", j.dst);
+}
+
+void write_byte_buffered(const Job& j) {
+    const sys::Fd out = open_dst(j.dst);
+    BufferedWriter w(out, j.buffer);
+    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) w.put(*p);
+    w.flush();
+}
+
+void write_record_syscall(const Job& j) {
+    const sys::Fd out = open_dst(j.dst);
+    for_each_record(j, [&](const std::byte* p, std::size_t n) { sys::write_all(out, p, n); });
+}
+
+void write_record_buffered(const Job& j) {
+    const sys::Fd out = open_dst(j.dst);
+    BufferedWriter w(out, j.buffer);
+    for_each_record(j, [&](const std::byte* p, std::size_t n) { w.write(p, n); });
+    w.flush();
+}
+
+void write_record_stdio(const Job& j) {
+    sys::StdioFile out(open_dst(j.dst), "w", j.buffer);
+    for_each_record(j, [&](const std::byte* p, std::size_t n) {
+        if (std::fwrite(p, 1, n, out.get()) != n) out.check();
+    });
+    out.close();
+}
+
+template <class Put>
+void write_with_ofstream(const Job& j, bool unbuffered, Put&& put) {
+    std::ofstream out;
+    // pubsetbuf must come before open to take effect in libstdc++.
+    if (unbuffered) out.rdbuf()->pubsetbuf(nullptr, 0);
+    detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
+    for_each_record(j, [&](const std::byte* p, std::size_t n) { put(out, reinterpret_cast<const char*>(p), n); });
+    out.close();
+    if (!out) detail::stream_failed("write", j.dst);
+}
+
+void write_record_iostream(const Job& j) {
+    write_with_ofstream(j, false, [](std::ofstream& o, const char* p, std::size_t n) {
+        o.write(p, static_cast<std::streamsize>(n));
+    });
+}
+
+void write_text(const Job& j, bool unbuffered) {
+    write_with_ofstream(j, unbuffered, [](std::ofstream& o, const char* p, std::size_t n) {
+        o << std::string_view(p, n);
+    });
+}
+
+void write_text_iostream(const Job& j) { write_text(j, false); }
+void write_text_iostream_unbuffered(const Job& j) { write_text(j, true); }
+
+void write_record_new_buffer(const Job& j) {
+    const sys::Fd out = open_dst(j.dst);
+    for_each_record(j, [&](const std::byte* p, std::size_t n) {
+        // A fresh buffer for every record, as ByteBuffer.wrap(s.getBytes()) does.
+        std::unique_ptr<std::byte[]> buf(new std::byte[n]);
+        std::memcpy(buf.get(), p, n);
+        sys::write_all(out, buf.get(), n);
+    });
+}
+
+void write_record_reused_pieces(const Job& j) {
+    // The published variant wrote `length - offset - 1` bytes for the last piece and lost a
+    // byte per record; this one writes min(1000, left).
+    constexpr std::size_t kPiece = 1000;
+    const sys::Fd out = open_dst(j.dst);
+    std::byte buf[kPiece];
+    for_each_record(j, [&](const std::byte* p, std::size_t n) {
+        for (std::size_t off = 0; off < n; off += kPiece) {
+            const std::size_t k = std::min(kPiece, n - off);
+            std::memcpy(buf, p + off, k);
+            sys::write_all(out, buf, k);
+        }
+    });
+}
+
+void write_mmap(const Job& j) {
+    // A writable shared mapping needs the descriptor open for reading too.
+    const sys::Fd rw = open_dst(j.dst, O_RDWR);
+    const std::uint64_t size = j.data.size();
+    // Reserve the blocks first: a store into a mapping of a full filesystem is a SIGBUS.
+    sys::allocate(rw, 0, static_cast<off_t>(size));
+    for (std::uint64_t off = 0; off < size; off += detail::kMapWindow) {
+        const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(detail::kMapWindow, size - off));
+        sys::Mapping m = sys::map(rw, len, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<off_t>(off));
+        std::memcpy(m.data(), j.data.data() + off, len);
+    }
+}
+
+Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+              void (*run)(const Job&)) {
+    Strategy s;
+    s.name = "write." + what;
+    s.family = Family::write;
+    s.description = std::move(desc);
+    s.jvm = std::move(jvm);
+    s.params = params | kParamRecord;
+    s.byte_at_a_time = s.name.starts_with("write.byte-");
+    s.run = run;
+    return s;
+}
+
+Strategy libstdcxx(Strategy s) {
+    s.in_syscall_layer = false;
+    return s;
+}
+
+}  // namespace
+
+void register_write_strategies(Registry& r) {
+    r.add(make("byte-syscall", "write(2) one byte per call", "FileOutputStream.write(int)", 0,
+               write_byte_syscall));
+    r.add(make("byte-stdio", "putc(3) one byte at a time through a stdio buffer of N bytes",
+               "BufferedOutputStream.write(int)", kParamBuffer, write_byte_stdio));
+    r.add(libstdcxx(make("byte-iostream", "std::ostream::put() one byte at a time (std::ofstream)",
+                         "BufferedOutputStream.write(int)", 0, write_byte_iostream)));
+    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedWriter of N bytes",
+               "BufferedOutputStream.write(int)", kParamBuffer, write_byte_buffered));
+    r.add(make("record-syscall", "write(2) once per record", "FileOutputStream.write(byte[])", 0,
+               write_record_syscall));
+    r.add(make("record-buffered", "each record through iolab's BufferedWriter of N bytes",
+               "BufferedOutputStream.write(byte[])", kParamBuffer, write_record_buffered));
+    r.add(make("record-stdio", "fwrite(3) once per record through a stdio buffer of N bytes",
+               "BufferedOutputStream.write(byte[])", kParamBuffer, write_record_stdio));
+    r.add(libstdcxx(make("record-iostream", "std::ofstream::write once per record",
+                         "BufferedOutputStream.write(byte[])", 0, write_record_iostream)));
+    r.add(libstdcxx(make("text-iostream", "ofstream << string per record, with the stream's buffer",
+                         "BufferedWriter(FileWriter).write(String)", 0, write_text_iostream)));
+    r.add(libstdcxx(make("text-iostream-unbuffered",
+                         "ofstream << string per record, stream buffer off (pubsetbuf(0, 0))",
+                         "FileWriter.write(String)", 0, write_text_iostream_unbuffered)));
+    r.add(make("record-new-buffer", "a newly allocated buffer per record, filled, then write(2)",
+               "FileChannel.write(ByteBuffer.wrap(...)) per record", 0, write_record_new_buffer));
+    r.add(make("record-reused-pieces", "one reused 1,000-byte buffer, each record in 1,000-byte pieces",
+               "FileChannel.write(reused 1,000-byte ByteBuffer)", 0, write_record_reused_pieces));
+    r.add(make("mmap", "posix_fallocate(3), mmap(2) the new file, memcpy the records in", "MappedByteBuffer.put",
+               0, write_mmap));
+}
+
+}  // namespace iolab

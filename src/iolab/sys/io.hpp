@@ -1,0 +1,125 @@
+#pragma once
+// The syscall layer: the only place in iolab that calls the system calls that move data.
+//
+// Every wrapper retries EINTR, waits and retries EAGAIN, and throws IoError (errno, call, path)
+// on any other failure. The "_all"/"_full" forms loop over short counts; a write that returns 0
+// becomes ENOSPC, as gnulib's full-write does. Every call is counted per thread (calls and
+// bytes of each kind) and any call can be made to fail on purpose for tests (see fault.hpp).
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace iolab::sys {
+
+enum class Call : std::uint8_t {
+    open, close, read, write, pread, pwrite, readv, writev, fsync, fdatasync, ftruncate, fstat,
+    lseek, mmap, munmap, madvise, sendfile, copy_file_range, splice, pipe, ficlone, fadvise,
+    fallocate, count_
+};
+inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
+std::string_view call_name(Call c);
+
+// Calls and bytes of each kind made by one thread. Plain increments: reading them is only
+// meaningful from the owning thread, or after a worker has merged them into its parent.
+struct Counters {
+    std::array<std::uint64_t, kCallKinds> calls{};
+    std::array<std::uint64_t, kCallKinds> bytes{};
+
+    std::uint64_t total_calls() const;
+    std::uint64_t data_calls() const;  // calls that move data (read/write families, offloads)
+    Counters& operator+=(const Counters& o);
+    Counters operator-(const Counters& o) const;
+};
+Counters& thread_counters();
+
+// An open file descriptor that knows the path it names, for error messages. Closing on
+// destruction ignores errors; call close() to see them.
+class Fd {
+public:
+    Fd() = default;
+    Fd(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+    Fd(Fd&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+    Fd& operator=(Fd&& o) noexcept;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd();
+
+    int get() const noexcept { return fd_; }
+    const std::string& path() const noexcept { return path_; }
+    explicit operator bool() const noexcept { return fd_ >= 0; }
+    void close();
+
+private:
+    int fd_ = -1;
+    std::string path_;
+};
+
+Fd open(const std::string& path, int flags, mode_t mode = 0600);
+
+std::size_t read_some(const Fd& fd, void* buf, std::size_t n);                // 0 means EOF
+std::size_t read_full(const Fd& fd, void* buf, std::size_t n);                // < n only at EOF
+std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off);
+std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off);
+std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
+
+std::size_t write_some(const Fd& fd, const void* buf, std::size_t n);
+void write_all(const Fd& fd, const void* buf, std::size_t n);
+void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off);
+// Writes every byte the vector describes; iov is modified as it is consumed.
+void writev_all(const Fd& fd, iovec* iov, int iovcnt);
+
+// Kernel-side copies. Each returns what one call moved (0: the source is at EOF, or for
+// copy_file_range the filesystem could not copy); errors throw IoError, whose code() lets
+// a caller fall back on "not supported here" errnos.
+std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n);
+std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
+                                 std::size_t n);
+std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
+                        std::size_t n, unsigned flags);
+void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
+
+void fsync(const Fd& fd);
+void fdatasync(const Fd& fd);
+void ftruncate(const Fd& fd, off_t len);
+// Reserves the blocks of [off, off + len) (posix_fallocate: glibc writes zeros where the
+// filesystem cannot), so a full disk is an ENOSPC here rather than a SIGBUS in a mapping.
+void allocate(const Fd& fd, off_t off, off_t len);
+void fadvise(const Fd& fd, off_t off, off_t len, int advice);
+std::uint64_t file_size(const Fd& fd);
+off_t lseek(const Fd& fd, off_t off, int whence);
+
+struct Pipe {
+    Fd read_end;
+    Fd write_end;
+};
+Pipe make_pipe();
+
+// A memory mapping, unmapped on destruction.
+class Mapping {
+public:
+    Mapping() = default;
+    Mapping(Mapping&& o) noexcept;
+    Mapping& operator=(Mapping&& o) noexcept;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping();
+
+    std::byte* data() const noexcept { return static_cast<std::byte*>(addr_); }
+    std::size_t size() const noexcept { return len_; }
+    void advise(int advice);
+
+private:
+    friend Mapping map(const Fd&, std::size_t, int, int, off_t);
+    void* addr_ = nullptr;
+    std::size_t len_ = 0;
+    std::string path_;
+};
+// A zero length yields an empty mapping without a call (mmap refuses length 0).
+Mapping map(const Fd& fd, std::size_t len, int prot, int flags, off_t off = 0);
+
+}  // namespace iolab::sys

@@ -1,0 +1,135 @@
+// Every strategy, over awkward sizes and buffer sizes, must produce exactly the reference.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/core/checksum.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+namespace {
+
+struct Point {
+    std::string strategy;
+    std::uint64_t size;
+    std::size_t buffer;
+};
+
+std::string point_name(const testing::TestParamInfo<Point>& info) {
+    std::string n = info.param.strategy + "_size" + std::to_string(info.param.size) + "_buf" +
+                    std::to_string(info.param.buffer);
+    for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return n;
+}
+
+std::vector<Point> all_points() {
+    const std::vector<std::uint64_t> sizes = {0, 1, 4095, 4097, (1u << 20) + 13};
+    const std::vector<std::size_t> buffers = {1, 7, 4096, 65536};
+    std::vector<Point> out;
+    for (const auto& s : Registry::builtin().all()) {
+        for (auto size : sizes) {
+            if (s.honours(kParamBuffer)) {
+                for (auto b : buffers) out.push_back({s.name, size, b});
+            } else {
+                out.push_back({s.name, size, 65536});
+            }
+        }
+    }
+    return out;
+}
+
+Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer) {
+    Workload w;
+    w.family = s.family;
+    w.size = size;
+    w.buffer = buffer;
+    if (s.family == Family::write) {
+        // Small sizes are one record of that size; the large one is 256 records of 4097 bytes
+        // (1 MiB + 256: 1 MiB + 13 is prime, so no record size divides it).
+        if (size > 65536) {
+            w.record = 4097;
+            w.count = 256;
+        } else {
+            w.record = size == 0 ? 1 : size;
+            w.count = size == 0 ? 0 : 1;
+        }
+    }
+    return w;
+}
+
+void PrintTo(const Point& p, std::ostream* os) {
+    *os << p.strategy << " size " << p.size << " buffer " << p.buffer;
+}
+
+class EveryStrategy : public testing::TestWithParam<Point> {};
+
+TEST_P(EveryStrategy, OutputMatchesReference) {
+    const Point& p = GetParam();
+    const Strategy* s = Registry::builtin().find(p.strategy);
+    ASSERT_NE(s, nullptr);
+    ScratchDir dir;
+    if (auto why = s->skip_reason(dir.path())) GTEST_SKIP() << *why;
+    Fixture fx(workload_for(*s, p.size, p.buffer), dir);
+    Sink sink;
+    const Job job = fx.job(*s, sink);
+    s->run(job);
+    const Verdict v = fx.verify(job);
+    EXPECT_TRUE(v.ok) << v.describe();
+    EXPECT_EQ(v.actual_bytes, fx.workload().bytes());
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, EveryStrategy, testing::ValuesIn(all_points()), point_name);
+
+TEST(Registry, NamesAreFamilyDotWhatAndUnique) {
+    const auto& all = Registry::builtin().all();
+    EXPECT_GE(all.size(), 35u);
+    for (const auto& s : all) {
+        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".")) << s.name;
+        EXPECT_FALSE(s.description.empty()) << s.name;
+        EXPECT_TRUE(static_cast<bool>(s.run)) << s.name;
+    }
+}
+
+TEST(Registry, GlobAndSuggestions) {
+    const auto& r = Registry::builtin();
+    const auto copies = r.match("copy.*");
+    ASSERT_FALSE(copies.empty());
+    for (const auto* s : copies) EXPECT_EQ(s->family, Family::copy);
+    EXPECT_EQ(r.match("read.chunk").size(), 1u);
+    EXPECT_TRUE(r.match("nothing.*").empty());
+    const auto near = r.closest("read.chunks");
+    ASSERT_FALSE(near.empty());
+    EXPECT_EQ(near[0], "read.chunk");
+}
+
+TEST(Registry, ReflinkIsSkippedWithAReasonOrWorks) {
+    const Strategy* s = Registry::builtin().find("copy.reflink");
+    ASSERT_NE(s, nullptr);
+    ScratchDir dir;
+    const auto why = s->skip_reason(dir.path());
+    if (why) {
+        EXPECT_NE(why->find("FICLONE"), std::string::npos) << *why;
+    }
+}
+
+TEST(Strategies, DestinationThatExistsIsNeverOverwritten) {
+    ScratchDir dir;
+    for (const auto& s : Registry::builtin().all()) {
+        if (s.family == Family::read || s.skip_reason(dir.path())) continue;
+        Workload w = workload_for(s, 4097, 4096);
+        Fixture fx(w, dir, "clobber-" + s.name);
+        Sink sink;
+        const Job job = fx.job(s, sink);
+        write_input_file(job.dst, DataSpec{DataKind::zeros}, 10);
+        EXPECT_ANY_THROW(s.run(job)) << s.name;
+        EXPECT_EQ(checksum_file(job.dst).size, 10u) << s.name << " touched an existing file";
+    }
+}
+
+}  // namespace
+}  // namespace iolab
