@@ -1,39 +1,227 @@
-// The iolab command: a thin layer over the library.
+// The iolab command: parses arguments into the library's requests and prints its results.
+// Bad input is one line on stderr and exit status 2; a failed case makes the status 1.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
-#include <iostream>
+#include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "iolab/core/scratch.hpp"
-#include "iolab/strategies/strategy.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/harness/environment.hpp"
+#include "iolab/harness/plan.hpp"
+#include "iolab/harness/session.hpp"
+#include "iolab/report/csv.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/markdown.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/table.hpp"
+#include "iolab/sys/error.hpp"
 
 namespace {
 
-int list_strategies(const std::string& family_filter, bool names_only) {
-    std::optional<iolab::Family> family;
-    if (!family_filter.empty()) {
-        family = iolab::parse_family(family_filter);
-        if (!family) {
-            fmt::print(stderr, "iolab: unknown family '{}': expected read, write or copy\n", family_filter);
-            return 2;
+using namespace iolab;
+
+// Bad input: reported as one line, exit status 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        std::size_t start = 0;
+        while (start <= item.size()) {
+            const std::size_t comma = std::min(item.find(',', start), item.size());
+            if (comma > start) out.push_back(item.substr(start, comma - start));
+            start = comma + 1;
         }
     }
-    const std::string dir = iolab::default_scratch_parent();
-    for (const auto& s : iolab::Registry::builtin().all()) {
+    return out;
+}
+
+int list_strategies(const std::string& family_filter, bool names_only) {
+    std::optional<Family> family;
+    if (!family_filter.empty()) {
+        family = parse_family(family_filter);
+        if (!family) throw UsageError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
+    }
+    const std::string dir = default_scratch_parent();
+    for (const auto& s : Registry::builtin().all()) {
         if (family && s.family != *family) continue;
         if (names_only) {
             fmt::print("{}\n", s.name);
             continue;
         }
         const auto why = s.skip_reason(dir);
-        fmt::print("{:<6} {:<32} {}\n", iolab::to_string(s.family), s.name, s.description);
-        if (!s.jvm.empty()) fmt::print("{:<6} {:<32}   like {}\n", "", "", s.jvm);
-        fmt::print("{:<6} {:<32}   {}\n", "", "", why ? "skipped here: " + *why : std::string("available"));
+        fmt::print("{:<6} {:<30} {}\n", to_string(s.family), s.name, s.description);
+        if (!s.jvm.empty()) fmt::print("{:<6} {:<30}   like {}\n", "", "", s.jvm);
+        fmt::print("{:<6} {:<30}   {}\n", "", "", why ? "skipped here: " + *why : std::string("available"));
     }
     return 0;
+}
+
+// --dir: an existing, writable folder that is not a symbolic link.
+std::string checked_dir(const std::string& dir) {
+    if (dir.empty()) return default_scratch_parent();
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        throw UsageError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
+    if (S_ISLNK(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
+    if (!S_ISDIR(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is not a folder", dir));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw UsageError(fmt::format("invalid --dir '{}': it is not writable", dir));
+    return dir;
+}
+
+int show_info(const std::string& dir) {
+    const Environment e = collect_environment(checked_dir(dir));
+    fmt::print("iolab         {} (commit {}, {} build, {})\n", e.iolab_version, e.commit, e.build_type, e.compiler);
+    fmt::print("kernel        Linux {}\n", e.kernel);
+    fmt::print("cpu           {} x {}\n", e.cpus, e.cpu_model);
+    fmt::print("memory        {}\n", format_size(e.memory_bytes));
+    fmt::print("scratch       {} ({}, {})\n", e.scratch_dir, e.fs_type.empty() ? "unknown" : e.fs_type,
+               e.mount_options);
+    fmt::print("device        {}{}{}\n", e.device.empty() ? "none" : e.device,
+               e.device_model.empty() ? "" : " (" + e.device_model + ")",
+               e.rotational < 0 ? "" : (e.rotational ? ", rotational" : ", non-rotational"));
+    fmt::print("date          {}\n", e.date);
+    return 0;
+}
+
+struct RunArgs {
+    std::string suite;
+    std::vector<std::string> strategies;
+    std::string size, buffer, record, count, data = "random";
+    std::string cache = "warm", sync = "none", warmup, iterations, forks;
+    std::string dir, json, csv, markdown;
+    bool keep = false, quiet = false, force = false, drop_caches = false;
+};
+
+// The built-in suites. (The quick suite is every strategy on a 64 MiB file.)
+struct SuiteDefaults {
+    PlanRequest plan;
+    RunOptions options;
+};
+
+SuiteDefaults suite_defaults(const std::string& name) {
+    SuiteDefaults d;
+    if (name == "quick") {
+        d.plan.buffers = {4096, 64 * 1024, 1 << 20};
+        d.options.warmup = Amount{1, 0};
+        d.options.iterations = Amount{5, 0};
+        return d;
+    }
+    if (name == "custom") return d;
+    throw UsageError(fmt::format("unknown suite '{}': expected quick", name));
+}
+
+void write_exports(const RunArgs& a, const Report& report) {
+    if (!a.json.empty()) write_file_atomically(a.json, to_json(report), a.force);
+    if (!a.csv.empty()) write_file_atomically(a.csv, to_csv(report), a.force);
+    if (!a.markdown.empty()) write_file_atomically(a.markdown, to_markdown(report), a.force);
+}
+
+int run(const RunArgs& a) {
+    const std::string suite = !a.suite.empty() ? a.suite : (a.strategies.empty() ? "quick" : "custom");
+    SuiteDefaults d = suite_defaults(suite);
+    PlanRequest& req = d.plan;
+    RunOptions& opts = d.options;
+    try {
+        req.patterns = split_commas(a.strategies);
+        if (!a.size.empty()) req.sizes = parse_size_list(a.size);
+        for (auto s : req.sizes)
+            if (s == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
+        if (!a.buffer.empty()) {
+            req.buffers.clear();
+            for (auto b : parse_size_list(a.buffer)) req.buffers.push_back(b);
+        }
+        if (!a.record.empty()) {
+            req.records.clear();
+            for (auto r : parse_size_list(a.record)) req.records.push_back(r);
+        }
+        if (!a.count.empty()) {
+            const auto c = parse_amount(a.count, "--count", false);
+            if (c.seconds > 0) throw UsageError(fmt::format("invalid --count '{}': expected a number of records", a.count));
+            req.count = c.count;
+        }
+        req.data = parse_data_spec(a.data);
+        if (!a.warmup.empty()) opts.warmup = parse_amount(a.warmup, "--warmup", true);
+        if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false);
+        if (!a.forks.empty()) {
+            const auto f = parse_amount(a.forks, "--forks", true);
+            if (f.seconds > 0 || f.count > 64) throw UsageError(fmt::format("invalid --forks '{}': expected 0 to 64", a.forks));
+            opts.forks = static_cast<unsigned>(f.count);
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    if (a.cache == "warm") opts.cache = CacheMode::warm;
+    else if (a.cache == "cold") opts.cache = CacheMode::cold;
+    else if (a.cache == "direct") opts.cache = CacheMode::direct;
+    else throw UsageError(fmt::format("invalid --cache '{}': expected warm, cold or direct", a.cache));
+    if (a.sync == "none") opts.sync = SyncPolicy::none;
+    else if (a.sync == "fsync") opts.sync = SyncPolicy::fsync;
+    else if (a.sync == "fdatasync") opts.sync = SyncPolicy::fdatasync;
+    else throw UsageError(fmt::format("invalid --sync '{}': expected none, fsync or fdatasync", a.sync));
+    opts.drop_caches = a.drop_caches;
+    if (a.drop_caches && opts.cache != CacheMode::cold) throw UsageError("--drop-caches needs --cache cold");
+    if (a.drop_caches && ::geteuid() != 0) throw UsageError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
+
+    std::vector<CaseSpec> plan;
+    try {
+        plan = build_plan(req);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    const std::string dir = checked_dir(a.dir);
+    try {
+        if (!a.json.empty()) check_output_path(a.json, a.force, "--json");
+        if (!a.csv.empty()) check_output_path(a.csv, a.force, "--csv");
+        if (!a.markdown.empty()) check_output_path(a.markdown, a.force, "--markdown");
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    // The largest case's files plus a margin, checked before anything is created.
+    const std::uint64_t needed = scratch_needed(plan) + (16ull << 20);
+    const std::uint64_t available = free_space(dir);
+    if (available < needed)
+        throw UsageError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
+                                     format_size(needed), format_size(available)));
+
+    const bool progress = !a.quiet && ::isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    SessionSettings settings;
+    settings.suite = suite;
+    settings.scratch_parent = dir;
+    settings.keep = a.keep;
+    settings.options = opts;
+    settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c) {
+        if (!progress) return;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        fmt::print(stderr, "\r\x1b[K[{}/{}] {} ({:.0f}s)", i + 1, n, c.label(), elapsed);
+        std::fflush(stderr);
+    };
+    std::string kept;
+    const Report report = run_session(plan, settings, &kept);
+    if (progress) fmt::print(stderr, "\r\x1b[K");
+
+    const char* no_colour = std::getenv("NO_COLOR");
+    const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+    if (!a.quiet) fmt::print("{}", render_terminal(report, colour));
+    write_exports(a, report);
+    if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
+    return report.any_failed() ? 1 : 0;
 }
 
 }  // namespace
@@ -48,13 +236,50 @@ int main(int argc, char** argv) {
     list->add_option("--family", family, "Only this family: read, write or copy");
     list->add_flag("--names", names, "One name per line");
 
+    std::string info_dir;
+    auto* info = app.add_subcommand("info", "Describe this machine and the scratch filesystem");
+    info->add_option("--dir", info_dir, "The folder whose filesystem to describe");
+
+    RunArgs a;
+    auto* run_cmd = app.add_subcommand("run", "Measure strategies (default: the quick suite)");
+    run_cmd->add_option("suite", a.suite, "A built-in suite: quick");
+    run_cmd->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
+    run_cmd->add_option("--size", a.size, "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M");
+    run_cmd->add_option("--buffer", a.buffer, "Buffer size(s) for strategies that take one");
+    run_cmd->add_option("--record", a.record, "Record size(s) for writes");
+    run_cmd->add_option("--count", a.count, "Records per written file (default: size / record)");
+    run_cmd->add_option("--data", a.data, "random, text, zeros or compressible:R");
+    run_cmd->add_option("--cache", a.cache, "warm, cold or direct");
+    run_cmd->add_flag("--drop-caches", a.drop_caches, "With --cache cold, as root: also drop the kernel's caches");
+    run_cmd->add_option("--sync", a.sync, "none, fsync or fdatasync: durability inside the timed part");
+    run_cmd->add_option("--warmup", a.warmup, "Warm-up iterations (N) or time (2s)");
+    run_cmd->add_option("--iterations", a.iterations, "Measured iterations (N) or target time (2s)");
+    run_cmd->add_option("--forks", a.forks, "Run each case in N child processes and pool their samples");
+    run_cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
+    run_cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
+    run_cmd->add_option("--json", a.json, "Write the results as JSON");
+    run_cmd->add_option("--csv", a.csv, "Write one CSV row per case");
+    run_cmd->add_option("--markdown", a.markdown, "Write the ranked tables as Markdown");
+    run_cmd->add_flag("--force", a.force, "Replace existing result files");
+    run_cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
+
     try {
         app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
+    } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        fmt::print(stderr, "iolab: {}\n", e.what());
+        return 2;
     }
     try {
         if (list->parsed()) return list_strategies(family, names);
+        if (info->parsed()) return show_info(info_dir);
+        if (run_cmd->parsed()) return run(a);
+    } catch (const UsageError& e) {
+        fmt::print(stderr, "iolab: {}\n", e.what());
+        return 2;
     } catch (const std::exception& e) {
         fmt::print(stderr, "iolab: {}\n", e.what());
         return 1;

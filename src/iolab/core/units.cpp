@@ -71,6 +71,28 @@ double parse_rate(std::string_view text) {
     return static_cast<double>(bytes);
 }
 
+std::vector<std::uint64_t> parse_size_list(std::string_view text) {
+    std::vector<std::uint64_t> out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        const std::string_view item = text.substr(start, comma - start);
+        const std::size_t dots = item.find("..");
+        if (dots == std::string_view::npos) {
+            out.push_back(parse_size(item));
+        } else {
+            const std::uint64_t lo = parse_size(item.substr(0, dots));
+            const std::uint64_t hi = parse_size(item.substr(dots + 2));
+            if (lo == 0 || hi < lo)
+                throw std::invalid_argument(fmt::format(
+                    "invalid range '{}': expected LOW..HIGH with 0 < LOW <= HIGH, e.g. 4K..1M", item));
+            for (std::uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
+        }
+        start = comma + 1;
+    }
+    return out;
+}
+
 std::string format_size(std::uint64_t bytes) {
     static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double v = static_cast<double>(bytes);

@@ -5,12 +5,16 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace iolab {
 
 std::uint64_t parse_size(std::string_view text);
 // Bytes per second from "1MiB/s", "512K/s" or "1M" (the "/s" is optional).
 double parse_rate(std::string_view text);
+
+// "4K,64K,1M" or "4K..1M" (every power of two from 4K to 1M), or a mix: "512,4K..16K".
+std::vector<std::uint64_t> parse_size_list(std::string_view text);
 
 std::string format_size(std::uint64_t bytes);    // "64 MiB", "1.5 GiB", "4095 B"
 std::string format_compact(std::uint64_t bytes); // "64M", "4K", "4095": the form parse_size reads

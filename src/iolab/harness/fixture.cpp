@@ -41,6 +41,11 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
     }
 }
 
+Fixture::~Fixture() {
+    ::unlink(dst_.c_str());
+    if (w_.family != Family::write) ::unlink(src_.c_str());
+}
+
 Job Fixture::job(const Strategy& s, Sink& sink) {
     remove_output();
     sink.reset();

@@ -26,6 +26,10 @@ class Fixture {
 public:
     // Creates the input inside dir. `tag` keeps the names of several fixtures apart.
     Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag = "case");
+    // Removes the input and the output: a run of many cases keeps one case's files at a time.
+    ~Fixture();
+    Fixture(const Fixture&) = delete;
+    Fixture& operator=(const Fixture&) = delete;
 
     const Workload& workload() const { return w_; }
     const std::string& input_path() const { return src_; }

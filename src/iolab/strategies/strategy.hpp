@@ -49,6 +49,8 @@ struct Strategy {
     // false: the I/O is done inside libstdc++ (iostreams, std::filesystem), which iolab's
     // syscall layer can neither count nor fault.
     bool in_syscall_layer = true;
+    // Honours job.options["direct"] (O_DIRECT), so it can run under --cache direct.
+    bool direct_capable = false;
     // Why the strategy cannot run in this folder's filesystem, or nullopt when it can.
     std::function<std::optional<std::string>(const std::string& dir)> unavailable;
     std::function<void(const Job&)> run;

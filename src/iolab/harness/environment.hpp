@@ -1,0 +1,30 @@
+#pragma once
+// The machine a result was measured on; it travels with every result file.
+#include <cstdint>
+#include <string>
+
+namespace iolab {
+
+struct Environment {
+    std::string iolab_version;
+    std::string commit;
+    std::string compiler;
+    std::string build_type;
+    std::string kernel;
+    std::string cpu_model;
+    unsigned cpus = 0;
+    std::uint64_t memory_bytes = 0;
+    std::string scratch_dir;
+    std::string fs_type;        // of the scratch folder: ext4, tmpfs, ...
+    std::string mount_options;
+    std::string device;         // the block device under it, if any
+    std::string device_model;
+    int rotational = -1;        // 1 spinning, 0 not, -1 unknown
+    std::string date;           // ISO 8601, UTC
+
+    std::string one_line() const;  // for table headers
+};
+
+Environment collect_environment(const std::string& scratch_dir);
+
+}  // namespace iolab

@@ -1,0 +1,97 @@
+#include "iolab/harness/plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+std::vector<const Strategy*> select(const std::vector<std::string>& patterns, const Registry& registry) {
+    std::vector<const Strategy*> out;
+    if (patterns.empty()) {
+        for (const auto& s : registry.all()) out.push_back(&s);
+        return out;
+    }
+    for (const auto& p : patterns) {
+        const auto found = registry.match(p);
+        if (found.empty()) {
+            const bool glob = p.find_first_of("*?[") != std::string::npos;
+            if (glob)
+                throw std::invalid_argument(fmt::format("strategy pattern '{}' matches no strategy "
+                                                        "(see iolab list --names)", p));
+            throw std::invalid_argument(fmt::format("unknown strategy '{}': did you mean {}?", p,
+                                                    fmt::join(registry.closest(p), ", ")));
+        }
+        for (const auto* s : found)
+            if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry) {
+    const auto strategies = select(req.patterns, registry);
+    for (auto size : req.sizes)
+        for (auto b : req.buffers) {
+            if (b == 0) throw std::invalid_argument("invalid buffer '0': expected at least 1 byte");
+            if (size > 0 && b > size)
+                throw std::invalid_argument(fmt::format(
+                    "buffer {} is larger than the {} file: expected a buffer no larger than --size",
+                    format_compact(b), format_compact(size)));
+        }
+    for (auto r : req.records)
+        if (r == 0) throw std::invalid_argument("invalid record '0': expected at least 1 byte");
+
+    std::vector<CaseSpec> plan;
+    for (const Strategy* s : strategies) {
+        const std::vector<std::size_t> buffers =
+            s->honours(kParamBuffer) ? req.buffers : std::vector<std::size_t>{req.buffers.front()};
+        const std::vector<std::size_t> records =
+            s->family == Family::write ? req.records : std::vector<std::size_t>{req.records.front()};
+        for (auto size : req.sizes)
+            for (auto buffer : buffers)
+                for (auto record : records) {
+                    CaseSpec c;
+                    c.strategy = s;
+                    Workload& w = c.workload;
+                    w.family = s->family;
+                    w.buffer = buffer;
+                    w.record = record;
+                    w.data = req.data;
+                    w.size = size;
+                    if (s->family == Family::write) {
+                        w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
+                        w.size = w.record * w.count;
+                    }
+                    if (s->byte_at_a_time && w.bytes() > req.byte_slice) {
+                        const std::uint64_t full = w.bytes();
+                        if (s->family == Family::write) {
+                            w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
+                            w.size = w.record * w.count;
+                        } else {
+                            w.size = req.byte_slice;
+                        }
+                        c.full_bytes = full;
+                    }
+                    plan.push_back(c);
+                }
+    }
+    return plan;
+}
+
+std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
+    std::uint64_t most = 0;
+    for (const auto& c : plan) {
+        const std::uint64_t b = c.workload.bytes();
+        most = std::max(most, c.workload.family == Family::copy ? 2 * b : b);
+    }
+    return most;
+}
+
+}  // namespace iolab

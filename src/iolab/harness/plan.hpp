@@ -1,0 +1,32 @@
+#pragma once
+// From what the user asked for (strategy patterns and parameter lists) to the grid of cases.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iolab/core/data.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+struct PlanRequest {
+    std::vector<std::string> patterns;  // names or globs; empty: every strategy
+    std::vector<std::uint64_t> sizes = {64ull << 20};
+    std::vector<std::size_t> buffers = {64 * 1024};
+    std::vector<std::size_t> records = {1024};
+    std::optional<std::uint64_t> count;  // writes: records per file; default size / record
+    DataSpec data;
+    // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
+    std::uint64_t byte_slice = 1ull << 20;
+};
+
+// Throws std::invalid_argument with a one-line message for an unknown strategy (naming the
+// closest ones), a pattern that matches nothing, or a buffer larger than the file.
+std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());
+
+// Bytes of scratch space the plan needs at its largest case (input + output).
+std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
+
+}  // namespace iolab

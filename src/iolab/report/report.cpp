@@ -1,0 +1,103 @@
+#include "iolab/report/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
+
+namespace iolab {
+
+std::vector<Warning> Report::warnings() const {
+    std::vector<Warning> out;
+    for (const auto& c : cases) out.insert(out.end(), c.warnings.begin(), c.warnings.end());
+    return out;
+}
+
+std::vector<std::string> Report::warning_lines() const {
+    std::vector<std::string> lines, outliers;
+    for (const auto& w : warnings()) {
+        if (w.kind == "outliers") outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
+        else lines.push_back(fmt::format("{}: {}", w.subject, w.message));
+    }
+    if (!outliers.empty())
+        lines.push_back(fmt::format("statistical outliers (modified z-score > 3.5) in {} case(s); the machine may "
+                                    "be busy, or more iterations are needed: {}",
+                                    outliers.size(), fmt::join(outliers, ", ")));
+    return lines;
+}
+
+std::vector<const CaseResult*> Report::ranked(Family f) const {
+    std::vector<const CaseResult*> ok, rest;
+    for (const auto& c : cases) {
+        if (c.spec.workload.family != f) continue;
+        (c.status == Status::ok ? ok : rest).push_back(&c);
+    }
+    std::stable_sort(ok.begin(), ok.end(),
+                     [](const CaseResult* a, const CaseResult* b) { return a->throughput_mib_s > b->throughput_mib_s; });
+    ok.insert(ok.end(), rest.begin(), rest.end());
+    return ok;
+}
+
+bool Report::any_failed() const {
+    return std::any_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.status == Status::failed; });
+}
+
+std::string Report::header() const {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& c : cases) {
+        const std::uint64_t b = c.spec.full_bytes ? c.spec.full_bytes : c.spec.workload.bytes();
+        if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
+    }
+    std::vector<std::string> size_text;
+    for (auto s : sizes) size_text.push_back(format_size(s));
+    const std::string data = cases.empty() ? "random" : to_string(cases.front().spec.workload.data);
+    return fmt::format(
+        "iolab {}{}: {} of {} data, cache {}, sync {}, warm-up {}, iterations {}{}\nmachine: {}",
+        suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "), data,
+        to_string(options.cache), to_string(options.sync), options.warmup.describe(), options.iterations.describe(),
+        options.forks ? fmt::format(" in {} forks", options.forks) : std::string(), environment.one_line());
+}
+
+std::string format_ratio(double r) {
+    if (!(r > 0) || !std::isfinite(r)) return "-";
+    if (r < 10) return fmt::format("{:.2f}x", r);
+    if (r < 100) return fmt::format("{:.1f}x", r);
+    return fmt::format("{:.0f}x", r);
+}
+
+std::string format_seconds(double s) {
+    if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+    if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
+    return fmt::format("{:.3f} s", s);
+}
+
+double calls_per_mib(const CaseResult& c) {
+    if (!c.spec.strategy->in_syscall_layer || c.samples.empty()) return -1;
+    double calls = 0, bytes = 0;
+    for (const auto& s : c.samples) {
+        calls += static_cast<double>(s.syscalls);
+        bytes += static_cast<double>(s.bytes);
+    }
+    return bytes > 0 ? calls / (bytes / (1 << 20)) : 0;
+}
+
+double cpu_fraction(const CaseResult& c) {
+    double cpu = 0, wall = 0;
+    for (const auto& s : c.samples) {
+        cpu += s.user_s + s.sys_s;
+        wall += s.wall_s;
+    }
+    return wall > 0 ? cpu / wall : 0;
+}
+
+double median_resident(const CaseResult& c) {
+    std::vector<double> r;
+    for (const auto& s : c.samples)
+        if (s.resident >= 0) r.push_back(s.resident);
+    return r.empty() ? -1 : median(r);
+}
+
+}  // namespace iolab

@@ -1,0 +1,131 @@
+#include "iolab/report/table.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+std::string params_text(const CaseSpec& c) {
+    std::vector<std::string> parts;
+    for (const auto& [k, v] : c.params())
+        if (k == "buffer" || k == "record") parts.push_back(k + "=" + v);
+    return fmt::format("{}", fmt::join(parts, " "));
+}
+
+}  // namespace
+
+std::vector<Table> ranked_tables(const Report& report) {
+    std::vector<Table> tables;
+    const bool cold = report.options.cache == CacheMode::cold;
+    for (Family f : {Family::read, Family::write, Family::copy}) {
+        const auto cases = report.ranked(f);
+        if (cases.empty()) continue;
+        Table t;
+        t.family = f;
+        t.columns = {"#", "strategy", "params", "median", "MiB/s", "±99.9%", "vs best", "calls/MiB", "CPU"};
+        if (cold && f != Family::write) t.columns.push_back("cached");
+        t.columns.push_back("verified");
+        const double best = cases.front()->status == Status::ok ? cases.front()->throughput_mib_s : 0;
+        int rank = 0;
+        bool scaled = false;
+        for (const CaseResult* c : cases) {
+            TableRow row;
+            row.status = c->status;
+            if (c->status != Status::ok) {
+                row.cells = {"-", c->name(), params_text(c->spec),
+                             c->status == Status::failed ? "FAILED" : "skipped", c->reason};
+                t.rows.push_back(std::move(row));
+                continue;
+            }
+            const double scale = c->spec.scale();
+            std::string median = format_seconds(c->stats.median * scale);
+            if (c->spec.full_bytes) {
+                median = "~" + median + "*";
+                scaled = true;
+            }
+            const double half = c->stats.mean > 0 ? (c->stats.ci_high - c->stats.mean) / c->stats.mean : 0;
+            const double cpm = calls_per_mib(*c);
+            row.cells = {std::to_string(++rank),
+                         c->name(),
+                         params_text(c->spec),
+                         median,
+                         fmt::format("{:.1f}", c->throughput_mib_s),
+                         c->stats.n > 1 ? fmt::format("±{:.1f}%", half * 100) : "-",
+                         format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
+                         cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
+                         fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
+            if (cold && f != Family::write) {
+                const double r = median_resident(*c);
+                row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
+            }
+            row.cells.push_back(c->verified ? "yes" : "NO");
+            t.rows.push_back(std::move(row));
+        }
+        if (scaled)
+            t.notes.push_back("* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
+                              "whole size (throughput is as measured)");
+        if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
+                return c->status == Status::ok && !c->spec.strategy->in_syscall_layer;
+            }))
+            t.notes.push_back("n/a: the strategy's I/O happens inside libstdc++, where iolab cannot count calls");
+        tables.push_back(std::move(t));
+    }
+    return tables;
+}
+
+std::string render_terminal(const Report& report, bool colour) {
+    const auto style = [&](const std::string& s, const char* code) {
+        return colour ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+    };
+    std::string out = style(report.header(), "1") + "\n";
+    for (const Table& t : ranked_tables(report)) {
+        std::vector<std::size_t> width(t.columns.size(), 0);
+        const auto utf8_len = [](const std::string& s) {
+            return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+        };
+        for (std::size_t i = 0; i < t.columns.size(); ++i) width[i] = utf8_len(t.columns[i]);
+        for (const auto& r : t.rows)
+            if (r.status == Status::ok)
+                for (std::size_t i = 0; i < r.cells.size() && i < width.size(); ++i)
+                    width[i] = std::max(width[i], utf8_len(r.cells[i]));
+        const auto line = [&](const std::vector<std::string>& cells) {
+            std::string l;
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const bool left = i == 1 || i == 2;
+                const std::size_t pad = width[i] > utf8_len(cells[i]) ? width[i] - utf8_len(cells[i]) : 0;
+                if (i) l += "  ";
+                l += left ? cells[i] + std::string(pad, ' ') : std::string(pad, ' ') + cells[i];
+            }
+            while (!l.empty() && l.back() == ' ') l.pop_back();
+            return l;
+        };
+        out += fmt::format("\n{}\n", style(fmt::format("{} (sync {})", to_string(t.family),
+                                                       to_string(report.options.sync)), "1"));
+        out += line(t.columns) + "\n";
+        for (const auto& r : t.rows) {
+            if (r.status == Status::ok) {
+                out += line(r.cells) + "\n";
+                continue;
+            }
+            // Failed and skipped cases: name, params, then the reason on the rest of the line.
+            std::string l = fmt::format("{:>{}}  {:<{}}  {:<{}}  ", r.cells[0], width[0], r.cells[1], width[1],
+                                        r.cells[2], width[2]);
+            const std::string what = r.cells[3] + ": " + r.cells[4];
+            out += l + style(what, r.status == Status::failed ? "31" : "33") + "\n";
+        }
+        for (const auto& n : t.notes) out += n + "\n";
+    }
+    const auto warnings = report.warning_lines();
+    if (!warnings.empty()) {
+        out += fmt::format("\n{}\n", style("warnings", "1;33"));
+        for (const auto& w : warnings) out += fmt::format("  - {}\n", w);
+    }
+    return out;
+}
+
+}  // namespace iolab
