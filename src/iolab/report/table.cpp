@@ -89,10 +89,10 @@ std::string render_terminal(const Report& report, bool colour) {
             return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
         };
         for (std::size_t i = 0; i < t.columns.size(); ++i) width[i] = utf8_len(t.columns[i]);
+        // Failed and skipped rows share the first three columns; their reason runs on.
         for (const auto& r : t.rows)
-            if (r.status == Status::ok)
-                for (std::size_t i = 0; i < r.cells.size() && i < width.size(); ++i)
-                    width[i] = std::max(width[i], utf8_len(r.cells[i]));
+            for (std::size_t i = 0; i < r.cells.size() && i < width.size() && (r.status == Status::ok || i < 3); ++i)
+                width[i] = std::max(width[i], utf8_len(r.cells[i]));
         const auto line = [&](const std::vector<std::string>& cells) {
             std::string l;
             for (std::size_t i = 0; i < cells.size(); ++i) {

@@ -1,0 +1,129 @@
+// The iolab command as a user runs it: every bad input is one line naming the value, with
+// exit status 2; a tiny real run writes a JSON result that agrees with itself.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using test::run_cli;
+
+struct BadInput {
+    const char* args;
+    const char* mention;  // what the one-line message must name
+};
+
+class CliBadInput : public testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, OneLineNamingTheValueAndStatus2) {
+    const auto r = run_cli(GetParam().args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+    EXPECT_NE(r.err.find(GetParam().mention), std::string::npos) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    testing::Values(BadInput{"run -s read.chunks", "read.chunk"},  // closest name suggested
+                    BadInput{"run -s read.chunks", "'read.chunks'"},
+                    BadInput{"run -s 'nothing.*'", "'nothing.*'"},
+                    BadInput{"run nosuchsuite", "'nosuchsuite'"},
+                    BadInput{"run -s read.chunk --size 12Q", "'12Q'"},
+                    BadInput{"run -s read.chunk --size -1", "'-1'"},
+                    BadInput{"run -s read.chunk --size 0", "'0'"},
+                    BadInput{"run -s read.chunk --buffer 0", "'0'"},
+                    BadInput{"run -s read.chunk --size 4K --buffer 1M", "larger than"},
+                    BadInput{"run -s read.chunk --dir /nonexistent-iolab", "'/nonexistent-iolab'"},
+                    BadInput{"run -s read.chunk --dir /etc/passwd", "not a folder"},
+                    BadInput{"run -s read.chunk --json /nonexistent-iolab/r.json", "does not exist"},
+                    BadInput{"run -s read.chunk --cache tepid", "'tepid'"},
+                    BadInput{"run -s read.chunk --sync often", "'often'"},
+                    BadInput{"run -s read.chunk --data noise", "'noise'"},
+                    BadInput{"run -s read.chunk --iterations 0", "'0'"},
+                    BadInput{"run -s read.chunk --warmup soon", "'soon'"},
+                    BadInput{"run -s read.chunk --size 4P", "free"},  // no room for 4 PiB
+                    BadInput{"run --frobnicate", "--frobnicate"},
+                    BadInput{"list --family sideways", "'sideways'"}));
+
+TEST(Cli, ListShowsEveryStrategyAndNames) {
+    const auto names = run_cli("list --names");
+    ASSERT_EQ(names.status, 0);
+    EXPECT_NE(names.out.find("read.mmap-chunks\n"), std::string::npos);
+    EXPECT_NE(names.out.find("copy.reflink\n"), std::string::npos);
+    const auto full = run_cli("list --family copy");
+    ASSERT_EQ(full.status, 0);
+    EXPECT_NE(full.out.find("copy.sendfile"), std::string::npos);
+    EXPECT_EQ(full.out.find("read.chunk"), std::string::npos);
+    EXPECT_NE(full.out.find("available"), std::string::npos);
+}
+
+TEST(Cli, InfoDescribesTheMachine) {
+    const auto r = run_cli("info");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* k : {"kernel", "cpu", "memory", "scratch", "date"}) EXPECT_NE(r.out.find(k), std::string::npos) << k;
+}
+
+TEST(Cli, TinyRunWritesAConsistentJsonResult) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    const auto r = run_cli("run -s read.chunk,copy.sendfile -s 'write.record-*' --size 256K --buffer 4K,64K --record 1K "
+                           "--iterations 3 --warmup 1 --dir " + dir.path() + " --json " + json + " --csv " +
+                           dir.file("r.csv") + " --markdown " + dir.file("r.md"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("read.chunk"), std::string::npos);
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_EQ(j["schema"], "iolab.result/1");
+    EXPECT_FALSE(j["partial"].get<bool>());
+    std::size_t cases = 0;
+    for (const auto& c : j["cases"]) {
+        ++cases;
+        ASSERT_EQ(c["status"], "ok") << c.dump();
+        EXPECT_TRUE(c["verified"].get<bool>());
+        const auto& samples = c["samples"];
+        ASSERT_EQ(samples.size(), 3u);
+        std::vector<double> walls;
+        for (const auto& s : samples) {
+            walls.push_back(s["wall_s"].get<double>());
+            EXPECT_EQ(s["bytes"].get<std::uint64_t>(), 256u * 1024);
+        }
+        std::sort(walls.begin(), walls.end());
+        const auto& st = c["stats"];
+        EXPECT_DOUBLE_EQ(st["median_s"].get<double>(), walls[1]);
+        EXPECT_DOUBLE_EQ(st["min_s"].get<double>(), walls[0]);
+        EXPECT_DOUBLE_EQ(st["max_s"].get<double>(), walls[2]);
+        EXPECT_LE(st["ci999_low_s"].get<double>(), st["mean_s"].get<double>());
+        EXPECT_GE(st["ci999_high_s"].get<double>(), st["mean_s"].get<double>());
+        EXPECT_NEAR(st["throughput_mib_s"].get<double>(), 0.25 / walls[1], 1e-6 * 0.25 / walls[1]);
+    }
+    // read.chunk and copy.sendfile at 2 buffers, write.record-{syscall,new-buffer,reused-pieces,
+    // iostream} at one, write.record-{buffered,stdio} at 2.
+    EXPECT_EQ(cases, 2u * 2 + 4 + 2 * 2);
+    // Exports are not overwritten without --force.
+    const auto again = run_cli("run -s read.chunk --size 64K --dir " + dir.path() + " --json " + json);
+    EXPECT_EQ(again.status, 2);
+    EXPECT_NE(again.err.find("--force"), std::string::npos);
+    // The scratch folder is gone.
+    int leftovers = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        leftovers += e.path().filename().string().rfind("iolab.", 0) == 0;
+    EXPECT_EQ(leftovers, 0);
+}
+
+TEST(Cli, KeepKeepsTheScratchFolder) {
+    ScratchDir dir;
+    const auto r = run_cli("run -s read.chunk --size 64K --iterations 1 --keep --quiet --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("scratch folder kept: " + dir.path() + "/iolab."), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace iolab

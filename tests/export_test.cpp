@@ -1,0 +1,147 @@
+// The exporters on a fixed result set: byte-for-byte against golden files, and the JSON
+// against the documented contract.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/report/csv.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/markdown.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/table.hpp"
+#include "iolab/sys/error.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+Report fixed_report() {
+    Report r;
+    r.suite = "golden";
+    r.environment.iolab_version = "0.1.0";
+    r.environment.commit = "abcdef123456";
+    r.environment.compiler = "GNU 12.2.0";
+    r.environment.build_type = "Release";
+    r.environment.kernel = "6.1.0";
+    r.environment.cpu_model = "Test CPU";
+    r.environment.cpus = 2;
+    r.environment.memory_bytes = 8ull << 30;
+    r.environment.scratch_dir = "/tmp/iolab.test";
+    r.environment.fs_type = "ext4";
+    r.environment.mount_options = "rw,relatime";
+    r.environment.device = "/dev/vda";
+    r.environment.rotational = 0;
+    r.environment.date = "2026-01-01T00:00:00Z";
+    r.options.iterations = Amount{3, 0};
+    const auto& reg = Registry::builtin();
+    const auto add = [&](const char* name, std::uint64_t size, std::vector<double> walls, Status st,
+                         std::uint64_t full = 0) {
+        CaseResult c;
+        c.spec.strategy = reg.find(name);
+        c.spec.workload.family = c.spec.strategy->family;
+        c.spec.workload.size = size;
+        c.spec.workload.buffer = 65536;
+        c.spec.full_bytes = full;
+        c.status = st;
+        c.verified = st == Status::ok;
+        if (st == Status::failed) c.reason = "output differs from the input: checksum 0x1, expected 0x2";
+        if (st == Status::skipped) c.reason = "this filesystem cannot share extents";
+        for (double w : walls) {
+            Sample s;
+            s.wall_s = w;
+            s.user_s = w / 4;
+            s.sys_s = w / 2;
+            s.bytes = size;
+            s.syscalls = size / 65536 + 1;
+            s.all_calls = s.syscalls + 3;
+            s.resident = 1.0;
+            c.samples.push_back(s);
+        }
+        finish(c, r.options, 1e-9);
+        r.cases.push_back(c);
+    };
+    add("read.chunk", 1 << 20, {0.001, 0.0011, 0.0009}, Status::ok);
+    add("read.mmap-scan", 1 << 20, {0.0005, 0.0005, 0.0005}, Status::ok);
+    add("read.byte-syscall", 1 << 16, {0.5, 0.52, 0.48}, Status::ok, 1 << 20);
+    add("copy.chunk", 1 << 20, {0.002, 0.002, 0.002}, Status::ok);
+    add("copy.sendfile", 1 << 20, {}, Status::failed);
+    add("copy.reflink", 1 << 20, {}, Status::skipped);
+    return r;
+}
+
+void expect_golden(const std::string& name, const std::string& actual) {
+    const std::string path = std::string(IOLAB_SOURCE_DIR) + "/tests/golden/" + name;
+    if (std::getenv("IOLAB_UPDATE_GOLDEN")) {
+        std::remove(path.c_str());
+        write_file_atomically(path, actual, true);
+    }
+    EXPECT_EQ(actual, test::slurp(path)) << "golden file " << name << " differs (IOLAB_UPDATE_GOLDEN=1 rewrites it)";
+}
+
+TEST(Export, JsonMatchesGolden) { expect_golden("report.json", to_json(fixed_report())); }
+TEST(Export, CsvMatchesGolden) { expect_golden("report.csv", to_csv(fixed_report())); }
+TEST(Export, MarkdownMatchesGolden) { expect_golden("report.md", to_markdown(fixed_report())); }
+TEST(Export, TerminalMatchesGolden) { expect_golden("report.txt", render_terminal(fixed_report(), false)); }
+
+// The contract of docs/results-format.md, checked on any result document.
+void expect_contract(const nlohmann::json& j) {
+    ASSERT_EQ(j.at("schema"), "iolab.result/1");
+    ASSERT_TRUE(j.at("environment").is_object());
+    for (const char* k : {"iolab_version", "commit", "compiler", "kernel", "cpu_model", "cpus", "memory_bytes",
+                          "filesystem", "date"})
+        EXPECT_TRUE(j["environment"].contains(k)) << k;
+    ASSERT_TRUE(j.at("cases").is_array());
+    for (const auto& c : j["cases"]) {
+        for (const char* k : {"strategy", "family", "params", "status", "verified", "samples", "stats"})
+            ASSERT_TRUE(c.contains(k)) << k;
+        EXPECT_TRUE(c["params"].is_object());
+        const std::string st = c["status"];
+        EXPECT_TRUE(st == "ok" || st == "failed" || st == "skipped") << st;
+        if (st != "ok") {
+            EXPECT_TRUE(c.at("reason").is_string());
+        }
+        EXPECT_TRUE(c["verified"].is_boolean());
+        for (const auto& s : c["samples"])
+            for (const char* k : {"wall_s", "user_s", "sys_s", "bytes", "syscalls"}) EXPECT_TRUE(s.contains(k)) << k;
+        for (const char* k : {"median_s", "mean_s", "stddev_s", "ci999_low_s", "ci999_high_s", "min_s", "max_s",
+                              "throughput_mib_s", "n"})
+            EXPECT_TRUE(c["stats"].contains(k)) << k;
+        EXPECT_EQ(c["stats"]["n"].get<std::size_t>(), c["samples"].size());
+    }
+}
+
+TEST(Export, JsonFollowsTheContract) { expect_contract(report_to_json(fixed_report())); }
+
+TEST(Export, RankingPutsFastestFirstAndNeverRanksFailures) {
+    const Report r = fixed_report();
+    const auto copies = r.ranked(Family::copy);
+    ASSERT_EQ(copies.size(), 3u);
+    EXPECT_EQ(copies[0]->name(), "copy.chunk");
+    EXPECT_NE(copies[1]->status, Status::ok);
+    const auto reads = r.ranked(Family::read);
+    EXPECT_EQ(reads[0]->name(), "read.mmap-scan");
+    EXPECT_EQ(reads[2]->name(), "read.byte-syscall");
+    EXPECT_TRUE(r.any_failed());
+}
+
+TEST(OutputFile, NeverOverwritesWithoutForceAndReplacesWithIt) {
+    ScratchDir dir;
+    const std::string path = dir.file("result.json");
+    write_file_atomically(path, "first", false);
+    EXPECT_THROW(write_file_atomically(path, "second", false), IoError);
+    EXPECT_EQ(test::slurp(path), "first");
+    EXPECT_THROW(check_output_path(path, false, "--json"), std::invalid_argument);
+    EXPECT_NO_THROW(check_output_path(path, true, "--json"));
+    write_file_atomically(path, "third", true);
+    EXPECT_EQ(test::slurp(path), "third");
+    EXPECT_THROW(check_output_path(dir.file("missing/r.json"), true, "--json"), std::invalid_argument);
+    // No temporary files are left behind.
+    int entries = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.exists();
+    EXPECT_EQ(entries, 1);
+}
+
+}  // namespace
+}  // namespace iolab

@@ -1,0 +1,209 @@
+// The runner with a fake clock and fake strategies: iteration counts, verification failures,
+// skips, warnings and the cache proof.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/harness/cache.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/sys/io.hpp"
+
+namespace iolab {
+namespace {
+
+class FakeClock : public Clock {
+public:
+    std::uint64_t now_ns() override { return t; }
+    double resolution_s() override { return 1e-9; }
+    std::uint64_t t = 0;
+};
+
+FakeClock* g_clock = nullptr;
+std::uint64_t g_step_ns = 0;
+int g_runs = 0;
+
+// Reads nothing, takes g_step_ns of fake time: an empty input is verified by an empty read.
+Strategy fake_read() {
+    Strategy s;
+    s.name = "read.fake";
+    s.family = Family::read;
+    s.description = "fake";
+    s.run = [](const Job&) {
+        ++g_runs;
+        g_clock->t += g_step_ns;
+    };
+    return s;
+}
+
+CaseSpec empty_read_case(const Strategy& s) {
+    CaseSpec c;
+    c.strategy = &s;
+    c.workload.family = Family::read;
+    c.workload.size = 0;
+    return c;
+}
+
+class RunnerTest : public testing::Test {
+protected:
+    void SetUp() override {
+        g_clock = &clock_;
+        g_runs = 0;
+    }
+    FakeClock clock_;
+    ScratchDir dir_;
+};
+
+TEST_F(RunnerTest, TargetTimeGivesTheCountTheFakeClockImplies) {
+    const Strategy s = fake_read();
+    g_step_ns = 10'000'000;  // 10 ms per run
+    RunOptions opts;
+    opts.warmup = Amount{2, 0};
+    opts.iterations = Amount{0, 1.0};
+    const CaseResult r = run_case(empty_read_case(s), opts, dir_, clock_);
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_EQ(r.samples.size(), 100u);
+    EXPECT_EQ(g_runs, 102);
+    EXPECT_NEAR(r.stats.median, 0.01, 1e-12);
+    EXPECT_TRUE(r.verified);
+}
+
+TEST_F(RunnerTest, WarmupByTimeAndNoWarmupProbe) {
+    const Strategy s = fake_read();
+    g_step_ns = 100'000'000;  // 100 ms
+    RunOptions opts;
+    opts.warmup = Amount{0, 0.5};  // 5 runs of 100 ms
+    opts.iterations = Amount{7, 0};
+    run_case(empty_read_case(s), opts, dir_, clock_);
+    EXPECT_EQ(g_runs, 5 + 7);
+
+    g_runs = 0;
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{0, 2.0};  // the first measured run is the probe: 20 in all
+    const CaseResult r = run_case(empty_read_case(s), opts, dir_, clock_);
+    EXPECT_EQ(g_runs, 20);
+    EXPECT_EQ(r.samples.size(), 20u);
+}
+
+TEST_F(RunnerTest, WrongOutputFailsTheCase) {
+    Strategy s;
+    s.name = "copy.truncating";
+    s.family = Family::copy;
+    s.description = "copies all but the last byte";
+    s.run = [](const Job& j) {
+        const sys::Fd in = sys::open(j.src, O_RDONLY);
+        const sys::Fd out = sys::open(j.dst, O_WRONLY | O_CREAT | O_EXCL);
+        std::vector<char> buf(sys::file_size(in));
+        sys::read_full(in, buf.data(), buf.size());
+        sys::write_all(out, buf.data(), buf.size() - 1);
+    };
+    CaseSpec c;
+    c.strategy = &s;
+    c.workload.family = Family::copy;
+    c.workload.size = 5000;
+    const CaseResult r = run_case(c, RunOptions{}, dir_);
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_FALSE(r.verified);
+    EXPECT_NE(r.reason.find("expected"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("4999 bytes, expected 5000"), std::string::npos) << r.reason;
+}
+
+TEST_F(RunnerTest, UnavailableAndDirectAreSkippedWithReasons) {
+    Strategy s = fake_read();
+    s.unavailable = [](const std::string&) { return std::optional<std::string>("no such feature"); };
+    CaseResult r = run_case(empty_read_case(s), RunOptions{}, dir_, clock_);
+    EXPECT_EQ(r.status, Status::skipped);
+    EXPECT_EQ(r.reason, "no such feature");
+
+    const Strategy plain = fake_read();
+    RunOptions direct;
+    direct.cache = CacheMode::direct;
+    r = run_case(empty_read_case(plain), direct, dir_, clock_);
+    EXPECT_EQ(r.status, Status::skipped);
+    EXPECT_NE(r.reason.find("O_DIRECT"), std::string::npos);
+}
+
+TEST_F(RunnerTest, WarningsForOutliersAndASlowFirstIteration) {
+    CaseResult r;
+    const Strategy s = fake_read();
+    r.spec = empty_read_case(s);
+    for (double w : {5.0, 1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0}) {
+        Sample smp;
+        smp.wall_s = w;
+        smp.bytes = 1 << 20;
+        r.samples.push_back(smp);
+    }
+    finish(r, RunOptions{}, 1e-9);
+    ASSERT_EQ(r.warnings.size(), 2u);
+    EXPECT_EQ(r.warnings[0].kind, "outliers");
+    EXPECT_EQ(r.warnings[1].kind, "first-iteration");
+    EXPECT_NEAR(r.throughput_mib_s, 1.0, 1e-9);
+}
+
+TEST_F(RunnerTest, ColdIterationsThatStartCachedAreFlagged) {
+    CaseResult r;
+    const Strategy s = fake_read();
+    r.spec = empty_read_case(s);
+    for (double res : {0.0, 0.5, 0.0}) {
+        Sample smp;
+        smp.wall_s = 1;
+        smp.resident = res;
+        r.samples.push_back(smp);
+    }
+    RunOptions cold;
+    cold.cache = CacheMode::cold;
+    finish(r, cold, 1e-9);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0].kind, "not-cold");
+    EXPECT_NE(r.warnings[0].message.find("1 of 3"), std::string::npos);
+}
+
+TEST(Cache, EvictionLeavesTheFileMostlyUncached) {
+    ScratchDir dir;
+    const std::string path = dir.file("f");
+    write_input_file(path, DataSpec{}, 8u << 20);
+    warm_file(path);
+    EXPECT_GT(resident_fraction(path), 0.9);
+    evict_file(path, false);
+    const double after = resident_fraction(path);
+    if (after > 0.5) GTEST_SKIP() << "this filesystem ignores POSIX_FADV_DONTNEED (" << after * 100 << "% resident)";
+    EXPECT_LT(after, 0.05);
+}
+
+TEST(Cache, RealColdRunRecordsResidency) {
+    ScratchDir dir;
+    CaseSpec c;
+    c.strategy = Registry::builtin().find("read.chunk");
+    c.workload.family = Family::read;
+    c.workload.size = 4u << 20;
+    RunOptions opts;
+    opts.cache = CacheMode::cold;
+    opts.iterations = Amount{3, 0};
+    const CaseResult r = run_case(c, opts, dir);
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    for (const auto& smp : r.samples) EXPECT_GE(smp.resident, 0.0);
+    opts.cache = CacheMode::warm;
+    const CaseResult w = run_case(c, opts, dir);
+    for (const auto& smp : w.samples) EXPECT_GT(smp.resident, 0.9);
+}
+
+TEST(Forks, SamplesFromChildrenArePooled) {
+    ScratchDir dir;
+    CaseSpec c;
+    c.strategy = Registry::builtin().find("copy.chunk");
+    c.workload.family = Family::copy;
+    c.workload.size = 1u << 20;
+    RunOptions opts;
+    opts.forks = 3;
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{2, 0};
+    const CaseResult r = run_case_forked(c, opts, dir);
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_EQ(r.samples.size(), 6u);
+    EXPECT_EQ(r.stats.n, 6u);
+    for (const auto& smp : r.samples) EXPECT_EQ(smp.bytes, 1u << 20);
+}
+
+}  // namespace
+}  // namespace iolab

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers shared by the tests that run the iolab binary.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "iolab/core/scratch.hpp"
+
+namespace iolab::test {
+
+struct CliResult {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// Runs `iolab ARGS` through the shell (args are pasted as given), capturing both streams.
+inline CliResult run_cli(const std::string& args) {
+    ScratchDir io;
+    const std::string cmd = std::string("NO_COLOR=1 ") + IOLAB_BINARY + " " + args + " >" + io.file("out") + " 2>" +
+                            io.file("err") + " </dev/null";
+    const int raw = std::system(cmd.c_str());
+    CliResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = slurp(io.file("out"));
+    r.err = slurp(io.file("err"));
+    return r;
+}
+
+}  // namespace iolab::test
