@@ -2,6 +2,10 @@
 JOBS ?= 2
 BUILD ?= build
 TEST_BUILD ?= build-test
+TSAN_BUILD ?= build-tsan
+# The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
+# forks, the throttle shared by threads): run again under ThreadSanitizer.
+THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|Matrix/FaultInjection.*(pipelined|io_uring)
 
 .PHONY: all deps build run test clean
 all: build
@@ -23,6 +27,9 @@ test: deps
 	@cmake --build $(TEST_BUILD) -j$(JOBS)
 	cd $(TEST_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j$(JOBS)
+	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DIOLAB_WERROR=ON -DIOLAB_SANITIZE=thread >/dev/null
+	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target iolab_tests iolab
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -R '$(THREADED_TESTS)'
 
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(TSAN_BUILD)

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/timeline.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/plan.hpp"
@@ -104,7 +105,9 @@ struct RunArgs {
     std::vector<std::string> strategies;
     std::string size, buffer, record, count, data = "random";
     std::string cache = "warm", sync = "none", warmup, iterations, forks;
-    std::string dir, json, csv, markdown;
+    std::string queue, iov, feed, throttle;
+    std::vector<std::string> chains;
+    std::string dir, json, csv, markdown, trace;
     bool keep = false, quiet = false, force = false, drop_caches = false;
 };
 
@@ -130,6 +133,28 @@ void write_exports(const RunArgs& a, const Report& report) {
     if (!a.json.empty()) write_file_atomically(a.json, to_json(report), a.force);
     if (!a.csv.empty()) write_file_atomically(a.csv, to_csv(report), a.force);
     if (!a.markdown.empty()) write_file_atomically(a.markdown, to_markdown(report), a.force);
+    if (!a.trace.empty()) {
+        std::vector<const Timeline*> timelines;
+        std::vector<std::string> names;
+        for (const auto& c : report.cases)
+            if (c.timeline) {
+                timelines.push_back(c.timeline.get());
+                names.push_back(c.spec.label());
+            }
+        write_file_atomically(a.trace, chrome_trace_json(timelines, names), a.force);
+    }
+}
+
+std::vector<unsigned> parse_counts(const std::string& text, const char* what) {
+    std::vector<unsigned> out;
+    for (const auto& item : split_commas({text})) {
+        const auto n = parse_amount(item, what, false);
+        if (n.seconds > 0 || n.count > 1'000'000)
+            throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, item));
+        out.push_back(static_cast<unsigned>(n.count));
+    }
+    if (out.empty()) throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, text));
+    return out;
 }
 
 int run(const RunArgs& a) {
@@ -156,6 +181,19 @@ int run(const RunArgs& a) {
             req.count = c.count;
         }
         req.data = parse_data_spec(a.data);
+        if (!a.queue.empty()) req.queues = parse_counts(a.queue, "--queue");
+        if (!a.iov.empty()) req.iovs = parse_counts(a.iov, "--iov");
+        if (!a.chains.empty()) req.chains = split_commas(a.chains);
+        if (!a.feed.empty()) {
+            req.feeds.clear();
+            for (const auto& f : split_commas({a.feed})) {
+                if (f != "byte" && f != "record")
+                    throw UsageError(fmt::format("invalid --feed '{}': expected byte or record", f));
+                req.feeds.push_back(f == "byte");
+            }
+        }
+        if (!a.throttle.empty()) opts.throttle = parse_rate(a.throttle);
+        opts.timeline = !a.trace.empty();
         if (!a.warmup.empty()) opts.warmup = parse_amount(a.warmup, "--warmup", true);
         if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false);
         if (!a.forks.empty()) {
@@ -189,6 +227,7 @@ int run(const RunArgs& a) {
         if (!a.json.empty()) check_output_path(a.json, a.force, "--json");
         if (!a.csv.empty()) check_output_path(a.csv, a.force, "--csv");
         if (!a.markdown.empty()) check_output_path(a.markdown, a.force, "--markdown");
+        if (!a.trace.empty()) check_output_path(a.trace, a.force, "--trace");
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -255,6 +294,12 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--warmup", a.warmup, "Warm-up iterations (N) or time (2s)");
     run_cmd->add_option("--iterations", a.iterations, "Measured iterations (N) or target time (2s)");
     run_cmd->add_option("--forks", a.forks, "Run each case in N child processes and pool their samples");
+    run_cmd->add_option("--queue", a.queue, "Queue depth(s): io_uring entries, pipelined buffers (default 8)");
+    run_cmd->add_option("--iov", a.iov, "Buffers or records per readv/writev call (default 16)");
+    run_cmd->add_option("--chain", a.chains, "write.chain layers, outermost first: buffer:64K>deflate:6>file");
+    run_cmd->add_option("--feed", a.feed, "write.chain input: record (default) or byte, or both: byte,record");
+    run_cmd->add_option("--throttle", a.throttle, "Limit the write side to RATE (1MiB/s): a simulated slow device");
+    run_cmd->add_option("--trace", a.trace, "Write a Chrome trace (Perfetto) of the last iteration of copies that record one");
     run_cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
     run_cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
     run_cmd->add_option("--json", a.json, "Write the results as JSON");

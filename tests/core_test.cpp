@@ -205,13 +205,13 @@ TEST(Syscalls, ShortCountsLoopAndTransientErrorsRetry) {
     const sys::Fd fd = sys::open(dir.file("f"), O_RDWR | O_CREAT | O_EXCL);
     std::vector<char> data(1000, 'x');
     {
-        sys::ScopedFault f({sys::write_calls_mask(), 1, 3, sys::Fault::short_count});
+        sys::ScopedFault f(sys::fault_at(sys::write_calls_mask(), 1, 3, sys::Fault::short_count));
         sys::write_all(fd, data.data(), data.size());
         EXPECT_EQ(sys::faults_fired(), 3u);
     }
     EXPECT_EQ(sys::file_size(fd), 1000u);
     for (auto fault : {sys::Fault::eintr, sys::Fault::eagain}) {
-        sys::ScopedFault f({sys::read_calls_mask(), 1, 2, fault});
+        sys::ScopedFault f(sys::fault_at(sys::read_calls_mask(), 1, 2, fault));
         std::vector<char> back(1000);
         EXPECT_EQ(sys::pread_full(fd, back.data(), back.size(), 0), 1000u);
         EXPECT_EQ(back, data);
@@ -223,7 +223,7 @@ TEST(Syscalls, HardErrorsNameTheCallAndPath) {
     ScratchDir dir;
     const std::string path = dir.file("f");
     const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL);
-    sys::ScopedFault f({sys::write_calls_mask(), 1, 1, sys::Fault::enospc});
+    sys::ScopedFault f(sys::fault_at(sys::write_calls_mask(), 1, 1, sys::Fault::enospc));
     try {
         sys::write_all(fd, "x", 1);
         FAIL() << "no error";
@@ -246,7 +246,7 @@ TEST(Syscalls, VectoredWriteSurvivesShortCounts) {
     std::string a(100, 'a'), b(50, 'b'), c(70, 'c');
     iovec iov[3] = {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}};
     {
-        sys::ScopedFault f({sys::write_calls_mask(), 1, 4, sys::Fault::short_count});
+        sys::ScopedFault f(sys::fault_at(sys::write_calls_mask(), 1, 4, sys::Fault::short_count));
         sys::writev_all(fd, iov, 3);
     }
     std::string back(220, '\0');

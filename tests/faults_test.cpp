@@ -91,7 +91,7 @@ TEST_P(FaultInjection, TransientFaultsAreAbsorbedHardFaultsReported) {
         std::uint64_t fired = 0;
         try {
             {
-                sys::ScopedFault armed({mask, at, 1, p.fault});
+                sys::ScopedFault armed(sys::fault_at(mask, at, 1, p.fault));
                 s.run(job);
                 fired = sys::faults_fired();
             }

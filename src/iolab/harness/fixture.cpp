@@ -48,6 +48,7 @@ Fixture::~Fixture() {
 
 Job Fixture::job(const Strategy& s, Sink& sink) {
     remove_output();
+    decode_ = s.decode_output;
     sink.reset();
     Job j;
     j.family = s.family;
@@ -58,6 +59,10 @@ Job Fixture::job(const Strategy& s, Sink& sink) {
     j.count = w_.count;
     j.data = records_;
     j.sink = &sink;
+    j.queue = w_.queue;
+    j.iov = w_.iov;
+    j.chain = w_.chain;
+    j.feed_bytes = w_.feed_bytes;
     return j;
 }
 
@@ -70,7 +75,7 @@ Verdict Fixture::verify(const Job& job) const {
         v.actual_bytes = job.sink->bytes();
     } else {
         try {
-            const FileDigest d = checksum_file(dst_);
+            const FileDigest d = decode_ ? decode_(job) : checksum_file(dst_);
             v.actual = d.checksum;
             v.actual_bytes = d.size;
         } catch (const IoError&) {

@@ -3,6 +3,7 @@
 // reads and copies, generated records for writes), its reference checksum computed from the
 // generator, a fresh destination for every run, and the verification afterwards.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ private:
     std::string dst_;
     std::vector<std::byte> records_;
     std::uint64_t reference_ = 0;
+    std::function<FileDigest(const Job&)> decode_;
 };
 
 // Writes `size` bytes of generated data to a new file at path.

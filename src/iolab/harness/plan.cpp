@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/chain/chain.hpp"
 #include "iolab/core/units.hpp"
 
 namespace iolab {
@@ -47,6 +48,13 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         }
     for (auto r : req.records)
         if (r == 0) throw std::invalid_argument("invalid record '0': expected at least 1 byte");
+    for (auto q : req.queues)
+        if (q == 0 || q > kMaxQueue)
+            throw std::invalid_argument(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
+    for (auto v : req.iovs)
+        if (v == 0 || v > kMaxIov)
+            throw std::invalid_argument(fmt::format("invalid vector length '{}': expected 1 to {}", v, kMaxIov));
+    for (const auto& c : req.chains) parse_chain(c);
 
     std::vector<CaseSpec> plan;
     for (const Strategy* s : strategies) {
@@ -54,9 +62,21 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
             s->honours(kParamBuffer) ? req.buffers : std::vector<std::size_t>{req.buffers.front()};
         const std::vector<std::size_t> records =
             s->family == Family::write ? req.records : std::vector<std::size_t>{req.records.front()};
+        // A parameter the strategy does not honour takes its first value: no duplicate cases.
+        const auto own = [&](Param p, const auto& values) {
+            return s->honours(p) ? values : std::decay_t<decltype(values)>{values.front()};
+        };
+        const auto queues = own(kParamQueue, req.queues);
+        const auto iovs = own(kParamIov, req.iovs);
+        const auto chains = own(kParamChain, req.chains);
+        const auto feeds = own(kParamFeed, req.feeds);
         for (auto size : req.sizes)
             for (auto buffer : buffers)
-                for (auto record : records) {
+                for (auto record : records)
+                for (auto queue : queues)
+                for (auto iov : iovs)
+                for (const auto& chain : chains)
+                for (bool feed : feeds) {
                     CaseSpec c;
                     c.strategy = s;
                     Workload& w = c.workload;
@@ -65,6 +85,10 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                     w.record = record;
                     w.data = req.data;
                     w.size = size;
+                    w.queue = queue;
+                    w.iov = iov;
+                    w.chain = chain;
+                    w.feed_bytes = feed;
                     if (s->family == Family::write) {
                         w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
                         w.size = w.record * w.count;

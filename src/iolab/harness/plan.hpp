@@ -17,16 +17,24 @@ struct PlanRequest {
     std::vector<std::size_t> buffers = {64 * 1024};
     std::vector<std::size_t> records = {1024};
     std::optional<std::uint64_t> count;  // writes: records per file; default size / record
+    std::vector<unsigned> queues = {8};  // io_uring queue depth, pipelined buffers
+    std::vector<unsigned> iovs = {16};   // vectored calls
+    std::vector<std::string> chains = {"buffer:8K>deflate:6>file"};
+    std::vector<bool> feeds = {false};   // write.chain: true feeds one byte per call
     DataSpec data;
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
 };
 
 // Throws std::invalid_argument with a one-line message for an unknown strategy (naming the
-// closest ones), a pattern that matches nothing, or a buffer larger than the file.
+// closest ones), a pattern that matches nothing, a buffer larger than the file, a queue or
+// vector length out of range, or a malformed chain.
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());
 
 // Bytes of scratch space the plan needs at its largest case (input + output).
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
+
+inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
+inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
 
 }  // namespace iolab

@@ -20,6 +20,7 @@
 #include "iolab/harness/serialize.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
+#include "iolab/sys/throttle.hpp"
 
 namespace iolab {
 
@@ -88,6 +89,10 @@ std::map<std::string, std::string> CaseSpec::params() const {
         p["record"] = format_compact(w.record);
         p["count"] = std::to_string(w.count);
     }
+    if (strategy->honours(kParamQueue)) p["queue"] = std::to_string(w.queue);
+    if (strategy->honours(kParamIov)) p["iov"] = std::to_string(w.iov);
+    if (strategy->honours(kParamChain)) p["chain"] = w.chain;
+    if (strategy->honours(kParamFeed)) p["feed"] = w.feed_bytes ? "byte" : "record";
     p["size"] = format_compact(w.bytes());
     if (full_bytes) p["slice_of"] = format_compact(full_bytes);
     p["data"] = to_string(w.data);
@@ -98,6 +103,10 @@ std::string CaseSpec::label() const {
     std::string l = strategy->name;
     if (strategy->honours(kParamBuffer)) l += " buffer=" + format_compact(workload.buffer);
     if (workload.family == Family::write) l += " record=" + format_compact(workload.record);
+    if (strategy->honours(kParamQueue)) l += " queue=" + std::to_string(workload.queue);
+    if (strategy->honours(kParamIov)) l += " iov=" + std::to_string(workload.iov);
+    if (strategy->honours(kParamChain)) l += " chain=" + workload.chain;
+    if (strategy->honours(kParamFeed)) l += workload.feed_bytes ? " feed=byte" : " feed=record";
     return l;
 }
 
@@ -132,9 +141,14 @@ std::string file_tag(const std::string& name) {
 
 // One run of the strategy: everything but the strategy (and durability, when the sync policy
 // puts it inside) happens outside the timed part.
-Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, Clock& clock) {
+Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, Clock& clock,
+                Timeline* timeline) {
     Job job = fx.job(s, sink);
-    if (opts.cache == CacheMode::direct) job.options["direct"] = "1";
+    job.direct = opts.cache == CacheMode::direct;
+    if (timeline) {
+        timeline->clear();
+        job.timeline = timeline;
+    }
     const bool has_input = fx.workload().family != Family::write;
     if (has_input && opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     Sample smp;
@@ -145,10 +159,13 @@ Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& op
     ::getrusage(RUSAGE_SELF, &r0);
     const sys::Counters c0 = sys::thread_counters();
     const std::uint64_t t0 = clock.now_ns();
-    s.run(job);
-    if (sync_inside) {
-        const sys::Fd out = sys::open(job.dst, O_RDONLY);
-        opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
+    {
+        const sys::ScopedThrottle slow_device(opts.throttle);
+        s.run(job);
+        if (sync_inside) {
+            const sys::Fd out = sys::open(job.dst, O_RDONLY);
+            opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
+        }
     }
     const std::uint64_t t1 = clock.now_ns();
     const sys::Counters made = sys::thread_counters() - c0;
@@ -198,31 +215,38 @@ CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchD
         r.reason = "does not use O_DIRECT, which --cache direct asks for";
         return r;
     }
+    if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable || !s.in_syscall_layer)) {
+        r.status = Status::skipped;
+        r.reason = "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
+        return r;
+    }
     try {
         Fixture fx(spec.workload, dir, file_tag(s.name));
         Sink sink;
+        if (opts.timeline && s.records_timeline) r.timeline = std::make_shared<Timeline>();
+        Timeline* tl = r.timeline.get();
         if (spec.workload.family != Family::write && opts.cache == CacheMode::warm) warm_file(fx.input_path());
 
         double last_run_s = 0;
         if (opts.warmup.seconds > 0) {
             const std::uint64_t start = clock.now_ns();
             do {
-                last_run_s = run_once(s, fx, sink, opts, clock).wall_s;
+                last_run_s = run_once(s, fx, sink, opts, clock, tl).wall_s;
             } while (static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds);
         } else {
             for (std::uint64_t i = 0; i < opts.warmup.count; ++i)
-                last_run_s = run_once(s, fx, sink, opts, clock).wall_s;
+                last_run_s = run_once(s, fx, sink, opts, clock, tl).wall_s;
         }
 
         std::uint64_t n = opts.iterations.count;
         if (opts.iterations.seconds > 0) {
             if (last_run_s <= 0) {  // no warm-up to learn from: the first measured run tells
-                r.samples.push_back(run_once(s, fx, sink, opts, clock));
+                r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
                 last_run_s = r.samples.back().wall_s;
             }
             n = iterations_for(opts.iterations.seconds, last_run_s, opts.max_iterations);
         }
-        while (r.samples.size() < n) r.samples.push_back(run_once(s, fx, sink, opts, clock));
+        while (r.samples.size() < n) r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
         r.verified = true;
     } catch (const std::exception& e) {
         r.status = Status::failed;

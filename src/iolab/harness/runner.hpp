@@ -4,10 +4,12 @@
 // before it and the output verified after it.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/timeline.hpp"
 #include "iolab/core/workload.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/strategies/strategy.hpp"
@@ -35,6 +37,8 @@ struct RunOptions {
     SyncPolicy sync = SyncPolicy::none;
     bool drop_caches = false;
     unsigned forks = 0;
+    double throttle = 0;     // bytes per second on the write side; 0: none (a simulated slow device)
+    bool timeline = false;   // record the last iteration's timeline where the strategy can
     std::uint64_t max_iterations = 10000;
 };
 
@@ -86,6 +90,7 @@ struct CaseResult {
     Summary stats;  // of wall_s per run
     double throughput_mib_s = 0;  // bytes over the median wall time
     std::vector<Warning> warnings;
+    std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded
 
     std::string name() const { return spec.strategy ? spec.strategy->name : std::string(); }
 };

@@ -39,6 +39,14 @@ nlohmann::json case_json(const CaseResult& c) {
                      {"stats", stats},
                      {"warnings", c.warnings}};
     if (c.status != Status::ok) j["reason"] = c.reason;
+    if (c.timeline) {
+        const auto o = c.timeline->overlap();
+        j["timeline"] = {{"span_s", o.span_s},
+                         {"read_busy_s", o.read_busy_s},
+                         {"write_busy_s", o.write_busy_s},
+                         {"overlap_s", o.both_s},
+                         {"overlap_fraction", o.fraction()}};
+    }
     return j;
 }
 
@@ -56,7 +64,9 @@ nlohmann::json report_to_json(const Report& r) {
               {"warmup", r.options.warmup.describe()},
               {"iterations", r.options.iterations.describe()},
               {"forks", r.options.forks},
-              {"drop_caches", r.options.drop_caches}}},
+              {"drop_caches", r.options.drop_caches},
+              {"throttle_bytes_per_s", r.options.throttle},
+              {"simulated", r.options.throttle > 0}}},
             {"environment", environment_json(r.environment)},
             {"cases", cases},
             {"warnings", r.warnings()}};

@@ -13,7 +13,7 @@ namespace {
 std::string params_text(const CaseSpec& c) {
     std::vector<std::string> parts;
     for (const auto& [k, v] : c.params())
-        if (k == "buffer" || k == "record") parts.push_back(k + "=" + v);
+        if (k != "size" && k != "data" && k != "slice_of" && k != "count") parts.push_back(k + "=" + v);
     return fmt::format("{}", fmt::join(parts, " "));
 }
 
@@ -66,6 +66,8 @@ std::vector<Table> ranked_tables(const Report& report) {
             row.cells.push_back(c->verified ? "yes" : "NO");
             t.rows.push_back(std::move(row));
         }
+        for (const CaseResult* c : cases)
+            if (c->timeline) t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
         if (scaled)
             t.notes.push_back("* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
                               "whole size (throughput is as measured)");

@@ -8,6 +8,7 @@
 #include <system_error>
 #include <vector>
 
+#include "iolab/copy_file.hpp"
 #include "iolab/core/buffered.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/strategies/common.hpp"
@@ -138,6 +139,14 @@ void copy_mmap_write(const Job& j) {
     }
 }
 
+void copy_auto(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    CopyOptions o;
+    o.buffer = j.buffer;
+    copy_contents(in, out, o);
+}
+
 Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
               void (*run)(const Job&)) {
     Strategy s;
@@ -178,7 +187,10 @@ void register_copy_strategies(Registry& r) {
     Strategy reflink = make("reflink", "ioctl(FICLONE): share the source's extents, copy nothing", "", 0,
                             copy_reflink);
     reflink.unavailable = reflink_unavailable;
+    reflink.throttleable = false;
     r.add(std::move(reflink));
+    r.add(make("auto", "iolab::copy_file: reflink, else copy_file_range, else sendfile, else read/write; keeps holes",
+               "Files.copy", kParamBuffer, copy_auto));
     r.add(make("mmap-write", "mmap(2) the source, write(2) N bytes at a time from the mapping", "",
                kParamBuffer, copy_mmap_write));
 }

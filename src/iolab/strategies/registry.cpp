@@ -74,6 +74,11 @@ const Registry& Registry::builtin() {
         register_read_strategies(reg);
         register_write_strategies(reg);
         register_copy_strategies(reg);
+        register_direct_strategies(reg);
+        register_vectored_strategies(reg);
+        register_uring_strategies(reg);
+        register_pipelined_strategies(reg);
+        register_chain_strategies(reg);
         return reg;
     }();
     return r;

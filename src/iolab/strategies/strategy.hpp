@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iolab/core/checksum.hpp"
 #include "iolab/core/sink.hpp"
 
 namespace iolab {
@@ -24,7 +25,13 @@ std::optional<Family> parse_family(std::string_view s);
 enum Param : unsigned {
     kParamBuffer = 1u << 0,  // buffer size in bytes
     kParamRecord = 1u << 1,  // record size and count (writes)
+    kParamQueue = 1u << 2,   // queue depth: buffers in flight (io_uring, pipelined copy)
+    kParamIov = 1u << 3,     // buffers or records per vectored call
+    kParamChain = 1u << 4,   // a layer chain such as buffer:64K>deflate:6>file
+    kParamFeed = 1u << 5,    // how the chain is fed: one byte per call, or whole records
 };
+
+class Timeline;
 
 // One execution of a strategy: what to read or write, and with which parameters.
 struct Job {
@@ -36,7 +43,12 @@ struct Job {
     std::uint64_t count = 0;
     std::span<const std::byte> data;  // write: the records, back to back (record * count bytes)
     Sink* sink = nullptr;             // read: where every byte read goes
-    std::map<std::string, std::string, std::less<>> options;  // strategy-specific settings
+    unsigned queue = 8;               // buffers in flight
+    unsigned iov = 16;                // buffers or records per vectored call
+    std::string chain;                // write.chain's layers
+    bool feed_bytes = false;          // feed the chain one byte per call
+    bool direct = false;              // use O_DIRECT where the strategy can (--cache direct)
+    Timeline* timeline = nullptr;     // record read/write events, when not null
 };
 
 struct Strategy {
@@ -49,8 +61,15 @@ struct Strategy {
     // false: the I/O is done inside libstdc++ (iostreams, std::filesystem), which iolab's
     // syscall layer can neither count nor fault.
     bool in_syscall_layer = true;
-    // Honours job.options["direct"] (O_DIRECT), so it can run under --cache direct.
+    // Honours job.direct (O_DIRECT), so it can run under --cache direct.
     bool direct_capable = false;
+    // Records read/write events into job.timeline when it is set.
+    bool records_timeline = false;
+    // Writes through a mapping or inside libstdc++: a --throttle cannot slow it down.
+    bool throttleable = true;
+    // For outputs that are not a plain copy of the input (compressed chains): the checksum and
+    // size of the data the output file decodes to. Empty: the file itself is the output.
+    std::function<FileDigest(const Job&)> decode_output;
     // Why the strategy cannot run in this folder's filesystem, or nullopt when it can.
     std::function<std::optional<std::string>(const std::string& dir)> unavailable;
     std::function<void(const Job&)> run;
@@ -81,5 +100,10 @@ private:
 void register_read_strategies(Registry& r);
 void register_write_strategies(Registry& r);
 void register_copy_strategies(Registry& r);
+void register_direct_strategies(Registry& r);
+void register_vectored_strategies(Registry& r);
+void register_uring_strategies(Registry& r);
+void register_pipelined_strategies(Registry& r);
+void register_chain_strategies(Registry& r);
 
 }  // namespace iolab

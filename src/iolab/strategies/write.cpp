@@ -188,8 +188,10 @@ void register_write_strategies(Registry& r) {
                "FileChannel.write(ByteBuffer.wrap(...)) per record", 0, write_record_new_buffer));
     r.add(make("record-reused-pieces", "one reused 1,000-byte buffer, each record in 1,000-byte pieces",
                "FileChannel.write(reused 1,000-byte ByteBuffer)", 0, write_record_reused_pieces));
-    r.add(make("mmap", "posix_fallocate(3), mmap(2) the new file, memcpy the records in", "MappedByteBuffer.put",
-               0, write_mmap));
+    Strategy mm = make("mmap", "posix_fallocate(3), mmap(2) the new file, memcpy the records in",
+                       "MappedByteBuffer.put", 0, write_mmap);
+    mm.throttleable = false;
+    r.add(std::move(mm));
 }
 
 }  // namespace iolab

@@ -21,6 +21,8 @@ std::string_view fault_name(Fault f) {
         case Fault::eagain: return "EAGAIN";
         case Fault::enospc: return "ENOSPC";
         case Fault::eio: return "EIO";
+        case Fault::errno_value: return "errno";
+        case Fault::hook: return "hook";
     }
     return "?";
 }
@@ -32,16 +34,16 @@ std::uint64_t calls_mask(std::initializer_list<Call> calls) {
 }
 
 std::uint64_t read_calls_mask() {
-    return calls_mask({Call::read, Call::pread, Call::readv});
+    return calls_mask({Call::read, Call::pread, Call::readv, Call::uring_read});
 }
 
 std::uint64_t write_calls_mask() {
-    return calls_mask({Call::write, Call::pwrite, Call::writev});
+    return calls_mask({Call::write, Call::pwrite, Call::writev, Call::uring_write});
 }
 
 std::uint64_t data_calls_mask() {
     return read_calls_mask() | write_calls_mask() |
-           calls_mask({Call::sendfile, Call::copy_file_range, Call::splice});
+           calls_mask({Call::sendfile, Call::copy_file_range, Call::splice, Call::uring_enter});
 }
 
 void arm_fault(const FaultPlan& plan) {
@@ -62,13 +64,23 @@ std::uint64_t faults_fired() { return g_fired.load(std::memory_order_relaxed); }
 namespace detail {
 Fault take_fault(Call c) {
     if (!g_armed.load(std::memory_order_relaxed)) return Fault::none;
+    std::function<void()> hook;
+    {
+        std::lock_guard lock(g_mutex);
+        if (!g_armed.load(std::memory_order_relaxed) || !(g_plan.calls_mask & call_bit(c)))
+            return Fault::none;
+        const std::uint64_t index = ++g_seen;
+        if (index < g_plan.nth || index >= g_plan.nth + g_plan.repeat) return Fault::none;
+        g_fired.fetch_add(1, std::memory_order_relaxed);
+        if (g_plan.fault != Fault::hook) return g_plan.fault;
+        hook = g_plan.hook;
+    }
+    if (hook) hook();  // outside the lock: the hook may make calls of its own
+    return Fault::none;
+}
+int fault_errno() {
     std::lock_guard lock(g_mutex);
-    if (!g_armed.load(std::memory_order_relaxed) || !(g_plan.calls_mask & call_bit(c)))
-        return Fault::none;
-    const std::uint64_t index = ++g_seen;
-    if (index < g_plan.nth || index >= g_plan.nth + g_plan.repeat) return Fault::none;
-    g_fired.fetch_add(1, std::memory_order_relaxed);
-    return g_plan.fault;
+    return g_plan.err;
 }
 }  // namespace detail
 

@@ -3,6 +3,7 @@
 // that kind after it) return a short count, EINTR, EAGAIN, ENOSPC or EIO. The plan is global,
 // so it reaches worker threads too; when nothing is armed the cost is one relaxed load.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string_view>
 
@@ -10,7 +11,9 @@
 
 namespace iolab::sys {
 
-enum class Fault : std::uint8_t { none, short_count, eintr, eagain, enospc, eio };
+// errno_value: fail with FaultPlan::err (e.g. EXDEV, to test a fallback).
+// hook: run FaultPlan::hook, then let the call proceed (to change the world mid-run in tests).
+enum class Fault : std::uint8_t { none, short_count, eintr, eagain, enospc, eio, errno_value, hook };
 std::string_view fault_name(Fault f);
 
 struct FaultPlan {
@@ -18,7 +21,20 @@ struct FaultPlan {
     std::uint64_t nth = 1;         // 1-based, counted over the targeted calls since arming
     std::uint64_t repeat = 1;
     Fault fault = Fault::none;
+    int err = 0;                  // for Fault::errno_value
+    std::function<void()> hook;   // for Fault::hook
 };
+
+// A plan: `repeat` faults of one kind from the nth targeted call on.
+inline FaultPlan fault_at(std::uint64_t mask, std::uint64_t nth, std::uint64_t repeat, Fault f, int err = 0) {
+    FaultPlan p;
+    p.calls_mask = mask;
+    p.nth = nth;
+    p.repeat = repeat;
+    p.fault = f;
+    p.err = err;
+    return p;
+}
 
 constexpr std::uint64_t call_bit(Call c) { return std::uint64_t{1} << static_cast<unsigned>(c); }
 std::uint64_t calls_mask(std::initializer_list<Call> calls);
@@ -43,6 +59,8 @@ public:
 namespace detail {
 // Called by the wrappers: the fault to apply to this call of kind c, if any.
 Fault take_fault(Call c);
+// The errno of the armed plan's errno_value fault.
+int fault_errno();
 }  // namespace detail
 
 }  // namespace iolab::sys

@@ -15,6 +15,7 @@
 
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"
+#include "iolab/sys/throttle.hpp"
 
 namespace iolab::sys {
 
@@ -30,6 +31,24 @@ void count(Call c, std::size_t bytes = 0) {
 
 [[noreturn]] void fail(int err, std::string_view op, const std::string& path) {
     throw IoError(err, std::string(op), path);
+}
+
+// Calls whose bytes land in the destination: the ones a throttle slows down. A splice into a
+// pipe is the read half of a splice copy.
+bool is_write_side(Call c, int fd) {
+    if (!throttle_active()) return false;
+    switch (c) {
+        case Call::write:
+        case Call::pwrite:
+        case Call::writev:
+        case Call::sendfile:
+        case Call::copy_file_range: return true;
+        case Call::splice: {
+            struct stat st {};
+            return ::fstat(fd, &st) == 0 && !S_ISFIFO(st.st_mode);
+        }
+        default: return false;
+    }
 }
 
 // Waits until fd is ready after EAGAIN. A regular file is always ready, so this only ever
@@ -54,9 +73,11 @@ ssize_t attempt(Call c, int fd, short events, std::size_t n, Op&& op) {
             case Fault::eagain: errno = EAGAIN; r = -1; break;
             case Fault::enospc: errno = ENOSPC; r = -1; break;
             case Fault::eio: errno = EIO; r = -1; break;
+            case Fault::errno_value: errno = detail::fault_errno(); r = -1; break;
             default: r = op(n); break;
         }
         count(c, r > 0 ? static_cast<std::size_t>(r) : 0);
+        if (r > 0 && is_write_side(c, fd)) throttle_wait(static_cast<std::size_t>(r));
         if (r >= 0) return r;
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -77,6 +98,7 @@ void attempt_void(Call c, const std::string& path, std::string_view what, Op&& o
             case Fault::eagain: errno = EAGAIN; r = -1; break;
             case Fault::enospc: errno = ENOSPC; r = -1; break;
             case Fault::eio: errno = EIO; r = -1; break;
+            case Fault::errno_value: errno = detail::fault_errno(); r = -1; break;
             default: r = op(); break;
         }
         count(c);
@@ -99,7 +121,8 @@ std::string_view call_name(Call c) {
         "open",     "close",    "read",     "write",   "pread",    "pwrite",
         "readv",    "writev",   "fsync",    "fdatasync", "ftruncate", "fstat",
         "lseek",    "mmap",     "munmap",   "madvise", "sendfile", "copy_file_range",
-        "splice",   "pipe",     "ficlone",  "fadvise", "fallocate"};
+        "splice",   "pipe",     "ficlone",  "fadvise", "fallocate", "io_uring_enter",
+        "io_uring read", "io_uring write"};
     return names[static_cast<std::size_t>(c)];
 }
 
@@ -112,7 +135,7 @@ std::uint64_t Counters::total_calls() const {
 std::uint64_t Counters::data_calls() const {
     std::uint64_t t = 0;
     for (Call c : {Call::read, Call::write, Call::pread, Call::pwrite, Call::readv, Call::writev,
-                   Call::sendfile, Call::copy_file_range, Call::splice})
+                   Call::sendfile, Call::copy_file_range, Call::splice, Call::uring_enter})
         t += calls[static_cast<std::size_t>(c)];
     return t;
 }
@@ -245,17 +268,21 @@ void write_all(const Fd& fd, const void* buf, std::size_t n) {
     }
 }
 
+std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off) {
+    const ssize_t r = attempt(Call::pwrite, fd.get(), POLLOUT, n,
+                              [&](std::size_t m) { return ::pwrite(fd.get(), buf, m, off); });
+    if (r < 0) fail(errno, "write", fd.path());
+    return static_cast<std::size_t>(r);
+}
+
 void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off) {
     const auto* p = static_cast<const char*>(buf);
     while (n > 0) {
-        const ssize_t r = attempt(Call::pwrite, fd.get(), POLLOUT, n, [&](std::size_t m) {
-            return ::pwrite(fd.get(), p, m, off);
-        });
-        if (r < 0) fail(errno, "write", fd.path());
-        if (r == 0) fail(ENOSPC, "write", fd.path());
-        p += r;
-        off += r;
-        n -= static_cast<std::size_t>(r);
+        const std::size_t w = pwrite_some(fd, p, n, off);
+        if (w == 0) fail(ENOSPC, "write", fd.path());
+        p += w;
+        off += static_cast<off_t>(w);
+        n -= w;
     }
 }
 
@@ -367,6 +394,24 @@ off_t lseek(const Fd& fd, off_t off, int whence) {
         return r < 0 ? -1 : 0;
     });
     return r;
+}
+
+DirectAlignment direct_alignment(const Fd& fd) {
+    DirectAlignment a;
+    struct statx stx {};
+    attempt_void(Call::fstat, fd.path(), "stat", [&] {
+        return ::statx(fd.get(), "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx);
+    });
+    if (stx.stx_mask & STATX_DIOALIGN) {
+        a.reported = true;
+        // Both zero: the filesystem says it cannot do direct I/O on this file.
+        a.direct_io = stx.stx_dio_mem_align != 0 && stx.stx_dio_offset_align != 0;
+        if (a.direct_io) {
+            a.memory = stx.stx_dio_mem_align;
+            a.offset = stx.stx_dio_offset_align;
+        }
+    }
+    return a;
 }
 
 Pipe make_pipe() {

@@ -19,7 +19,7 @@ namespace iolab::sys {
 enum class Call : std::uint8_t {
     open, close, read, write, pread, pwrite, readv, writev, fsync, fdatasync, ftruncate, fstat,
     lseek, mmap, munmap, madvise, sendfile, copy_file_range, splice, pipe, ficlone, fadvise,
-    fallocate, count_
+    fallocate, uring_enter, uring_read, uring_write, count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
 std::string_view call_name(Call c);
@@ -69,6 +69,7 @@ std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
 
 std::size_t write_some(const Fd& fd, const void* buf, std::size_t n);
 void write_all(const Fd& fd, const void* buf, std::size_t n);
+std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off);
 void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off);
 // Writes every byte the vector describes; iov is modified as it is consumed.
 void writev_all(const Fd& fd, iovec* iov, int iovcnt);
@@ -92,6 +93,18 @@ void allocate(const Fd& fd, off_t off, off_t len);
 void fadvise(const Fd& fd, off_t off, off_t len, int advice);
 std::uint64_t file_size(const Fd& fd);
 off_t lseek(const Fd& fd, off_t off, int whence);
+
+// O_DIRECT alignment for a file: of buffers in memory, and of file offsets and lengths.
+// From statx(STATX_DIOALIGN) where the kernel and filesystem report it (Linux 6.1+), else
+// 4096, which satisfies any logical block size up to 4 KiB. direct_io == false when the
+// filesystem reports that it does not support direct I/O.
+struct DirectAlignment {
+    std::size_t memory = 4096;
+    std::size_t offset = 4096;
+    bool reported = false;
+    bool direct_io = true;
+};
+DirectAlignment direct_alignment(const Fd& fd);
 
 struct Pipe {
     Fd read_end;

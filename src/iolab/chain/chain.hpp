@@ -1,0 +1,43 @@
+#pragma once
+// Output chains: layers named outermost first, where the program's writes enter, ending in
+// the file: "buffer:64K>deflate:6>file", "zstd:3>buffer>file", "lz4>file". Each layer passes
+// what it produces to the next with write(); a compressor hands on its output as soon as it
+// has some, as java.util.zip.DeflaterOutputStream does, so the order of layers matters.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/core/checksum.hpp"
+#include "iolab/sys/io.hpp"
+
+namespace iolab {
+
+struct LayerSpec {
+    enum class Kind { buffer, deflate, zstd, lz4, file } kind = Kind::file;
+    std::size_t size = 8192;  // buffer: bytes (BufferedOutputStream's default, 8 KiB)
+    int level = 0;            // compressors: deflate 0..9 (6), zstd 1..22 (3), lz4 0..12 (0)
+};
+
+// Throws std::invalid_argument naming the chain and the bad layer or level.
+std::vector<LayerSpec> parse_chain(std::string_view text);
+std::string describe(const std::vector<LayerSpec>& chain);  // canonical text, e.g. buffer:8K>deflate:6>file
+
+class Layer {
+public:
+    virtual ~Layer() = default;
+    virtual void write(const std::byte* p, std::size_t n) = 0;
+    virtual void put(std::byte b) { write(&b, 1); }
+    // Flushes everything still held, through to the file.
+    virtual void finish() = 0;
+};
+
+// The chain as layers writing to out. The returned layer is the outermost.
+std::unique_ptr<Layer> build_chain(const std::vector<LayerSpec>& chain, const sys::Fd& out);
+
+// The checksum and size of what a file written through the chain decodes to.
+FileDigest decode_chain_file(const std::vector<LayerSpec>& chain, const std::string& path);
+
+}  // namespace iolab

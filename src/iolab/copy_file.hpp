@@ -1,0 +1,42 @@
+#pragma once
+// iolab::copy_file: the library's best general-purpose copy (the strategy copy.auto).
+//
+// It tries, in order, a reflink (ioctl FICLONE: no data copied), copy_file_range, sendfile
+// and a read/write loop, moving on only for the errno values known to mean "not supported
+// here" (the list GNU cp and Rust's std use) and resuming from where an offload stopped. It
+// copies until the source's end of file, not the size seen at open, and keeps the holes of a
+// sparse source (SEEK_DATA/SEEK_HOLE).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/sys/io.hpp"
+
+namespace iolab {
+
+enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
+std::string_view to_string(CopyMethod m);
+
+struct CopyOptions {
+    bool overwrite = false;          // replace an existing destination (atomically, by rename)
+    bool keep_holes = true;          // copy only the data extents of a sparse source
+    std::size_t buffer = 1 << 20;    // for the read/write fallback
+    std::size_t chunk = 1u << 30;    // bytes asked of one copy_file_range or sendfile call
+};
+
+struct CopyResult {
+    std::uint64_t bytes = 0;               // bytes of data copied (holes excluded)
+    std::vector<CopyMethod> methods;       // every method that moved data, in order
+};
+
+// Copies the file src to dst. Refuses to copy a file onto itself; never truncates an
+// existing destination unless options.overwrite; removes its own partial destination on
+// failure. Throws IoError.
+CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options = {});
+
+// The engine: copies everything readable from in (from offset 0) into out, which is empty.
+CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOptions& options = {});
+
+}  // namespace iolab

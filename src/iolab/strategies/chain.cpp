@@ -1,0 +1,36 @@
+// write.chain: the records written through a chain of buffering and compression layers.
+#include "iolab/chain/chain.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+namespace {
+
+void write_chain(const Job& j) {
+    const auto layers = parse_chain(j.chain);
+    const sys::Fd out = detail::open_dst(j.dst);
+    const auto chain = build_chain(layers, out);
+    if (j.feed_bytes) {
+        for (std::byte b : j.data) chain->put(b);
+    } else {
+        for (std::uint64_t i = 0; i < j.count; ++i) chain->write(j.data.data() + i * j.record, j.record);
+    }
+    chain->finish();
+}
+
+}  // namespace
+
+void register_chain_strategies(Registry& r) {
+    Strategy s;
+    s.name = "write.chain";
+    s.family = Family::write;
+    s.description = "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file";
+    s.jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders";
+    s.params = kParamRecord | kParamChain | kParamFeed;
+    s.run = write_chain;
+    s.decode_output = [](const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); };
+    r.add(std::move(s));
+}
+
+}  // namespace iolab

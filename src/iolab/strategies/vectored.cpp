@@ -1,0 +1,61 @@
+// readv/writev: several buffers or records per system call.
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+namespace {
+
+// IOV_MAX on Linux: a vector longer than this is refused with EINVAL.
+constexpr unsigned kIovMax = 1024;
+
+void read_readv(const Job& j) {
+    const sys::Fd in = detail::open_src(j.src);
+    const unsigned k = std::clamp(j.iov, 1u, kIovMax);
+    std::vector<std::byte> buf(j.buffer * k);
+    std::vector<iovec> iov(k);
+    for (unsigned i = 0; i < k; ++i) iov[i] = {buf.data() + i * j.buffer, j.buffer};
+    // The buffers are consecutive, so whatever one call fills is one contiguous run.
+    while (const std::size_t n = sys::readv_some(in, iov.data(), static_cast<int>(k))) j.sink->consume(buf.data(), n);
+}
+
+void write_writev(const Job& j) {
+    const sys::Fd out = detail::open_dst(j.dst);
+    const unsigned k = std::clamp(j.iov, 1u, kIovMax);
+    std::vector<iovec> iov(k);
+    for (std::uint64_t first = 0; first < j.count; first += k) {
+        const auto n = static_cast<unsigned>(std::min<std::uint64_t>(k, j.count - first));
+        for (unsigned i = 0; i < n; ++i)
+            iov[i] = {const_cast<std::byte*>(j.data.data() + (first + i) * j.record), j.record};
+        sys::writev_all(out, iov.data(), static_cast<int>(n));
+    }
+}
+
+}  // namespace
+
+void register_vectored_strategies(Registry& r) {
+    Strategy rv;
+    rv.name = "read.readv";
+    rv.family = Family::read;
+    rv.description = "readv(2) into K buffers of N bytes per call";
+    rv.jvm = "ScatteringByteChannel.read(ByteBuffer[])";
+    rv.params = kParamBuffer | kParamIov;
+    rv.run = read_readv;
+    r.add(std::move(rv));
+
+    Strategy wv;
+    wv.name = "write.writev";
+    wv.family = Family::write;
+    wv.description = "writev(2) gathering K records per call, straight from memory";
+    wv.jvm = "GatheringByteChannel.write(ByteBuffer[])";
+    wv.params = kParamRecord | kParamIov;
+    wv.run = write_writev;
+    r.add(std::move(wv));
+}
+
+}  // namespace iolab

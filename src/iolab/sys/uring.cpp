@@ -1,0 +1,118 @@
+#include "iolab/sys/uring.hpp"
+
+#include <liburing.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "iolab/sys/error.hpp"
+#include "iolab/sys/fault.hpp"
+#include "iolab/sys/throttle.hpp"
+
+namespace iolab::sys {
+
+namespace {
+// The top bit of user_data marks writes, so completions can be counted and throttled.
+constexpr std::uint64_t kWriteBit = std::uint64_t{1} << 63;
+
+void count(Call c, std::size_t bytes) {
+    auto& t = thread_counters();
+    ++t.calls[static_cast<std::size_t>(c)];
+    t.bytes[static_cast<std::size_t>(c)] += bytes;
+}
+}  // namespace
+
+Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_uring>()), label_(std::move(label)) {
+    const int r = ::io_uring_queue_init(entries, ring_.get(), 0);
+    if (r < 0) {
+        ring_.reset();
+        throw IoError(-r, "set up an io_uring for", label_);
+    }
+}
+
+Ring::~Ring() {
+    if (ring_) ::io_uring_queue_exit(ring_.get());
+}
+
+void* Ring::sqe() {
+    io_uring_sqe* s = ::io_uring_get_sqe(ring_.get());
+    if (!s) throw IoError(EBUSY, "queue more on the full io_uring for", label_);
+    return s;
+}
+
+void Ring::read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_read(s, fd.get(), buf, n, static_cast<__u64>(off));
+    ::io_uring_sqe_set_data64(s, tag & ~kWriteBit);
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_write(s, fd.get(), buf, n, static_cast<__u64>(off));
+    ::io_uring_sqe_set_data64(s, tag | kWriteBit);
+    ++queued_;
+    ++in_flight_;
+}
+
+Completion Ring::next() {
+    while (queued_ > 0) {
+        int r;
+        switch (detail::take_fault(Call::uring_enter)) {
+            case Fault::eintr: r = -EINTR; break;
+            case Fault::eagain: r = -EAGAIN; break;
+            case Fault::enospc: r = -ENOSPC; break;
+            case Fault::eio: r = -EIO; break;
+            case Fault::errno_value: r = -detail::fault_errno(); break;
+            default: r = ::io_uring_submit(ring_.get()); break;
+        }
+        count(Call::uring_enter, 0);
+        if (r >= 0) {
+            queued_ -= static_cast<unsigned>(r);
+            break;
+        }
+        if (r != -EINTR && r != -EAGAIN && r != -EBUSY) throw IoError(-r, "submit to the io_uring for", label_);
+    }
+    io_uring_cqe* cqe = nullptr;
+    for (;;) {
+        const int r = ::io_uring_wait_cqe(ring_.get(), &cqe);
+        if (r == 0) break;
+        if (r != -EINTR && r != -EAGAIN) throw IoError(-r, "wait on the io_uring for", label_);
+    }
+    Completion c{::io_uring_cqe_get_data64(cqe), cqe->res};
+    ::io_uring_cqe_seen(ring_.get(), cqe);
+    --in_flight_;
+    const bool is_write = (c.tag & kWriteBit) != 0;
+    c.tag &= ~kWriteBit;
+    const Call kind = is_write ? Call::uring_write : Call::uring_read;
+    switch (detail::take_fault(kind)) {
+        case Fault::short_count:
+            if (c.res > 1) c.res /= 2;
+            break;
+        case Fault::eintr: c.res = -EINTR; break;
+        case Fault::eagain: c.res = -EAGAIN; break;
+        case Fault::enospc: c.res = -ENOSPC; break;
+        case Fault::eio: c.res = -EIO; break;
+        case Fault::errno_value: c.res = -detail::fault_errno(); break;
+        default: break;
+    }
+    count(kind, c.res > 0 ? static_cast<std::size_t>(c.res) : 0);
+    if (is_write && c.res > 0) throttle_wait(static_cast<std::size_t>(c.res));
+    return c;
+}
+
+std::optional<std::string> uring_unavailable() {
+    static const std::optional<std::string> why = []() -> std::optional<std::string> {
+        io_uring ring{};
+        const int r = ::io_uring_queue_init(2, &ring, 0);
+        if (r < 0)
+            return std::string("io_uring is not available here (io_uring_setup: ") + std::strerror(-r) +
+                   "; check kernel.io_uring_disabled)";
+        ::io_uring_queue_exit(&ring);
+        return std::nullopt;
+    }();
+    return why;
+}
+
+}  // namespace iolab::sys

@@ -1,0 +1,50 @@
+#pragma once
+// io_uring through liburing, inside the syscall layer: submissions are counted as
+// io_uring_enter calls, completions as io_uring reads and writes (with their bytes), and
+// completions can be faulted like any call: a short count halves res, EINTR/EAGAIN turn it
+// into -EINTR/-EAGAIN, ENOSPC/EIO into those errors. Retrying is the caller's job, as it is
+// for any io_uring user: short completions and -EAGAIN must be resubmitted.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "iolab/sys/io.hpp"
+
+struct io_uring;
+
+namespace iolab::sys {
+
+struct Completion {
+    std::uint64_t tag = 0;
+    int res = 0;  // bytes, or -errno
+};
+
+class Ring {
+public:
+    // label names the file(s) the ring works on, for error messages. Throws IoError when
+    // io_uring is unavailable.
+    Ring(unsigned entries, std::string label);
+    ~Ring();
+    Ring(const Ring&) = delete;
+    Ring& operator=(const Ring&) = delete;
+
+    void read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t tag);
+    void write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag);
+    // Submits what was queued and waits for one completion.
+    Completion next();
+    unsigned in_flight() const { return in_flight_; }
+
+private:
+    void* sqe();
+    std::unique_ptr<io_uring> ring_;
+    unsigned in_flight_ = 0;
+    unsigned queued_ = 0;
+    std::string label_;
+};
+
+// Why io_uring cannot be used here (disabled by sysctl, seccomp, no kernel support), or
+// nullopt. Probed once.
+std::optional<std::string> uring_unavailable();
+
+}  // namespace iolab::sys
