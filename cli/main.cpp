@@ -25,6 +25,7 @@
 #include "iolab/report/markdown.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/table.hpp"
+#include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace {
@@ -101,32 +102,125 @@ int show_info(const std::string& dir) {
 }
 
 struct RunArgs {
-    std::string suite;
+    std::string suite, suite_file;
     std::vector<std::string> strategies;
-    std::string size, buffer, record, count, data = "random";
-    std::string cache = "warm", sync = "none", warmup, iterations, forks;
+    std::string size, buffer, record, count, data;
+    std::string cache, sync, warmup, iterations, forks;
     std::string queue, iov, feed, throttle;
     std::vector<std::string> chains;
     std::string dir, json, csv, markdown, trace;
-    bool keep = false, quiet = false, force = false, drop_caches = false;
+    bool keep = false, quiet = false, force = false, drop_caches = false, smoke = false;
 };
 
-// The built-in suites. (The quick suite is every strategy on a 64 MiB file.)
-struct SuiteDefaults {
-    PlanRequest plan;
-    RunOptions options;
-};
-
-SuiteDefaults suite_defaults(const std::string& name) {
-    SuiteDefaults d;
-    if (name == "quick") {
-        d.plan.buffers = {4096, 64 * 1024, 1 << 20};
-        d.options.warmup = Amount{1, 0};
-        d.options.iterations = Amount{5, 0};
-        return d;
+std::vector<unsigned> parse_counts(const std::string& text, const char* what) {
+    std::vector<unsigned> out;
+    for (const auto& item : split_commas({text})) {
+        const auto n = parse_amount(item, what, false);
+        if (n.seconds > 0 || n.count > 1'000'000)
+            throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, item));
+        out.push_back(static_cast<unsigned>(n.count));
     }
-    if (name == "custom") return d;
-    throw UsageError(fmt::format("unknown suite '{}': expected quick", name));
+    if (out.empty()) throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, text));
+    return out;
+}
+
+// Every option given on the command line replaces the suite's value in every group.
+void apply_overrides(const RunArgs& a, Suite& suite) {
+    try {
+        for (auto& g : suite.groups) {
+            PlanRequest& req = g.plan;
+            RunOptions& opts = g.options;
+            if (!a.size.empty()) {
+                req.sizes = parse_size_list(a.size);
+                for (auto s : req.sizes)
+                    if (s == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
+            }
+            if (!a.buffer.empty()) {
+                req.buffers.clear();
+                for (auto b : parse_size_list(a.buffer)) req.buffers.push_back(b);
+            }
+            if (!a.record.empty()) {
+                req.records.clear();
+                for (auto r : parse_size_list(a.record)) req.records.push_back(r);
+            }
+            if (!a.count.empty()) {
+                const auto c = parse_amount(a.count, "--count", false);
+                if (c.seconds > 0) throw UsageError(fmt::format("invalid --count '{}': expected a number of records", a.count));
+                req.count = c.count;
+            }
+            if (!a.data.empty()) req.data = parse_data_spec(a.data);
+            if (!a.queue.empty()) req.queues = parse_counts(a.queue, "--queue");
+            if (!a.iov.empty()) req.iovs = parse_counts(a.iov, "--iov");
+            if (!a.chains.empty()) req.chains = split_commas(a.chains);
+            if (!a.feed.empty()) {
+                req.feeds.clear();
+                for (const auto& f : split_commas({a.feed})) {
+                    if (f != "byte" && f != "record")
+                        throw UsageError(fmt::format("invalid --feed '{}': expected byte or record", f));
+                    req.feeds.push_back(f == "byte");
+                }
+            }
+            if (!a.warmup.empty()) opts.warmup = parse_amount(a.warmup, "--warmup", true);
+            if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false);
+            if (!a.forks.empty()) {
+                const auto f = parse_amount(a.forks, "--forks", true);
+                if (f.seconds > 0 || f.count > 64)
+                    throw UsageError(fmt::format("invalid --forks '{}': expected 0 to 64", a.forks));
+                opts.forks = static_cast<unsigned>(f.count);
+            }
+            if (!a.throttle.empty()) opts.throttle = parse_rate(a.throttle);
+            if (!a.trace.empty()) opts.timeline = true;
+            if (!a.cache.empty()) {
+                if (a.cache == "warm") opts.cache = CacheMode::warm;
+                else if (a.cache == "cold") opts.cache = CacheMode::cold;
+                else if (a.cache == "direct") opts.cache = CacheMode::direct;
+                else throw UsageError(fmt::format("invalid --cache '{}': expected warm, cold or direct", a.cache));
+            }
+            if (!a.sync.empty()) {
+                if (a.sync == "none") opts.sync = SyncPolicy::none;
+                else if (a.sync == "fsync") opts.sync = SyncPolicy::fsync;
+                else if (a.sync == "fdatasync") opts.sync = SyncPolicy::fdatasync;
+                else throw UsageError(fmt::format("invalid --sync '{}': expected none, fsync or fdatasync", a.sync));
+            }
+            if (a.drop_caches) {
+                if (opts.cache != CacheMode::cold) throw UsageError("--drop-caches needs --cache cold");
+                opts.drop_caches = true;
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+}
+
+Suite load_named(const std::string& name) {
+    try {
+        return builtin_suite(name);
+    } catch (const SuiteError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+// What `iolab run` is asked to run, as a suite.
+Suite requested_suite(const RunArgs& a) {
+    if (!a.suite.empty() && !a.suite_file.empty()) throw UsageError("give a suite name or --suite-file, not both");
+    if ((!a.suite.empty() || !a.suite_file.empty()) && !a.strategies.empty())
+        throw UsageError("--strategy picks cases for a run without a suite; a suite names its own");
+    Suite suite;
+    if (!a.suite_file.empty()) {
+        try {
+            suite = load_suite_file(a.suite_file);
+        } catch (const SuiteError& e) {
+            throw UsageError(e.what());
+        }
+    } else if (!a.suite.empty() || a.strategies.empty()) {
+        suite = load_named(a.suite.empty() ? "quick" : a.suite);
+    } else {
+        suite.name = "custom";
+        Group g;
+        g.plan.patterns = split_commas(a.strategies);
+        suite.groups.push_back(std::move(g));
+    }
+    return suite;
 }
 
 void write_exports(const RunArgs& a, const Report& report) {
@@ -145,80 +239,13 @@ void write_exports(const RunArgs& a, const Report& report) {
     }
 }
 
-std::vector<unsigned> parse_counts(const std::string& text, const char* what) {
-    std::vector<unsigned> out;
-    for (const auto& item : split_commas({text})) {
-        const auto n = parse_amount(item, what, false);
-        if (n.seconds > 0 || n.count > 1'000'000)
-            throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, item));
-        out.push_back(static_cast<unsigned>(n.count));
-    }
-    if (out.empty()) throw UsageError(fmt::format("invalid {} '{}': expected a whole number", what, text));
-    return out;
-}
-
-int run(const RunArgs& a) {
-    const std::string suite = !a.suite.empty() ? a.suite : (a.strategies.empty() ? "quick" : "custom");
-    SuiteDefaults d = suite_defaults(suite);
-    PlanRequest& req = d.plan;
-    RunOptions& opts = d.options;
-    try {
-        req.patterns = split_commas(a.strategies);
-        if (!a.size.empty()) req.sizes = parse_size_list(a.size);
-        for (auto s : req.sizes)
-            if (s == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
-        if (!a.buffer.empty()) {
-            req.buffers.clear();
-            for (auto b : parse_size_list(a.buffer)) req.buffers.push_back(b);
-        }
-        if (!a.record.empty()) {
-            req.records.clear();
-            for (auto r : parse_size_list(a.record)) req.records.push_back(r);
-        }
-        if (!a.count.empty()) {
-            const auto c = parse_amount(a.count, "--count", false);
-            if (c.seconds > 0) throw UsageError(fmt::format("invalid --count '{}': expected a number of records", a.count));
-            req.count = c.count;
-        }
-        req.data = parse_data_spec(a.data);
-        if (!a.queue.empty()) req.queues = parse_counts(a.queue, "--queue");
-        if (!a.iov.empty()) req.iovs = parse_counts(a.iov, "--iov");
-        if (!a.chains.empty()) req.chains = split_commas(a.chains);
-        if (!a.feed.empty()) {
-            req.feeds.clear();
-            for (const auto& f : split_commas({a.feed})) {
-                if (f != "byte" && f != "record")
-                    throw UsageError(fmt::format("invalid --feed '{}': expected byte or record", f));
-                req.feeds.push_back(f == "byte");
-            }
-        }
-        if (!a.throttle.empty()) opts.throttle = parse_rate(a.throttle);
-        opts.timeline = !a.trace.empty();
-        if (!a.warmup.empty()) opts.warmup = parse_amount(a.warmup, "--warmup", true);
-        if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false);
-        if (!a.forks.empty()) {
-            const auto f = parse_amount(a.forks, "--forks", true);
-            if (f.seconds > 0 || f.count > 64) throw UsageError(fmt::format("invalid --forks '{}': expected 0 to 64", a.forks));
-            opts.forks = static_cast<unsigned>(f.count);
-        }
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    if (a.cache == "warm") opts.cache = CacheMode::warm;
-    else if (a.cache == "cold") opts.cache = CacheMode::cold;
-    else if (a.cache == "direct") opts.cache = CacheMode::direct;
-    else throw UsageError(fmt::format("invalid --cache '{}': expected warm, cold or direct", a.cache));
-    if (a.sync == "none") opts.sync = SyncPolicy::none;
-    else if (a.sync == "fsync") opts.sync = SyncPolicy::fsync;
-    else if (a.sync == "fdatasync") opts.sync = SyncPolicy::fdatasync;
-    else throw UsageError(fmt::format("invalid --sync '{}': expected none, fsync or fdatasync", a.sync));
-    opts.drop_caches = a.drop_caches;
-    if (a.drop_caches && opts.cache != CacheMode::cold) throw UsageError("--drop-caches needs --cache cold");
+int run_suite(const RunArgs& a, Suite suite) {
+    if (a.smoke) make_smoke(suite);
+    apply_overrides(a, suite);
     if (a.drop_caches && ::geteuid() != 0) throw UsageError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
-
-    std::vector<CaseSpec> plan;
+    std::uint64_t needed = 0;
     try {
-        plan = build_plan(req);
+        for (const auto& g : suite.groups) needed = std::max(needed, scratch_needed(group_cases(g)));
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -232,7 +259,7 @@ int run(const RunArgs& a) {
         throw UsageError(e.what());
     }
     // The largest case's files plus a margin, checked before anything is created.
-    const std::uint64_t needed = scratch_needed(plan) + (16ull << 20);
+    needed += 16ull << 20;
     const std::uint64_t available = free_space(dir);
     if (available < needed)
         throw UsageError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
@@ -241,10 +268,10 @@ int run(const RunArgs& a) {
     const bool progress = !a.quiet && ::isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     SessionSettings settings;
-    settings.suite = suite;
+    settings.suite = suite.name;
+    settings.description = suite.description;
     settings.scratch_parent = dir;
     settings.keep = a.keep;
-    settings.options = opts;
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c) {
         if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -252,7 +279,7 @@ int run(const RunArgs& a) {
         std::fflush(stderr);
     };
     std::string kept;
-    const Report report = run_session(plan, settings, &kept);
+    const Report report = run_session(suite, settings, &kept);
     if (progress) fmt::print(stderr, "\r\x1b[K");
 
     const char* no_colour = std::getenv("NO_COLOR");
@@ -261,6 +288,51 @@ int run(const RunArgs& a) {
     write_exports(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     return report.any_failed() ? 1 : 0;
+}
+
+int run(const RunArgs& a) { return run_suite(a, requested_suite(a)); }
+
+int replicate(const RunArgs& a) {
+    std::vector<Suite> suites;
+    for (const auto& name : replication_suites()) suites.push_back(load_named(name));
+    return run_suite(a, combine(suites, "replicate"));
+}
+
+int list_suites() {
+    for (const auto& name : builtin_suite_names()) {
+        const Suite s = load_named(name);
+        fmt::print("{:<16} {}\n", name, s.description);
+    }
+    return 0;
+}
+
+// Options shared by run and replicate.
+void add_run_options(CLI::App* cmd, RunArgs& a) {
+    cmd->add_option("--size", a.size, "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M");
+    cmd->add_option("--buffer", a.buffer, "Buffer size(s) for strategies that take one");
+    cmd->add_option("--record", a.record, "Record size(s) for writes");
+    cmd->add_option("--count", a.count, "Records per written file (default: size / record)");
+    cmd->add_option("--data", a.data, "random, text, zeros or compressible:R");
+    cmd->add_option("--cache", a.cache, "warm, cold or direct");
+    cmd->add_flag("--drop-caches", a.drop_caches, "With --cache cold, as root: also drop the kernel's caches");
+    cmd->add_option("--sync", a.sync, "none, fsync or fdatasync: durability inside the timed part");
+    cmd->add_option("--warmup", a.warmup, "Warm-up iterations (N) or time (2s)");
+    cmd->add_option("--iterations", a.iterations, "Measured iterations (N) or target time (2s)");
+    cmd->add_option("--forks", a.forks, "Run each case in N child processes and pool their samples");
+    cmd->add_option("--queue", a.queue, "Queue depth(s): io_uring entries, pipelined buffers (default 8)");
+    cmd->add_option("--iov", a.iov, "Buffers or records per readv/writev call (default 16)");
+    cmd->add_option("--chain", a.chains, "write.chain layers, outermost first: buffer:64K>deflate:6>file");
+    cmd->add_option("--feed", a.feed, "write.chain input: record (default) or byte, or both: byte,record");
+    cmd->add_option("--throttle", a.throttle, "Limit the write side to RATE (1MiB/s): a simulated slow device");
+    cmd->add_option("--trace", a.trace, "Write a Chrome trace (Perfetto) of the last iteration of copies that record one");
+    cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
+    cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
+    cmd->add_option("--json", a.json, "Write the results as JSON");
+    cmd->add_option("--csv", a.csv, "Write one CSV row per case");
+    cmd->add_option("--markdown", a.markdown, "Write the ranked tables and findings as Markdown");
+    cmd->add_flag("--force", a.force, "Replace existing result files");
+    cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
+    cmd->add_flag("--smoke", a.smoke, "Tiny sizes and one iteration: check that a suite runs, measure nothing");
 }
 
 }  // namespace
@@ -280,33 +352,16 @@ int main(int argc, char** argv) {
     info->add_option("--dir", info_dir, "The folder whose filesystem to describe");
 
     RunArgs a;
-    auto* run_cmd = app.add_subcommand("run", "Measure strategies (default: the quick suite)");
-    run_cmd->add_option("suite", a.suite, "A built-in suite: quick");
+    auto* run_cmd = app.add_subcommand("run", "Measure strategies: a suite (default quick) or the cases you pick");
+    run_cmd->add_option("suite", a.suite, "A built-in suite (see iolab suites)");
+    run_cmd->add_option("--suite-file", a.suite_file, "Run the suite in this TOML file (docs/suites.md)");
     run_cmd->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
-    run_cmd->add_option("--size", a.size, "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M");
-    run_cmd->add_option("--buffer", a.buffer, "Buffer size(s) for strategies that take one");
-    run_cmd->add_option("--record", a.record, "Record size(s) for writes");
-    run_cmd->add_option("--count", a.count, "Records per written file (default: size / record)");
-    run_cmd->add_option("--data", a.data, "random, text, zeros or compressible:R");
-    run_cmd->add_option("--cache", a.cache, "warm, cold or direct");
-    run_cmd->add_flag("--drop-caches", a.drop_caches, "With --cache cold, as root: also drop the kernel's caches");
-    run_cmd->add_option("--sync", a.sync, "none, fsync or fdatasync: durability inside the timed part");
-    run_cmd->add_option("--warmup", a.warmup, "Warm-up iterations (N) or time (2s)");
-    run_cmd->add_option("--iterations", a.iterations, "Measured iterations (N) or target time (2s)");
-    run_cmd->add_option("--forks", a.forks, "Run each case in N child processes and pool their samples");
-    run_cmd->add_option("--queue", a.queue, "Queue depth(s): io_uring entries, pipelined buffers (default 8)");
-    run_cmd->add_option("--iov", a.iov, "Buffers or records per readv/writev call (default 16)");
-    run_cmd->add_option("--chain", a.chains, "write.chain layers, outermost first: buffer:64K>deflate:6>file");
-    run_cmd->add_option("--feed", a.feed, "write.chain input: record (default) or byte, or both: byte,record");
-    run_cmd->add_option("--throttle", a.throttle, "Limit the write side to RATE (1MiB/s): a simulated slow device");
-    run_cmd->add_option("--trace", a.trace, "Write a Chrome trace (Perfetto) of the last iteration of copies that record one");
-    run_cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
-    run_cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
-    run_cmd->add_option("--json", a.json, "Write the results as JSON");
-    run_cmd->add_option("--csv", a.csv, "Write one CSV row per case");
-    run_cmd->add_option("--markdown", a.markdown, "Write the ranked tables as Markdown");
-    run_cmd->add_flag("--force", a.force, "Replace existing result files");
-    run_cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
+    add_run_options(run_cmd, a);
+
+    auto* replicate_cmd = app.add_subcommand("replicate", "Re-run the five published experiments and check their findings");
+    add_run_options(replicate_cmd, a);
+
+    auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
 
     try {
         app.parse(argc, argv);
@@ -322,6 +377,8 @@ int main(int argc, char** argv) {
         if (list->parsed()) return list_strategies(family, names);
         if (info->parsed()) return show_info(info_dir);
         if (run_cmd->parsed()) return run(a);
+        if (replicate_cmd->parsed()) return replicate(a);
+        if (suites_cmd->parsed()) return list_suites();
     } catch (const UsageError& e) {
         fmt::print(stderr, "iolab: {}\n", e.what());
         return 2;

@@ -68,6 +68,17 @@ Report fixed_report() {
     add("copy.chunk", 1 << 20, {0.002, 0.002, 0.002}, Status::ok);
     add("copy.sendfile", 1 << 20, {}, Status::failed);
     add("copy.reflink", 1 << 20, {}, Status::skipped);
+    Finding f;
+    f.suite = "golden";
+    f.claim = "mmap-scan beats a chunked read";
+    f.source = "a test";
+    f.published = 1.53;
+    f.faster = Selector{"", {"read.mmap-scan"}, {}, false};
+    f.slower = Selector{"", {"read.chunk"}, {}, false};
+    f.at_least = 1.5;
+    r.findings.push_back(evaluate(f, r.cases));
+    r.knees.push_back(find_knee(KneeSpec{"golden", "", "read.chunk", 0.95}, r.cases));
+    r.process_startup_s = 0.001;
     return r;
 }
 
@@ -116,11 +127,11 @@ TEST(Export, JsonFollowsTheContract) { expect_contract(report_to_json(fixed_repo
 
 TEST(Export, RankingPutsFastestFirstAndNeverRanksFailures) {
     const Report r = fixed_report();
-    const auto copies = r.ranked(Family::copy);
+    const auto copies = r.ranked("", Family::copy);
     ASSERT_EQ(copies.size(), 3u);
     EXPECT_EQ(copies[0]->name(), "copy.chunk");
     EXPECT_NE(copies[1]->status, Status::ok);
-    const auto reads = r.ranked(Family::read);
+    const auto reads = r.ranked("", Family::read);
     EXPECT_EQ(reads[0]->name(), "read.mmap-scan");
     EXPECT_EQ(reads[2]->name(), "read.byte-syscall");
     EXPECT_TRUE(r.any_failed());

@@ -80,7 +80,10 @@ TEST_P(EveryStrategy, OutputMatchesReference) {
     s->run(job);
     const Verdict v = fx.verify(job);
     EXPECT_TRUE(v.ok) << v.describe();
-    EXPECT_EQ(v.actual_bytes, fx.workload().bytes());
+    // A tool that only reads (dd of=/dev/null) leaves nothing to check beyond its success.
+    if (s->output_checked) {
+        EXPECT_EQ(v.actual_bytes, fx.workload().bytes());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, EveryStrategy, testing::ValuesIn(all_points()), point_name);
@@ -89,7 +92,9 @@ TEST(Registry, NamesAreFamilyDotWhatAndUnique) {
     const auto& all = Registry::builtin().all();
     EXPECT_GE(all.size(), 35u);
     for (const auto& s : all) {
-        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".")) << s.name;
+        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".") ||
+                    (s.external && s.name.starts_with("external.")))
+            << s.name;
         EXPECT_FALSE(s.description.empty()) << s.name;
         EXPECT_TRUE(static_cast<bool>(s.run)) << s.name;
     }

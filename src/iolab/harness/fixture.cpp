@@ -49,6 +49,7 @@ Fixture::~Fixture() {
 Job Fixture::job(const Strategy& s, Sink& sink) {
     remove_output();
     decode_ = s.decode_output;
+    checked_ = s.output_checked;
     sink.reset();
     Job j;
     j.family = s.family;
@@ -70,6 +71,11 @@ Verdict Fixture::verify(const Job& job) const {
     Verdict v;
     v.expected = reference_;
     v.expected_bytes = w_.bytes();
+    if (!checked_) {
+        v.ok = true;
+        v.checked = false;
+        return v;
+    }
     if (w_.family == Family::read) {
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();

@@ -16,6 +16,7 @@ namespace iolab {
 
 struct Verdict {
     bool ok = false;
+    bool checked = true;  // false: the strategy leaves no output to check
     std::uint64_t expected = 0;
     std::uint64_t actual = 0;
     std::uint64_t expected_bytes = 0;
@@ -50,6 +51,7 @@ private:
     std::vector<std::byte> records_;
     std::uint64_t reference_ = 0;
     std::function<FileDigest(const Job&)> decode_;
+    bool checked_ = true;
 };
 
 // Writes `size` bytes of generated data to a new file at path.

@@ -155,8 +155,10 @@ Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& op
     if (has_input) smp.resident = resident_fraction(fx.input_path());
     const bool sync_inside = fx.workload().family != Family::read && opts.sync != SyncPolicy::none;
 
-    rusage r0{}, r1{};
+    // The children's usage counts too: external tools run as child processes.
+    rusage r0{}, r1{}, c0r{}, c1r{};
     ::getrusage(RUSAGE_SELF, &r0);
+    ::getrusage(RUSAGE_CHILDREN, &c0r);
     const sys::Counters c0 = sys::thread_counters();
     const std::uint64_t t0 = clock.now_ns();
     {
@@ -170,11 +172,13 @@ Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& op
     const std::uint64_t t1 = clock.now_ns();
     const sys::Counters made = sys::thread_counters() - c0;
     ::getrusage(RUSAGE_SELF, &r1);
+    ::getrusage(RUSAGE_CHILDREN, &c1r);
 
     smp.wall_s = static_cast<double>(t1 - t0 - std::min(t1 - t0, sink.excluded_ns())) * 1e-9;
     // The sink's hashing is verification, not the strategy's work: out of user time too.
     smp.user_s = std::max(0.0, seconds(r1.ru_utime) - seconds(r0.ru_utime) - static_cast<double>(sink.excluded_ns()) * 1e-9);
-    smp.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);
+    smp.user_s += seconds(c1r.ru_utime) - seconds(c0r.ru_utime);
+    smp.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime) + seconds(c1r.ru_stime) - seconds(c0r.ru_stime);
     smp.vol_cs = r1.ru_nvcsw - r0.ru_nvcsw;
     smp.invol_cs = r1.ru_nivcsw - r0.ru_nivcsw;
     smp.minor_faults = r1.ru_minflt - r0.ru_minflt;
@@ -247,7 +251,7 @@ CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchD
             n = iterations_for(opts.iterations.seconds, last_run_s, opts.max_iterations);
         }
         while (r.samples.size() < n) r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
-        r.verified = true;
+        r.verified = s.output_checked;
     } catch (const std::exception& e) {
         r.status = Status::failed;
         r.reason = e.what();

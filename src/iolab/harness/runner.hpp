@@ -45,6 +45,7 @@ struct RunOptions {
 // One strategy at one point of its parameters.
 struct CaseSpec {
     const Strategy* strategy = nullptr;
+    std::string group;  // the suite group it belongs to ("" outside suites)
     Workload workload;
     // Byte-at-a-time strategies run on a slice of the workload: the bytes of the whole one
     // (0: not a slice). Reports scale times by scale() so rows stay comparable.

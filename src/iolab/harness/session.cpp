@@ -3,8 +3,11 @@
 #include <sys/statvfs.h>
 
 #include <cerrno>
+#include <chrono>
 
+#include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -15,23 +18,52 @@ std::uint64_t free_space(const std::string& dir) {
     return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-Report run_session(const std::vector<CaseSpec>& plan, const SessionSettings& settings, std::string* kept_scratch) {
+double process_startup_seconds(int runs) {
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run_process({"true"});
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(t);
+}
+
+std::vector<CaseSpec> group_cases(const Group& g) {
+    auto cases = build_plan(g.plan);
+    for (auto& c : cases) c.group = g.id;
+    return cases;
+}
+
+Report run_session(const Suite& suite, const SessionSettings& settings, std::string* kept_scratch) {
     ScratchDir scratch(settings.scratch_parent);
     scratch.keep(settings.keep);
     if (kept_scratch && settings.keep) *kept_scratch = scratch.path();
     Report report;
     report.suite = settings.suite;
-    report.options = settings.options;
+    report.description = settings.description;
+    if (!suite.groups.empty()) report.options = suite.groups.front().options;
     report.environment = collect_environment(scratch.path());
+
+    std::vector<std::pair<CaseSpec, const Group*>> plan;
+    for (const auto& g : suite.groups) {
+        report.groups.push_back({g.id, g.title, g.options});
+        for (auto& c : group_cases(g)) plan.emplace_back(std::move(c), &g);
+    }
+    bool external = false;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         if (settings.stop && settings.stop->load()) {
             report.partial = true;
             break;
         }
-        if (settings.on_case) settings.on_case(i, plan.size(), plan[i]);
-        report.cases.push_back(settings.options.forks > 0 ? run_case_forked(plan[i], settings.options, scratch)
-                                                          : run_case(plan[i], settings.options, scratch));
+        const auto& [spec, group] = plan[i];
+        if (settings.on_case) settings.on_case(i, plan.size(), spec);
+        external = external || spec.strategy->external;
+        report.cases.push_back(group->options.forks > 0 ? run_case_forked(spec, group->options, scratch)
+                                                        : run_case(spec, group->options, scratch));
     }
+    if (external && find_program("true")) report.process_startup_s = process_startup_seconds();
+    for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));
+    for (const auto& k : suite.knees) report.knees.push_back(find_knee(k, report.cases));
     return report;
 }
 

@@ -1,31 +1,37 @@
 #pragma once
-// A whole run: a scratch folder, the environment, every case of the plan in turn.
+// A whole run: a scratch folder, the environment, every case of every group in turn, then the
+// findings and knees checked against the results.
 #include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "iolab/harness/runner.hpp"
 #include "iolab/report/report.hpp"
+#include "iolab/suite/suite.hpp"
 
 namespace iolab {
 
 struct SessionSettings {
     std::string suite;
+    std::string description;
     std::string scratch_parent;  // empty: the system temp folder
     bool keep = false;           // keep the scratch folder
-    RunOptions options;
     // Called before each case: (index from 0, total, the case).
     std::function<void(std::size_t, std::size_t, const CaseSpec&)> on_case;
-    // Polled between cases and iterations; when it becomes true the run stops early and the
-    // report is marked partial.
+    // Polled between cases; when it becomes true the run stops early and the report is marked
+    // partial.
     const std::atomic<bool>* stop = nullptr;
 };
 
-Report run_session(const std::vector<CaseSpec>& plan, const SessionSettings& settings,
-                   std::string* kept_scratch = nullptr);
+// The cases of a group, each tagged with the group's id.
+std::vector<CaseSpec> group_cases(const Group& g);
+
+// Runs every group of `suite` (a plain run is a suite of one group without findings).
+Report run_session(const Suite& suite, const SessionSettings& settings, std::string* kept_scratch = nullptr);
 
 // Free bytes for an unprivileged writer on the filesystem holding dir.
 std::uint64_t free_space(const std::string& dir);
+// The median wall time of starting and waiting for /bin/true, over `runs` runs.
+double process_startup_seconds(int runs = 20);
 
 }  // namespace iolab

@@ -1,5 +1,7 @@
 #include "iolab/report/json.hpp"
 
+#include <cmath>
+
 #include "iolab/harness/serialize.hpp"
 
 namespace iolab {
@@ -28,6 +30,7 @@ nlohmann::json case_json(const CaseResult& c) {
     nlohmann::json stats = c.stats;
     stats["throughput_mib_s"] = c.throughput_mib_s;
     nlohmann::json j{{"strategy", c.name()},
+                     {"group", c.spec.group},
                      {"family", to_string(c.spec.workload.family)},
                      {"label", c.spec.label()},
                      {"params", c.spec.params()},
@@ -50,27 +53,62 @@ nlohmann::json case_json(const CaseResult& c) {
     return j;
 }
 
+nlohmann::json options_json(const RunOptions& o) {
+    return {{"cache", to_string(o.cache)},
+            {"sync", to_string(o.sync)},
+            {"warmup", o.warmup.describe()},
+            {"iterations", o.iterations.describe()},
+            {"forks", o.forks},
+            {"drop_caches", o.drop_caches},
+            {"throttle_bytes_per_s", o.throttle},
+            {"simulated", o.throttle > 0}};
+}
+
+nlohmann::json finding_json(const FindingResult& f) {
+    nlohmann::json j{{"suite", f.suite},
+                     {"claim", f.finding.claim},
+                     {"source", f.finding.source},
+                     {"published_ratio", f.finding.published > 0 ? nlohmann::json(f.finding.published) : nlohmann::json()},
+                     {"measured_ratio", f.ratio > 0 ? nlohmann::json(f.ratio) : nlohmann::json()},
+                     {"ratio_interval", f.ratio > 0 ? nlohmann::json::array({f.low, std::isfinite(f.high) ? nlohmann::json(f.high) : nlohmann::json()})
+                                                    : nlohmann::json()},
+                     {"verdict", to_string(f.verdict)},
+                     {"faster_case", f.faster_case},
+                     {"slower_case", f.slower_case}};
+    if (f.finding.within > 0) j["within"] = f.finding.within;
+    else j["at_least"] = f.finding.at_least;
+    if (!f.note.empty()) j["note"] = f.note;
+    return j;
+}
+
 }  // namespace
 
 nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();
     for (const auto& c : r.cases) cases.push_back(case_json(c));
-    return {{"schema", kResultSchema},
-            {"suite", r.suite},
-            {"partial", r.partial},
-            {"options",
-             {{"cache", to_string(r.options.cache)},
-              {"sync", to_string(r.options.sync)},
-              {"warmup", r.options.warmup.describe()},
-              {"iterations", r.options.iterations.describe()},
-              {"forks", r.options.forks},
-              {"drop_caches", r.options.drop_caches},
-              {"throttle_bytes_per_s", r.options.throttle},
-              {"simulated", r.options.throttle > 0}}},
-            {"environment", environment_json(r.environment)},
-            {"cases", cases},
-            {"warnings", r.warnings()}};
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : r.groups) groups.push_back({{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}});
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& f : r.findings) findings.push_back(finding_json(f));
+    nlohmann::json knees = nlohmann::json::array();
+    for (const auto& k : r.knees)
+        knees.push_back({{"suite", k.suite}, {"group", k.spec.group}, {"strategy", k.spec.strategy},
+                         {"fraction", k.spec.fraction}, {"knee_buffer", k.knee_buffer}, {"best_buffer", k.best_buffer},
+                         {"best_mib_s", k.best_mib_s}});
+    nlohmann::json j{{"schema", kResultSchema},
+                     {"suite", r.suite},
+                     {"partial", r.partial},
+                     {"options", options_json(r.options)},
+                     {"environment", environment_json(r.environment)},
+                     {"groups", groups},
+                     {"cases", cases},
+                     {"findings", findings},
+                     {"knees", knees},
+                     {"warnings", r.warnings()}};
+    if (r.process_startup_s >= 0) j["process_startup_s"] = r.process_startup_s;
+    return j;
 }
+
 
 std::string to_json(const Report& report) { return report_to_json(report).dump(2) + "\n"; }
 

@@ -23,7 +23,7 @@ std::string to_markdown(const Report& report) {
     std::string out = fmt::format("## {}\n", escape(header.substr(0, nl)));
     if (nl != std::string::npos) out += fmt::format("\n{}\n", escape(header.substr(nl + 1)));
     for (const Table& t : ranked_tables(report)) {
-        out += fmt::format("\n### {} (sync {})\n\n", to_string(t.family), to_string(report.options.sync));
+        out += fmt::format("\n### {}\n\n", escape(t.title));
         std::vector<std::string> cols;
         for (const auto& c : t.columns) cols.push_back(escape(c));
         out += fmt::format("| {} |\n|", fmt::join(cols, " | "));
@@ -42,6 +42,24 @@ std::string to_markdown(const Report& report) {
         }
         for (const auto& n : t.notes) out += fmt::format("\n{}\n", escape(n));
     }
+    if (!report.findings.empty()) {
+        const Table ft = findings_table(report);
+        out += "\n### Findings\n\n";
+        std::vector<std::string> cols;
+        for (const auto& c : ft.columns) cols.push_back(escape(c));
+        out += fmt::format("| {} |\n|", fmt::join(cols, " | "));
+        for (std::size_t i = 0; i < ft.columns.size(); ++i) out += " --- |";
+        out += "\n";
+        for (const auto& r : ft.rows) {
+            std::vector<std::string> cells;
+            for (const auto& c : r.cells) cells.push_back(escape(c));
+            out += fmt::format("| {} |\n", fmt::join(cells, " | "));
+        }
+    }
+    for (const auto& k : knee_lines(report)) out += fmt::format("\n{}\n", escape(k));
+    if (report.process_startup_s >= 0)
+        out += fmt::format("\nExternal tools are timed as processes: starting one costs {} here.\n",
+                           format_seconds(report.process_startup_s));
     const auto warnings = report.warning_lines();
     if (!warnings.empty()) {
         out += "\n**Warnings**\n\n";

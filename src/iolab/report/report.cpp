@@ -29,10 +29,17 @@ std::vector<std::string> Report::warning_lines() const {
     return lines;
 }
 
-std::vector<const CaseResult*> Report::ranked(Family f) const {
+const ReportGroup& Report::group(const std::string& id) const {
+    for (const auto& g : groups)
+        if (g.id == id) return g;
+    static const ReportGroup none;
+    return none;
+}
+
+std::vector<const CaseResult*> Report::ranked(const std::string& group, Family f) const {
     std::vector<const CaseResult*> ok, rest;
     for (const auto& c : cases) {
-        if (c.spec.workload.family != f) continue;
+        if (c.spec.workload.family != f || c.spec.group != group) continue;
         (c.status == Status::ok ? ok : rest).push_back(&c);
     }
     std::stable_sort(ok.begin(), ok.end(),

@@ -6,21 +6,38 @@
 
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/runner.hpp"
+#include "iolab/suite/findings.hpp"
 
 namespace iolab {
 
+// A group of cases measured under one set of options (a suite's [[group]]; a plain run has
+// one, with an empty id).
+struct ReportGroup {
+    std::string id;
+    std::string title;
+    RunOptions options;
+};
+
 struct Report {
     std::string suite;
+    std::string description;
     Environment environment;
-    RunOptions options;
+    RunOptions options;  // of the first group: what the header describes
+    std::vector<ReportGroup> groups;
     std::vector<CaseResult> cases;
+    std::vector<FindingResult> findings;
+    std::vector<KneeResult> knees;
+    double process_startup_s = -1;  // measured when external tools ran: what starting one costs
     bool partial = false;  // interrupted: only the cases that completed are here
+
+    const ReportGroup& group(const std::string& id) const;
 
     std::vector<Warning> warnings() const;
     // The warnings as lines for people: outliers, common on a shared machine, in one line.
     std::vector<std::string> warning_lines() const;
-    // Cases of one family: the ok ones fastest first, then failed and skipped (never ranked).
-    std::vector<const CaseResult*> ranked(Family f) const;
+    // Cases of one group and family: the ok ones fastest first, then failed and skipped
+    // (never ranked).
+    std::vector<const CaseResult*> ranked(const std::string& group, Family f) const;
     bool any_failed() const;
     std::string header() const;  // what was measured, in one or two lines
 };

@@ -1,6 +1,7 @@
 #include "iolab/report/table.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -19,14 +20,25 @@ std::string params_text(const CaseSpec& c) {
 
 }  // namespace
 
+std::string options_text(const RunOptions& o) {
+    std::string t = fmt::format("cache {}, sync {}", to_string(o.cache), to_string(o.sync));
+    if (o.throttle > 0)
+        t += fmt::format(", writes throttled to {}/s: SIMULATED", format_size(static_cast<std::uint64_t>(o.throttle)));
+    return t;
+}
+
 std::vector<Table> ranked_tables(const Report& report) {
     std::vector<Table> tables;
-    const bool cold = report.options.cache == CacheMode::cold;
+    std::vector<ReportGroup> groups = report.groups;
+    if (groups.empty()) groups.push_back(ReportGroup{"", "", report.options});
+    for (const ReportGroup& g : groups)
     for (Family f : {Family::read, Family::write, Family::copy}) {
-        const auto cases = report.ranked(f);
+        const auto cases = report.ranked(g.id, f);
         if (cases.empty()) continue;
+        const bool cold = g.options.cache == CacheMode::cold;
         Table t;
         t.family = f;
+        t.title = fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
         t.columns = {"#", "strategy", "params", "median", "MiB/s", "±99.9%", "vs best", "calls/MiB", "CPU"};
         if (cold && f != Family::write) t.columns.push_back("cached");
         t.columns.push_back("verified");
@@ -63,7 +75,7 @@ std::vector<Table> ranked_tables(const Report& report) {
                 const double r = median_resident(*c);
                 row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
             }
-            row.cells.push_back(c->verified ? "yes" : "NO");
+            row.cells.push_back(c->verified ? "yes" : (c->spec.strategy->output_checked ? "NO" : "n/a"));
             t.rows.push_back(std::move(row));
         }
         for (const CaseResult* c : cases)
@@ -74,10 +86,37 @@ std::vector<Table> ranked_tables(const Report& report) {
         if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
                 return c->status == Status::ok && !c->spec.strategy->in_syscall_layer;
             }))
-            t.notes.push_back("n/a: the strategy's I/O happens inside libstdc++, where iolab cannot count calls");
+            t.notes.push_back("n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
+                              "calls (or, for verified, leaves no output to check)");
         tables.push_back(std::move(t));
     }
     return tables;
+}
+
+Table findings_table(const Report& report) {
+    Table t;
+    t.title = "findings";
+    t.columns = {"verdict", "measured here", "99.9% interval", "claim needs", "published", "claim"};
+    for (const auto& f : report.findings) {
+        TableRow row;
+        const bool measured = f.ratio > 0;
+        row.cells = {std::string(to_string(f.verdict)),
+                     measured ? format_ratio(f.ratio) : "-",
+                     measured ? fmt::format("[{}, {}]", f.low > 0 ? format_ratio(f.low) : std::string("0x"),
+                                            std::isfinite(f.high) ? format_ratio(f.high) : std::string("inf"))
+                              : "-",
+                     f.threshold(),
+                     f.finding.published > 0 ? "~" + format_ratio(f.finding.published) : "-",
+                     (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim + (f.note.empty() ? "" : " (" + f.note + ")")};
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+std::vector<std::string> knee_lines(const Report& report) {
+    std::vector<std::string> out;
+    for (const auto& k : report.knees) out.push_back("knee: " + k.describe());
+    return out;
 }
 
 std::string render_terminal(const Report& report, bool colour) {
@@ -106,8 +145,7 @@ std::string render_terminal(const Report& report, bool colour) {
             while (!l.empty() && l.back() == ' ') l.pop_back();
             return l;
         };
-        out += fmt::format("\n{}\n", style(fmt::format("{} (sync {})", to_string(t.family),
-                                                       to_string(report.options.sync)), "1"));
+        out += fmt::format("\n{}\n", style(t.title, "1"));
         out += line(t.columns) + "\n";
         for (const auto& r : t.rows) {
             if (r.status == Status::ok) {
@@ -122,6 +160,31 @@ std::string render_terminal(const Report& report, bool colour) {
         }
         for (const auto& n : t.notes) out += n + "\n";
     }
+    if (!report.findings.empty()) {
+        const Table ft = findings_table(report);
+        std::vector<std::size_t> w(ft.columns.size(), 0);
+        for (std::size_t i = 0; i < w.size(); ++i) w[i] = ft.columns[i].size();
+        for (const auto& r : ft.rows)
+            for (std::size_t i = 0; i + 1 < r.cells.size(); ++i) w[i] = std::max(w[i], r.cells[i].size());
+        out += fmt::format("\n{}\n", style("findings", "1"));
+        const auto row = [&](const std::vector<std::string>& cells, bool colour_verdict) {
+            std::string l;
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                std::string cell = i + 1 < cells.size() ? fmt::format("{:<{}}", cells[i], w[i]) : cells[i];
+                if (i == 0 && colour_verdict)
+                    cell = style(cell, cells[0] == "HOLDS" ? "32" : cells[0] == "DOES NOT HOLD" ? "31" : "33");
+                l += (i ? "  " : "") + cell;
+            }
+            return l + "\n";
+        };
+        out += row(ft.columns, false);
+        for (const auto& r : ft.rows) out += row(r.cells, true);
+    }
+    for (const auto& k : knee_lines(report)) out += k + "\n";
+    if (report.process_startup_s >= 0)
+        out += fmt::format("external tools are timed as processes: starting one costs {} here (median of 20 runs "
+                           "of 'true'), included in their times\n",
+                           format_seconds(report.process_startup_s));
     const auto warnings = report.warning_lines();
     if (!warnings.empty()) {
         out += fmt::format("\n{}\n", style("warnings", "1;33"));

@@ -47,6 +47,38 @@ void copy_byte_buffered(const Job& j) {
     w.flush();
 }
 
+void copy_byte_iostream(const Job& j) {
+    std::ifstream in;
+    detail::open_stream(in, j.src, std::ios::in);
+    std::ofstream out;
+    detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
+    for (int c; (c = in.get()) != std::char_traits<char>::eof();) out.put(static_cast<char>(c));
+    if (in.bad()) detail::stream_failed("read", j.src);
+    out.close();
+    if (!out) detail::stream_failed("write", j.dst);
+}
+
+void copy_pread_chunk(const Job& j) {
+    const sys::Fd in = open_src(j.src);
+    const sys::Fd out = open_dst(j.dst);
+    std::vector<std::byte> buf(j.buffer);
+    off_t pos = 0;
+    while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
+        sys::pwrite_all(out, buf.data(), n, pos);
+        pos += static_cast<off_t>(n);
+    }
+}
+
+void copy_stdio_chunk(const Job& j) {
+    sys::StdioFile in(open_src(j.src), "r");
+    sys::StdioFile out(open_dst(j.dst), "w");
+    std::vector<std::byte> buf(j.buffer);
+    while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), in.get()))
+        if (std::fwrite(buf.data(), 1, n, out.get()) != n) out.check();
+    in.check();
+    out.close();
+}
+
 void copy_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
     const sys::Fd out = open_dst(j.dst);
@@ -170,8 +202,16 @@ void register_copy_strategies(Registry& r) {
     r.add(make("byte-buffered", "one byte at a time through iolab's BufferedReader and BufferedWriter",
                "BufferedInputStream.read() / BufferedOutputStream.write(int)", kParamBuffer,
                copy_byte_buffered));
+    Strategy bi = make("byte-iostream", "std::istream::get / std::ostream::put one byte at a time (fstreams)",
+                       "BufferedInputStream.read() / BufferedOutputStream.write(int)", 0, copy_byte_iostream);
+    bi.in_syscall_layer = false;
+    r.add(std::move(bi));
     r.add(make("chunk", "read(2)/write(2) with an N-byte buffer", "in.read(byte[N]) / out.write(buf, 0, n)",
                kParamBuffer, copy_chunk));
+    r.add(make("pread-chunk", "pread(2)/pwrite(2) with an N-byte buffer at an advancing position",
+               "FileChannel.read/write(ByteBuffer, position)", kParamBuffer, copy_pread_chunk));
+    r.add(make("stdio-chunk", "fread(3)/fwrite(3) of N bytes through stdio's buffers",
+               "BufferedInputStream / BufferedOutputStream with byte[N]", kParamBuffer, copy_stdio_chunk));
     Strategy rdbuf = make("iostream-rdbuf", "out << in.rdbuf() between std::fstreams", "", 0, copy_iostream_rdbuf);
     rdbuf.in_syscall_layer = false;
     r.add(std::move(rdbuf));

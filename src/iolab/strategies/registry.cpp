@@ -79,6 +79,7 @@ const Registry& Registry::builtin() {
         register_uring_strategies(reg);
         register_pipelined_strategies(reg);
         register_chain_strategies(reg);
+        register_external_strategies(reg);
         return reg;
     }();
     return r;

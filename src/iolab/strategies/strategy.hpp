@@ -63,6 +63,11 @@ struct Strategy {
     bool in_syscall_layer = true;
     // Honours job.direct (O_DIRECT), so it can run under --cache direct.
     bool direct_capable = false;
+    // A child process (dd, cp, fio): timed as a process, its CPU time is the child's.
+    bool external = false;
+    // false: the output cannot be checked (a tool that only reads): the case is not failed,
+    // but reported as unverified.
+    bool output_checked = true;
     // Records read/write events into job.timeline when it is set.
     bool records_timeline = false;
     // Writes through a mapping or inside libstdc++: a --throttle cannot slow it down.
@@ -105,5 +110,6 @@ void register_vectored_strategies(Registry& r);
 void register_uring_strategies(Registry& r);
 void register_pipelined_strategies(Registry& r);
 void register_chain_strategies(Registry& r);
+void register_external_strategies(Registry& r);
 
 }  // namespace iolab

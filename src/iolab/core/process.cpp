@@ -1,0 +1,80 @@
+#include "iolab/core/process.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+
+namespace {
+std::atomic<pid_t> g_child{0};
+}
+
+pid_t current_child() { return g_child.load(); }
+
+std::optional<std::string> find_program(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::string dirs = path ? path : "/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        const std::string candidate = dirs.substr(start, end - start) + "/" + name;
+        struct stat st {};
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        start = end + 1;
+    }
+    return std::nullopt;
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path) {
+    const auto program = find_program(argv.at(0));
+    if (!program) throw IoError(ENOENT, "find the program", argv[0]);
+    int err[2];
+    if (::pipe2(err, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", argv[0]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(err[0]);
+        ::close(err[1]);
+        throw IoError(errno, "start", argv[0]);
+    }
+    if (pid == 0) {
+        // Only async-signal-safe calls between fork and exec.
+        const int in = ::open("/dev/null", O_RDONLY);
+        const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (in < 0 || out < 0) ::_exit(126);
+        ::dup2(in, 0);
+        ::dup2(out, 1);
+        ::dup2(err[1], 2);
+        ::execv(program->c_str(), args.data());
+        ::_exit(127);
+    }
+    g_child.store(pid);
+    ::close(err[1]);
+    ProcessResult r;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(err[0], buf, sizeof buf);
+        if (n > 0 && r.errors.size() < 4096) r.errors.append(buf, static_cast<std::size_t>(n));
+        if (n == 0 || (n < 0 && errno != EINTR)) break;
+    }
+    ::close(err[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    g_child.store(0);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+}  // namespace iolab

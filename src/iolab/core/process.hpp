@@ -1,0 +1,26 @@
+#pragma once
+// Running another program (dd, cp, fio) as a child process, for the external.* strategies.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace iolab {
+
+struct ProcessResult {
+    int status = 0;      // exit status, or 128 + signal
+    std::string errors;  // what the child wrote to stderr (first 4 KiB)
+};
+
+// Runs argv[0] (looked up in PATH) with stdout sent to stdout_path (or /dev/null) and stdin
+// from /dev/null; waits for it. Throws IoError if it cannot be started.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null");
+
+// The full path of a program in PATH, or nullopt.
+std::optional<std::string> find_program(const std::string& name);
+
+// The child being waited for right now (0: none), so a signal handler can stop it.
+pid_t current_child();
+
+}  // namespace iolab

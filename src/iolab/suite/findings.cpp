@@ -1,0 +1,144 @@
+#include "iolab/suite/findings.hpp"
+
+#include <fnmatch.h>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "iolab/chain/chain.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/report/report.hpp"
+
+namespace iolab {
+
+std::string_view to_string(Verdict3 v) {
+    switch (v) {
+        case Verdict3::holds: return "HOLDS";
+        case Verdict3::does_not_hold: return "DOES NOT HOLD";
+        case Verdict3::inconclusive: return "INCONCLUSIVE";
+    }
+    return "?";
+}
+
+namespace {
+
+bool param_matches(const CaseSpec& c, const std::string& key, const std::string& want) {
+    const Workload& w = c.workload;
+    try {
+        if (key == "buffer") return c.strategy->honours(kParamBuffer) && w.buffer == parse_size(want);
+        if (key == "record") return w.record == parse_size(want);
+        if (key == "size") return (c.full_bytes ? c.full_bytes : w.bytes()) == parse_size(want);
+        if (key == "queue") return w.queue == std::stoul(want);
+        if (key == "iov") return w.iov == std::stoul(want);
+        if (key == "feed") return (w.feed_bytes ? "byte" : "record") == want;
+        if (key == "chain") return describe(parse_chain(w.chain)) == describe(parse_chain(want));
+    } catch (const std::exception&) {
+        return false;
+    }
+    return false;
+}
+
+bool matches(const Selector& s, const CaseResult& c) {
+    if (c.spec.group != s.group) return false;
+    bool name = false;
+    for (const auto& p : s.strategies) name = name || ::fnmatch(p.c_str(), c.name().c_str(), 0) == 0;
+    if (!name) return false;
+    for (const auto& [k, v] : s.params)
+        if (!param_matches(c.spec, k, v)) return false;
+    return true;
+}
+
+// Seconds per byte: the median, and the 99.9 % interval of the mean.
+struct PerByte {
+    double median, low, high;
+};
+
+PerByte per_byte(const CaseResult& c) {
+    const double bytes = static_cast<double>(c.spec.workload.bytes());
+    return {c.stats.median / bytes, c.stats.ci_low / bytes, c.stats.ci_high / bytes};
+}
+
+}  // namespace
+
+const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
+    const CaseResult* pick = nullptr;
+    for (const auto& c : cases) {
+        if (c.status != Status::ok || !matches(s, c)) continue;
+        if (!pick || (s.slowest ? c.throughput_mib_s < pick->throughput_mib_s
+                                : c.throughput_mib_s > pick->throughput_mib_s))
+            pick = &c;
+    }
+    return pick;
+}
+
+std::string FindingResult::threshold() const {
+    if (finding.within > 0) return fmt::format("within {}", format_ratio(1 + finding.within));
+    return fmt::format(">= {}", format_ratio(finding.at_least));
+}
+
+FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
+    FindingResult r;
+    r.finding = f;
+    r.suite = f.suite;
+    const CaseResult* fast = select_case(f.faster, cases);
+    const CaseResult* slow = select_case(f.slower, cases);
+    if (!fast || !slow) {
+        const Selector& missing = fast ? f.slower : f.faster;
+        r.note = fmt::format("no measured case for {} in group {}", missing.describe(), missing.group);
+        // Say why, when the case exists but did not run.
+        for (const auto& c : cases)
+            if (c.spec.group == missing.group && c.status != Status::ok && matches(Selector{missing.group, missing.strategies, missing.params, false}, c)) {
+                r.note = fmt::format("{} {}: {}", c.spec.label(), to_string(c.status), c.reason);
+                break;
+            }
+        return r;
+    }
+    r.faster_case = fast->spec.label();
+    r.slower_case = slow->spec.label();
+    const PerByte a = per_byte(*fast), b = per_byte(*slow);
+    r.ratio = b.median / a.median;
+    r.low = a.high > 0 ? b.low / a.high : 0;
+    r.high = a.low > 0 ? b.high / a.low : std::numeric_limits<double>::infinity();
+    r.low = std::max(r.low, 0.0);
+    if (f.within > 0) {
+        const double hi = 1 + f.within, lo = 1 / hi;
+        if (r.low >= lo && r.high <= hi) r.verdict = Verdict3::holds;
+        else if (r.high < lo || r.low > hi) r.verdict = Verdict3::does_not_hold;
+        else r.verdict = Verdict3::inconclusive;
+    } else {
+        if (r.low >= f.at_least) r.verdict = Verdict3::holds;
+        else if (r.high < f.at_least) r.verdict = Verdict3::does_not_hold;
+        else r.verdict = Verdict3::inconclusive;
+    }
+    return r;
+}
+
+std::string KneeResult::describe() const {
+    const std::string where = spec.group.empty() ? spec.strategy : spec.strategy + " in " + spec.group;
+    if (knee_buffer == 0) return fmt::format("{}: no measured buffer sizes", where);
+    return fmt::format("{}: {} reaches {:.0f}% of the best throughput ({:.1f} MiB/s with {})", where,
+                       format_compact(knee_buffer), spec.fraction * 100, best_mib_s, format_compact(best_buffer));
+}
+
+KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
+    KneeResult r;
+    r.spec = k;
+    r.suite = k.suite;
+    std::vector<const CaseResult*> sweep;
+    for (const auto& c : cases)
+        if (c.status == Status::ok && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
+    for (const auto* c : sweep)
+        if (c->throughput_mib_s > r.best_mib_s) {
+            r.best_mib_s = c->throughput_mib_s;
+            r.best_buffer = c->spec.workload.buffer;
+        }
+    for (const auto* c : sweep)
+        if (c->throughput_mib_s >= k.fraction * r.best_mib_s &&
+            (r.knee_buffer == 0 || c->spec.workload.buffer < r.knee_buffer))
+            r.knee_buffer = c->spec.workload.buffer;
+    return r;
+}
+
+}  // namespace iolab

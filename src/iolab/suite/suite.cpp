@@ -1,0 +1,350 @@
+#include "iolab/suite/suite.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "iolab/chain/chain.hpp"
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+// Reads one suite file, reporting problems as "ORIGIN:LINE: KEY: what is wrong".
+class Reader {
+public:
+    explicit Reader(std::string origin) : origin_(std::move(origin)) {}
+
+    [[noreturn]] void fail(const toml::node* at, std::string_view key, const std::string& why) const {
+        const auto line = at ? at->source().begin.line : 0;
+        throw SuiteError(fmt::format("{}:{}: {}: {}", origin_, line, key, why));
+    }
+    [[noreturn]] void fail_in(const toml::table& t, std::string_view key, const std::string& why) const {
+        const toml::node* n = t.get(key);
+        fail(n ? n : &t, key, why);
+    }
+
+    std::string text(const toml::table& t, std::string_view key, bool required) const {
+        const toml::node* n = t.get(key);
+        if (!n) {
+            if (required) fail(&t, key, "missing (a string is expected)");
+            return {};
+        }
+        if (!n->is_string()) fail(n, key, "expected a string");
+        return std::string(*n->value<std::string>());
+    }
+
+    // A string, an integer, or an array of those, as strings ("64M", "8").
+    std::vector<std::string> list(const toml::table& t, std::string_view key) const {
+        std::vector<std::string> out;
+        const toml::node* n = t.get(key);
+        if (!n) return out;
+        const auto one = [&](const toml::node& v) {
+            if (v.is_string()) out.push_back(std::string(*v.value<std::string>()));
+            else if (v.is_integer()) out.push_back(std::to_string(*v.value<std::int64_t>()));
+            else fail(&v, key, "expected a string or a whole number");
+        };
+        if (const auto* arr = n->as_array()) {
+            if (arr->empty()) fail(n, key, "expected at least one value");
+            for (const auto& v : *arr) one(v);
+        } else {
+            one(*n);
+        }
+        return out;
+    }
+
+    double number(const toml::table& t, std::string_view key, double fallback) const {
+        const toml::node* n = t.get(key);
+        if (!n) return fallback;
+        if (auto d = n->value<double>()) return *d;
+        fail(n, key, "expected a number");
+    }
+
+    bool flag(const toml::table& t, std::string_view key, bool fallback) const {
+        const toml::node* n = t.get(key);
+        if (!n) return fallback;
+        if (!n->is_boolean()) fail(n, key, "expected true or false");
+        return *n->value<bool>();
+    }
+
+    void only(const toml::table& t, std::initializer_list<std::string_view> keys, const char* where) const {
+        for (const auto& [k, v] : t)
+            if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
+                fail(&v, k.str(), fmt::format("unknown key in {}; expected one of {}", where, fmt::join(keys, ", ")));
+    }
+
+    // Settings that [defaults] and [[group]] share.
+    void settings(const toml::table& t, PlanRequest& plan, RunOptions& opts) const {
+        try_parse(t, "size", [&](const std::string& v) {
+            plan.sizes.clear();
+            for (auto s : parse_size_list(v)) plan.sizes.push_back(s);
+        });
+        try_parse(t, "buffer", [&](const std::string& v) {
+            plan.buffers.clear();
+            for (auto s : parse_size_list(v)) plan.buffers.push_back(s);
+        });
+        try_parse(t, "record", [&](const std::string& v) {
+            plan.records.clear();
+            for (auto s : parse_size_list(v)) plan.records.push_back(s);
+        });
+        try_parse(t, "byte_slice", [&](const std::string& v) { plan.byte_slice = parse_size(v); });
+        try_parse(t, "data", [&](const std::string& v) { plan.data = parse_data_spec(v); });
+        try_parse(t, "count", [&](const std::string& v) { plan.count = parse_amount(v, "count", false).count; });
+        try_parse(t, "queue", [&](const std::string& v) {
+            plan.queues.clear();
+            for (const auto& item : split(v)) plan.queues.push_back(static_cast<unsigned>(parse_amount(item, "queue", false).count));
+        });
+        try_parse(t, "iov", [&](const std::string& v) {
+            plan.iovs.clear();
+            for (const auto& item : split(v)) plan.iovs.push_back(static_cast<unsigned>(parse_amount(item, "iov", false).count));
+        });
+        if (t.contains("chain")) {
+            plan.chains = list(t, "chain");
+            for (const auto& c : plan.chains) {
+                try {
+                    parse_chain(c);
+                } catch (const std::invalid_argument& e) {
+                    fail_in(t, "chain", e.what());
+                }
+            }
+        }
+        if (t.contains("feed")) {
+            plan.feeds.clear();
+            for (const auto& f : list(t, "feed")) {
+                if (f != "byte" && f != "record") fail_in(t, "feed", fmt::format("'{}': expected byte or record", f));
+                plan.feeds.push_back(f == "byte");
+            }
+        }
+        try_parse(t, "warmup", [&](const std::string& v) { opts.warmup = parse_amount(v, "warmup", true); });
+        try_parse(t, "iterations", [&](const std::string& v) { opts.iterations = parse_amount(v, "iterations", false); });
+        try_parse(t, "throttle", [&](const std::string& v) { opts.throttle = parse_rate(v); });
+        if (t.contains("cache")) {
+            const std::string c = text(t, "cache", true);
+            if (c == "warm") opts.cache = CacheMode::warm;
+            else if (c == "cold") opts.cache = CacheMode::cold;
+            else if (c == "direct") opts.cache = CacheMode::direct;
+            else fail_in(t, "cache", fmt::format("'{}': expected warm, cold or direct", c));
+        }
+        if (t.contains("sync")) {
+            const std::string c = text(t, "sync", true);
+            if (c == "none") opts.sync = SyncPolicy::none;
+            else if (c == "fsync") opts.sync = SyncPolicy::fsync;
+            else if (c == "fdatasync") opts.sync = SyncPolicy::fdatasync;
+            else fail_in(t, "sync", fmt::format("'{}': expected none, fsync or fdatasync", c));
+        }
+        opts.timeline = flag(t, "timeline", opts.timeline);
+    }
+
+    Selector selector(const toml::table& finding, std::string_view key) const {
+        const toml::node* n = finding.get(key);
+        if (!n) fail(&finding, key, "missing (a table such as { group = \"g\", strategy = \"copy.chunk\" })");
+        const toml::table* t = n->as_table();
+        if (!t) fail(n, key, "expected a table such as { group = \"g\", strategy = \"copy.chunk\" }");
+        Selector s;
+        s.group = text(*t, "group", true);
+        s.strategies = list(*t, "strategy");
+        if (s.strategies.empty()) fail(n, std::string(key) + ".strategy", "missing (a name, a glob or a list)");
+        const std::string pick = t->contains("pick") ? text(*t, "pick", true) : "fastest";
+        if (pick != "fastest" && pick != "slowest") fail_in(*t, "pick", fmt::format("'{}': expected fastest or slowest", pick));
+        s.slowest = pick == "slowest";
+        for (const auto& [k, v] : *t) {
+            const std::string_view name = k.str();
+            if (name == "group" || name == "strategy" || name == "pick") continue;
+            if (name != "buffer" && name != "record" && name != "size" && name != "chain" && name != "feed" &&
+                name != "queue" && name != "iov")
+                fail(&v, name, "unknown selector key; expected group, strategy, pick, buffer, record, size, chain, "
+                               "feed, queue or iov");
+            const auto values = list(*t, name);
+            s.params.emplace_back(std::string(name), values.front());
+        }
+        return s;
+    }
+
+private:
+    template <class F>
+    void try_parse(const toml::table& t, std::string_view key, F&& apply) const {
+        if (!t.contains(key)) return;
+        const auto values = list(t, key);
+        std::string joined;
+        for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
+        try {
+            apply(joined);
+        } catch (const std::invalid_argument& e) {
+            fail_in(t, key, e.what());
+        }
+    }
+    static std::vector<std::string> split(const std::string& v) {
+        std::vector<std::string> out;
+        std::stringstream ss(v);
+        for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+        return out;
+    }
+
+    std::string origin_;
+};
+
+}  // namespace
+
+std::string Selector::describe() const {
+    std::string d = fmt::format("{}", fmt::join(strategies, "|"));
+    for (const auto& [k, v] : params) d += fmt::format(" {}={}", k, v);
+    return d;
+}
+
+Suite parse_suite(std::string_view toml_text, const std::string& origin) {
+    toml::table doc;
+    try {
+        doc = toml::parse(toml_text, origin);
+    } catch (const toml::parse_error& e) {
+        throw SuiteError(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description()));
+    }
+    const Reader r(origin);
+    r.only(doc, {"name", "description", "source", "defaults", "group", "finding", "knee"}, "a suite");
+    Suite s;
+    s.name = r.text(doc, "name", true);
+    s.description = r.text(doc, "description", true);
+    s.source = r.text(doc, "source", false);
+
+    PlanRequest base_plan;
+    RunOptions base_opts;
+    if (const toml::node* d = doc.get("defaults")) {
+        const toml::table* t = d->as_table();
+        if (!t) r.fail(d, "defaults", "expected a table");
+        r.only(*t, {"size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov", "chain", "feed", "warmup",
+                    "iterations", "cache", "sync", "throttle", "timeline"},
+               "[defaults]");
+        r.settings(*t, base_plan, base_opts);
+    }
+    const toml::node* groups = doc.get("group");
+    if (!groups || !groups->is_array_of_tables()) r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
+    for (const auto& g : *groups->as_array()) {
+        const toml::table& t = *g.as_table();
+        r.only(t, {"id", "title", "strategies", "size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov",
+                   "chain", "feed", "warmup", "iterations", "cache", "sync", "throttle", "timeline"},
+               "[[group]]");
+        Group grp;
+        grp.id = r.text(t, "id", true);
+        grp.title = t.contains("title") ? r.text(t, "title", true) : grp.id;
+        grp.plan = base_plan;
+        grp.options = base_opts;
+        grp.plan.patterns = r.list(t, "strategies");
+        if (grp.plan.patterns.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
+        r.settings(t, grp.plan, grp.options);
+        try {
+            build_plan(grp.plan);  // unknown strategies and impossible grids fail here, not mid-run
+        } catch (const std::invalid_argument& e) {
+            r.fail_in(t, "strategies", e.what());
+        }
+        for (const auto& other : s.groups)
+            if (other.id == grp.id) r.fail_in(t, "id", fmt::format("'{}' is used by two groups", grp.id));
+        s.groups.push_back(std::move(grp));
+    }
+    const auto has_group = [&](const std::string& id) {
+        return std::any_of(s.groups.begin(), s.groups.end(), [&](const Group& g) { return g.id == id; });
+    };
+    if (const toml::node* fs = doc.get("finding")) {
+        if (!fs->is_array_of_tables()) r.fail(fs, "finding", "expected [[finding]] tables");
+        for (const auto& fnode : *fs->as_array()) {
+            const toml::table& t = *fnode.as_table();
+            r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within"}, "[[finding]]");
+            Finding f;
+            f.claim = r.text(t, "claim", true);
+            f.source = r.text(t, "source", false);
+            f.published = r.number(t, "published", 0);
+            f.faster = r.selector(t, "faster");
+            f.slower = r.selector(t, "slower");
+            for (const auto* sel : {&f.faster, &f.slower})
+                if (!has_group(sel->group))
+                    r.fail_in(t, sel == &f.faster ? "faster" : "slower", fmt::format("no group '{}' in this suite", sel->group));
+            f.at_least = r.number(t, "at_least", 0);
+            f.within = r.number(t, "within", 0);
+            if ((f.at_least > 0) == (f.within > 0))
+                r.fail_in(t, t.contains("within") ? "within" : "at_least",
+                          "give exactly one of at_least (a ratio > 0) or within (a tolerance > 0)");
+            s.findings.push_back(std::move(f));
+        }
+    }
+    if (const toml::node* ks = doc.get("knee")) {
+        if (!ks->is_array_of_tables()) r.fail(ks, "knee", "expected [[knee]] tables");
+        for (const auto& knode : *ks->as_array()) {
+            const toml::table& t = *knode.as_table();
+            r.only(t, {"group", "strategy", "fraction"}, "[[knee]]");
+            KneeSpec k;
+            k.group = r.text(t, "group", true);
+            k.strategy = r.text(t, "strategy", true);
+            k.fraction = r.number(t, "fraction", 0.95);
+            if (!has_group(k.group)) r.fail_in(t, "group", fmt::format("no group '{}' in this suite", k.group));
+            s.knees.push_back(k);
+        }
+    }
+    return s;
+}
+
+Suite load_suite_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw SuiteError(fmt::format("{}: cannot read the suite file", path));
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return parse_suite(ss.str(), path);
+}
+
+std::vector<std::string> builtin_suite_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, text] : builtin_suite_texts()) names.emplace_back(name);
+    return names;
+}
+
+Suite builtin_suite(const std::string& name) {
+    for (const auto& [n, text] : builtin_suite_texts())
+        if (n == name) return parse_suite(text, "built-in suite " + name);
+    throw SuiteError(fmt::format("unknown suite '{}': expected one of {}", name, fmt::join(builtin_suite_names(), ", ")));
+}
+
+std::vector<std::string> replication_suites() {
+    return {"copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large"};
+}
+
+Suite combine(const std::vector<Suite>& suites, const std::string& name) {
+    Suite all;
+    all.name = name;
+    all.description = "the published experiments, re-run here";
+    for (const auto& s : suites) {
+        const auto prefixed = [&](const std::string& id) { return s.name + "/" + id; };
+        for (auto g : s.groups) {
+            g.title = s.name + ": " + g.title;
+            g.id = prefixed(g.id);
+            all.groups.push_back(std::move(g));
+        }
+        for (auto f : s.findings) {
+            f.suite = s.name;
+            f.faster.group = prefixed(f.faster.group);
+            f.slower.group = prefixed(f.slower.group);
+            all.findings.push_back(std::move(f));
+        }
+        for (auto k : s.knees) {
+            k.suite = s.name;
+            k.group = prefixed(k.group);
+            all.knees.push_back(std::move(k));
+        }
+    }
+    return all;
+}
+
+void make_smoke(Suite& suite) {
+    for (auto& g : suite.groups) {
+        // Small files, but no smaller than the largest buffer, so every case still exists.
+        const std::uint64_t floor = *std::max_element(g.plan.buffers.begin(), g.plan.buffers.end());
+        for (auto& s : g.plan.sizes) s = std::min<std::uint64_t>(s, std::max<std::uint64_t>(256 * 1024, floor));
+        if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
+        g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
+        g.options.warmup = Amount{0, 0};
+        g.options.iterations = Amount{1, 0};
+        if (g.options.throttle > 0) g.options.throttle *= 64;
+    }
+}
+
+}  // namespace iolab

@@ -1,0 +1,272 @@
+// Suites: the loader's errors, finding verdicts and knees on crafted results, and every
+// built-in suite run end to end in smoke mode.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/suite/findings.hpp"
+#include "iolab/suite/suite.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+const char* kValid = R"(
+name = "demo"
+description = "a demo"
+
+[defaults]
+size = "64K"
+iterations = "3"
+
+[[group]]
+id = "g"
+strategies = ["copy.chunk", "copy.sendfile"]
+buffer = ["4K", "64K"]
+
+[[finding]]
+claim = "chunk beats sendfile"
+published = 2.0
+faster = { group = "g", strategy = "copy.chunk", buffer = "64K" }
+slower = { group = "g", strategy = "copy.sendfile" }
+at_least = 1.5
+
+[[knee]]
+group = "g"
+strategy = "copy.chunk"
+)";
+
+TEST(SuiteLoader, ParsesAValidSuite) {
+    const Suite s = parse_suite(kValid, "demo.toml");
+    EXPECT_EQ(s.name, "demo");
+    ASSERT_EQ(s.groups.size(), 1u);
+    EXPECT_EQ(s.groups[0].plan.sizes, std::vector<std::uint64_t>{65536});
+    EXPECT_EQ(s.groups[0].plan.buffers, (std::vector<std::size_t>{4096, 65536}));
+    EXPECT_EQ(s.groups[0].options.iterations.count, 3u);
+    ASSERT_EQ(s.findings.size(), 1u);
+    EXPECT_EQ(s.findings[0].faster.params.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.findings[0].at_least, 1.5);
+    ASSERT_EQ(s.knees.size(), 1u);
+}
+
+struct Broken {
+    std::string from, to;  // a replacement in kValid
+    std::string mention;   // expected in the message, besides "demo.toml:LINE:"
+    int line;
+};
+
+void PrintTo(const Broken& b, std::ostream* os) { *os << b.to; }
+
+class SuiteLoaderErrors : public testing::TestWithParam<Broken> {};
+
+TEST_P(SuiteLoaderErrors, NameFileLineAndKey) {
+    std::string text = kValid;
+    const auto& b = GetParam();
+    const auto at = text.find(b.from);
+    ASSERT_NE(at, std::string::npos) << b.from;
+    text.replace(at, b.from.size(), b.to);
+    try {
+        parse_suite(text, "demo.toml");
+        FAIL() << "accepted: " << b.to;
+    } catch (const SuiteError& e) {
+        const std::string msg = e.what();
+        EXPECT_TRUE(msg.starts_with("demo.toml:" + std::to_string(b.line) + ":")) << msg;
+        EXPECT_NE(msg.find(b.mention), std::string::npos) << msg;
+        EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, SuiteLoaderErrors,
+    testing::Values(Broken{"name = \"demo\"\n", "", "name", 1},                              // missing key
+                    Broken{"description = \"a demo\"", "description = 3", "description", 3},  // wrong type
+                    Broken{"\"copy.chunk\", \"copy.sendfile\"", "\"copy.chunkk\"", "copy.chunk", 11},  // unknown strategy
+                    Broken{"buffer = [\"4K\", \"64K\"]", "chain = \"gzip>file\"", "gzip", 12},  // bad chain
+                    Broken{"buffer = [\"4K\", \"64K\"]", "buffer = \"12Q\"", "12Q", 12},        // bad size
+                    Broken{"at_least = 1.5", "at_least = 1.5\nwithin = 0.2", "exactly one", 20},
+                    Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
+                    Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
+                    Broken{"size = \"64K\"", "size = \"64K", "", 6}));  // TOML syntax
+
+CaseResult crafted(const std::string& group, const char* strategy, std::size_t buffer, std::vector<double> walls) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find(strategy);
+    c.spec.group = group;
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.size = 1 << 20;
+    c.spec.workload.buffer = buffer;
+    for (double w : walls) {
+        Sample s;
+        s.wall_s = w;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
+}
+
+Finding finding(double at_least, double within = 0) {
+    Finding f;
+    f.claim = "chunk beats sendfile";
+    f.faster = Selector{"g", {"copy.chunk"}, {}, false};
+    f.slower = Selector{"g", {"copy.sendfile"}, {}, false};
+    f.at_least = at_least;
+    f.within = within;
+    return f;
+}
+
+TEST(Findings, ClearWinHolds) {
+    const std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {1.0, 1.01, 0.99, 1.0}),
+                                           crafted("g", "copy.sendfile", 4096, {3.0, 3.02, 2.98, 3.0})};
+    const FindingResult r = evaluate(finding(2.0), cases);
+    EXPECT_EQ(r.verdict, Verdict3::holds);
+    EXPECT_NEAR(r.ratio, 3.0, 1e-9);
+    EXPECT_LT(r.low, 3.0);
+    EXPECT_GT(r.high, 3.0);
+    EXPECT_GT(r.low, 2.0);
+}
+
+TEST(Findings, ClearLossDoesNotHold) {
+    const std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {2.0, 2.01, 1.99, 2.0}),
+                                           crafted("g", "copy.sendfile", 4096, {1.0, 1.01, 0.99, 1.0})};
+    EXPECT_EQ(evaluate(finding(1.0), cases).verdict, Verdict3::does_not_hold);
+}
+
+TEST(Findings, OverlappingIntervalsAreInconclusive) {
+    const std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {1.0, 1.5, 0.6, 1.2}),
+                                           crafted("g", "copy.sendfile", 4096, {1.1, 1.6, 0.7, 1.3})};
+    const FindingResult r = evaluate(finding(1.0), cases);
+    EXPECT_EQ(r.verdict, Verdict3::inconclusive);
+    EXPECT_LT(r.low, 1.0);
+    EXPECT_GT(r.high, 1.0);
+}
+
+TEST(Findings, WithinAndMissingCases) {
+    std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {1.0, 1.0, 1.0}),
+                                     crafted("g", "copy.sendfile", 4096, {1.05, 1.05, 1.05})};
+    EXPECT_EQ(evaluate(finding(0, 0.1), cases).verdict, Verdict3::holds);
+    cases[1] = crafted("g", "copy.sendfile", 4096, {2.0, 2.0, 2.0});
+    EXPECT_EQ(evaluate(finding(0, 0.1), cases).verdict, Verdict3::does_not_hold);
+    cases[1].status = Status::skipped;
+    cases[1].reason = "not here";
+    const FindingResult r = evaluate(finding(1.0), cases);
+    EXPECT_EQ(r.verdict, Verdict3::inconclusive);
+    EXPECT_NE(r.note.find("not here"), std::string::npos) << r.note;
+}
+
+TEST(Findings, SelectorsPickFastestOrSlowestAndFilterParams) {
+    const std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {4.0, 4.0}),
+                                           crafted("g", "copy.chunk", 65536, {1.0, 1.0}),
+                                           crafted("h", "copy.chunk", 1 << 20, {0.5, 0.5})};
+    EXPECT_EQ(select_case(Selector{"g", {"copy.*"}, {}, false}, cases), &cases[1]);
+    EXPECT_EQ(select_case(Selector{"g", {"copy.*"}, {}, true}, cases), &cases[0]);
+    EXPECT_EQ(select_case(Selector{"g", {"copy.chunk"}, {{"buffer", "4K"}}, false}, cases), &cases[0]);
+    EXPECT_EQ(select_case(Selector{"g", {"copy.sendfile"}, {}, false}, cases), nullptr);
+}
+
+TEST(Knee, SmallestBufferWithin95PercentOfTheBest) {
+    std::vector<CaseResult> sweep;
+    // throughput 1 MiB / wall: 512 B -> 10, 4K -> 50, 64K -> 97, 1M -> 100 MiB/s
+    const std::vector<std::pair<std::size_t, double>> points = {{512, 0.1}, {4096, 0.02}, {65536, 1.0 / 97}, {1 << 20, 0.01}};
+    for (const auto& [b, w] : points) sweep.push_back(crafted("g", "copy.chunk", b, {w, w, w}));
+    const KneeResult k = find_knee(KneeSpec{"", "g", "copy.chunk", 0.95}, sweep);
+    EXPECT_EQ(k.knee_buffer, 65536u);
+    EXPECT_EQ(k.best_buffer, 1u << 20);
+    EXPECT_NEAR(k.best_mib_s, 100, 1e-9);
+    EXPECT_EQ(find_knee(KneeSpec{"", "g", "copy.chunk", 0.4}, sweep).knee_buffer, 4096u);
+}
+
+TEST(BuiltinSuites, AllParseAndTheFiveAreThere) {
+    const auto names = builtin_suite_names();
+    for (const auto& n : replication_suites()) {
+        EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+        const Suite s = builtin_suite(n);
+        EXPECT_FALSE(s.findings.empty()) << n;
+        EXPECT_FALSE(s.source.empty()) << n;
+    }
+    EXPECT_NO_THROW(builtin_suite("quick"));
+    EXPECT_THROW(builtin_suite("nope"), SuiteError);
+}
+
+class SmokeRun : public testing::TestWithParam<std::string> {};
+
+TEST_P(SmokeRun, RunsEndToEndAndEvaluatesEveryFinding) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    const auto r = test::run_cli("run " + GetParam() + " --smoke --quiet --dir " + dir.path() + " --json " + json);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_EQ(j["suite"], GetParam());
+    const Suite s = builtin_suite(GetParam());
+    ASSERT_EQ(j["findings"].size(), s.findings.size());
+    for (const auto& f : j["findings"]) {
+        const std::string v = f["verdict"];
+        EXPECT_TRUE(v == "HOLDS" || v == "DOES NOT HOLD" || v == "INCONCLUSIVE") << v;
+        // In smoke mode every compared case exists, so every finding has a measured ratio.
+        EXPECT_TRUE(f["measured_ratio"].is_number()) << f.dump();
+    }
+    for (const auto& c : j["cases"]) EXPECT_NE(c["status"], "failed") << c.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtin, SmokeRun,
+                         testing::Values("copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large",
+                                         "quick"),
+                         [](const auto& info) {
+                             std::string n = info.param;
+                             for (char& c : n)
+                                 if (c == '-') c = '_';
+                             return n;
+                         });
+
+TEST(Replicate, SmokeRunEndsWithEveryFindingAndExportsThemToMarkdown) {
+    ScratchDir dir;
+    const std::string md = dir.file("r.md");
+    const auto r = test::run_cli("replicate --smoke --dir " + dir.path() + " --markdown " + md);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("findings"), std::string::npos);
+    const std::string text = test::slurp(md);
+    EXPECT_NE(text.find("### Findings"), std::string::npos);
+    for (const auto& name : replication_suites()) EXPECT_NE(text.find(name + ": "), std::string::npos) << name;
+}
+
+TEST(SuiteFile, UserSuiteRunsAndBadFileIsOneLine) {
+    ScratchDir dir;
+    const std::string path = dir.file("mine.toml");
+    {
+        std::ofstream(path) << kValid;
+    }
+    auto r = test::run_cli("run --suite-file " + path + " --quiet --iterations 2 --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    {
+        std::ofstream(path) << "name = \"x\"\n";
+    }
+    r = test::run_cli("run --suite-file " + path + " --dir " + dir.path());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find(path + ":"), std::string::npos) << r.err;
+}
+
+TEST(External, MissingToolIsSkippedWithTheReason) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    const auto r = test::run_cli("run -s external.dd,read.chunk --size 64K --quiet --dir " + dir.path() + " --json " +
+                                 json + " ; true");
+    (void)r;
+    // With an empty PATH the tool cannot be found.
+    const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY + " run -s external.dd --size 64K --quiet --dir " +
+                            dir.path() + " --json " + dir.file("nopath.json");
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const auto j = nlohmann::json::parse(test::slurp(dir.file("nopath.json")));
+    ASSERT_EQ(j["cases"].size(), 1u);
+    EXPECT_EQ(j["cases"][0]["status"], "skipped");
+    EXPECT_NE(j["cases"][0]["reason"].get<std::string>().find("'dd' is not installed"), std::string::npos);
+    // With dd there, it runs and its process start-up cost is reported.
+    const auto with = nlohmann::json::parse(test::slurp(json));
+    for (const auto& c : with["cases"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+    EXPECT_TRUE(with.contains("process_startup_s"));
+}
+
+}  // namespace
+}  // namespace iolab
