@@ -270,7 +270,8 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     const std::string name = r.spec.label();
 
-    if (const auto out = outliers(walls); !out.empty())
+    // The modified z-score needs a few samples to mean anything (its MAD comes from them).
+    if (const auto out = walls.size() >= 5 ? outliers(walls) : std::vector<std::size_t>{}; !out.empty())
         r.warnings.push_back({"outliers", name, fmt::format("{} of {} samples", out.size(), walls.size())});
     if (walls.size() >= 3) {
         const double rest = median(std::vector<double>(walls.begin() + 1, walls.end()));

@@ -22,10 +22,16 @@ std::vector<std::string> Report::warning_lines() const {
         if (w.kind == "outliers") outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
         else lines.push_back(fmt::format("{}: {}", w.subject, w.message));
     }
-    if (!outliers.empty())
+    if (!outliers.empty()) {
+        // Name a few; the JSON has them all.
+        constexpr std::size_t kNamed = 8;
+        const std::size_t more = outliers.size() > kNamed ? outliers.size() - kNamed : 0;
+        outliers.resize(std::min(outliers.size(), kNamed));
         lines.push_back(fmt::format("statistical outliers (modified z-score > 3.5) in {} case(s); the machine may "
-                                    "be busy, or more iterations are needed: {}",
-                                    outliers.size(), fmt::join(outliers, ", ")));
+                                    "be busy, or more iterations are needed: {}{}",
+                                    outliers.size() + more, fmt::join(outliers, ", "),
+                                    more ? fmt::format(" and {} more", more) : std::string()));
+    }
     return lines;
 }
 
