@@ -3,7 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -14,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/timeline.hpp"
 #include "iolab/core/units.hpp"
@@ -27,6 +32,7 @@
 #include "iolab/report/table.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
+#include "iolab/sys/io.hpp"
 
 namespace {
 
@@ -79,6 +85,10 @@ std::string checked_dir(const std::string& dir) {
         throw UsageError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
     if (S_ISLNK(st.st_mode))
         throw UsageError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
+    if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
+                                     "folder (to read a block device: --input DEVICE --allow-device)",
+                                     dir));
     if (!S_ISDIR(st.st_mode))
         throw UsageError(fmt::format("invalid --dir '{}': it is not a folder", dir));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
@@ -108,9 +118,34 @@ struct RunArgs {
     std::string cache, sync, warmup, iterations, forks;
     std::string queue, iov, feed, throttle;
     std::vector<std::string> chains;
-    std::string dir, json, csv, markdown, trace;
-    bool keep = false, quiet = false, force = false, drop_caches = false, smoke = false;
+    std::string dir, json, csv, markdown, trace, input;
+    bool keep = false, quiet = false, force = false, drop_caches = false, smoke = false, allow_device = false;
 };
+
+// --input: an existing regular file, or a block device with --allow-device. Returns its size.
+std::uint64_t checked_input(const RunArgs& a) {
+    struct stat st {};
+    if (::stat(a.input.c_str(), &st) != 0)
+        throw UsageError(fmt::format("invalid --input '{}': {}; expected an existing file", a.input, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) throw UsageError(fmt::format("invalid --input '{}': it is a folder; expected a file", a.input));
+    if (S_ISCHR(st.st_mode))
+        throw UsageError(fmt::format("invalid --input '{}': it is a character device, a stream without an end that "
+                                     "cannot be read twice alike; expected a file or a block device",
+                                     a.input));
+    if (S_ISBLK(st.st_mode) && !a.allow_device)
+        throw UsageError(fmt::format("--input '{}' is a block device: add --allow-device to read it (iolab never "
+                                     "writes to it)",
+                                     a.input));
+    if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+        throw UsageError(fmt::format("invalid --input '{}': expected a regular file or a block device", a.input));
+    try {
+        const std::uint64_t size = sys::file_size(sys::open(a.input, O_RDONLY));
+        if (size == 0) throw UsageError(fmt::format("invalid --input '{}': it is empty", a.input));
+        return size;
+    } catch (const IoError& e) {
+        throw UsageError(e.what());
+    }
+}
 
 std::vector<unsigned> parse_counts(const std::string& text, const char* what) {
     std::vector<unsigned> out;
@@ -130,6 +165,11 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
         for (auto& g : suite.groups) {
             PlanRequest& req = g.plan;
             RunOptions& opts = g.options;
+            if (!a.input.empty()) {
+                if (!a.size.empty()) throw UsageError("--size and --input exclude each other: the input's size is used");
+                req.input = a.input;
+                req.sizes = {checked_input(a)};
+            }
             if (!a.size.empty()) {
                 req.sizes = parse_size_list(a.size);
                 for (auto s : req.sizes)
@@ -244,8 +284,19 @@ int run_suite(const RunArgs& a, Suite suite) {
     apply_overrides(a, suite);
     if (a.drop_caches && ::geteuid() != 0) throw UsageError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
     std::uint64_t needed = 0;
+    // Memory is bounded: no case may hold more than half of this machine's memory.
+    const std::uint64_t memory_limit =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
     try {
-        for (const auto& g : suite.groups) needed = std::max(needed, scratch_needed(group_cases(g)));
+        for (const auto& g : suite.groups) {
+            const auto cases = group_cases(g);
+            needed = std::max(needed, scratch_needed(cases));
+            for (const auto& c : cases)
+                if (memory_needed(c) > memory_limit)
+                    throw UsageError(fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
+                                                 "limit is {}, half of this machine's memory",
+                                                 c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
+        }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -287,6 +338,13 @@ int run_suite(const RunArgs& a, Suite suite) {
     if (!a.quiet) fmt::print("{}", render_terminal(report, colour));
     write_exports(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
+    if (const int sig = interrupt::signal_received()) {
+        fmt::print(stderr, "iolab: interrupted by signal {}: {} of the planned cases completed{}\n", sig,
+                   report.cases.size(), a.json.empty() && a.csv.empty() && a.markdown.empty()
+                                            ? std::string()
+                                            : "; the result files are marked partial");
+        return 128 + sig;
+    }
     return report.any_failed() ? 1 : 0;
 }
 
@@ -325,6 +383,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--feed", a.feed, "write.chain input: record (default) or byte, or both: byte,record");
     cmd->add_option("--throttle", a.throttle, "Limit the write side to RATE (1MiB/s): a simulated slow device");
     cmd->add_option("--trace", a.trace, "Write a Chrome trace (Perfetto) of the last iteration of copies that record one");
+    cmd->add_option("--input", a.input, "Read this existing file instead of generated data (read strategies only)");
+    cmd->add_flag("--allow-device", a.allow_device, "Let --input be a block device (it is only read)");
     cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
     cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
     cmd->add_option("--json", a.json, "Write the results as JSON");
@@ -338,6 +398,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before any thread starts: they all inherit the blocked signals.
+    interrupt::install();
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     app.require_subcommand(1);
 

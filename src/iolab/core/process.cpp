@@ -5,19 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
-
-namespace {
-std::atomic<pid_t> g_child{0};
-}
-
-pid_t current_child() { return g_child.load(); }
 
 std::optional<std::string> find_program(const std::string& name) {
     const char* path = std::getenv("PATH");
@@ -50,6 +44,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     }
     if (pid == 0) {
         // Only async-signal-safe calls between fork and exec.
+        interrupt::prepare_child();
         const int in = ::open("/dev/null", O_RDONLY);
         const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || out < 0) ::_exit(126);
@@ -59,7 +54,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
         ::execv(program->c_str(), args.data());
         ::_exit(127);
     }
-    g_child.store(pid);
+    ::setpgid(pid, pid);  // as the child does: whichever runs first
+    interrupt::add_child(pid);
     ::close(err[1]);
     ProcessResult r;
     char buf[4096];
@@ -72,7 +68,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    g_child.store(0);
+    interrupt::remove_child(pid);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
 }

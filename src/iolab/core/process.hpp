@@ -20,7 +20,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 // The full path of a program in PATH, or nullopt.
 std::optional<std::string> find_program(const std::string& name);
 
-// The child being waited for right now (0: none), so a signal handler can stop it.
-pid_t current_child();
-
 }  // namespace iolab

@@ -30,8 +30,13 @@ void write_input_file(const std::string& path, const DataSpec& spec, std::uint64
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag)
-    : w_(w), src_(dir.file(tag + ".in")), dst_(dir.file(tag + ".out")) {
-    if (w_.family == Family::write) {
+    : w_(w), src_(w.input.empty() ? dir.file(tag + ".in") : w.input), dst_(dir.file(tag + ".out")) {
+    if (!w_.input.empty()) {
+        // The user's file: read once here for the reference, never created nor removed.
+        const FileDigest d = checksum_file(src_);
+        reference_ = d.checksum;
+        w_.size = d.size;
+    } else if (w_.family == Family::write) {
         records_.resize(w_.record * w_.count);
         fill(w_.data, 0, records_);
         reference_ = checksum(records_);
@@ -43,7 +48,7 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
 
 Fixture::~Fixture() {
     ::unlink(dst_.c_str());
-    if (w_.family != Family::write) ::unlink(src_.c_str());
+    if (w_.family != Family::write && w_.input.empty()) ::unlink(src_.c_str());
 }
 
 Job Fixture::job(const Strategy& s, Sink& sink) {

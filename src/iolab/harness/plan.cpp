@@ -38,9 +38,23 @@ std::vector<const Strategy*> select(const std::vector<std::string>& patterns, co
 
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry) {
     const auto strategies = select(req.patterns, registry);
+    if (!req.input.empty())
+        for (const Strategy* s : strategies) {
+            if (s->family != Family::read)
+                throw std::invalid_argument(fmt::format("with --input only read strategies run (the input is never "
+                                                        "written); {} is a {} strategy",
+                                                        s->name, to_string(s->family)));
+            if (s->byte_at_a_time && req.sizes.front() > req.byte_slice)
+                throw std::invalid_argument(fmt::format("{} makes one call per byte and would read all {} of --input "
+                                                        "'{}'; choose strategies that read in blocks",
+                                                        s->name, format_size(req.sizes.front()), req.input));
+        }
     for (auto size : req.sizes)
         for (auto b : req.buffers) {
             if (b == 0) throw std::invalid_argument("invalid buffer '0': expected at least 1 byte");
+            if (b > kMaxBuffer)
+                throw std::invalid_argument(fmt::format("buffer {} is over the limit of {}", format_compact(b),
+                                                        format_compact(kMaxBuffer)));
             if (size > 0 && b > size)
                 throw std::invalid_argument(fmt::format(
                     "buffer {} is larger than the {} file: expected a buffer no larger than --size",
@@ -89,11 +103,12 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                     w.iov = iov;
                     w.chain = chain;
                     w.feed_bytes = feed;
+                    w.input = req.input;
                     if (s->family == Family::write) {
                         w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
                         w.size = w.record * w.count;
                     }
-                    if (s->byte_at_a_time && w.bytes() > req.byte_slice) {
+                    if (s->byte_at_a_time && w.bytes() > req.byte_slice && req.input.empty()) {
                         const std::uint64_t full = w.bytes();
                         if (s->family == Family::write) {
                             w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
@@ -109,9 +124,21 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     return plan;
 }
 
+std::uint64_t memory_needed(const CaseSpec& c) {
+    const Strategy& s = *c.strategy;
+    const Workload& w = c.workload;
+    std::uint64_t buffers = s.honours(kParamBuffer) ? w.buffer : 64 * 1024;
+    if (s.honours(kParamQueue)) buffers *= w.queue;
+    if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
+    std::uint64_t data = s.family == Family::write ? w.bytes() : 0;
+    if (s.honours(kParamChain)) data *= 3;
+    return buffers + data;
+}
+
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     std::uint64_t most = 0;
     for (const auto& c : plan) {
+        if (!c.workload.input.empty()) continue;  // reads the user's file: creates nothing
         const std::uint64_t b = c.workload.bytes();
         most = std::max(most, c.workload.family == Family::copy ? 2 * b : b);
     }

@@ -24,6 +24,9 @@ struct PlanRequest {
     DataSpec data;
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
+    // Read this existing file (or block device) instead of generated data; only read
+    // strategies run, and it is never written. sizes then holds its size.
+    std::string input;
 };
 
 // Throws std::invalid_argument with a one-line message for an unknown strategy (naming the
@@ -36,5 +39,10 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 
 inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
 inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
+inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
+
+// Memory a case holds at once: its buffers (times the queue depth or vector length) and, for
+// writes, the records it writes (twice more for a compressed chain, decoded to verify it).
+std::uint64_t memory_needed(const CaseSpec& c);
 
 }  // namespace iolab

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -141,8 +142,14 @@ std::string file_tag(const std::string& name) {
 
 // One run of the strategy: everything but the strategy (and durability, when the sync policy
 // puts it inside) happens outside the timed part.
+// Thrown between iterations when a stop was asked for: the case is incomplete.
+struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+};
+
 Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, Clock& clock,
                 Timeline* timeline) {
+    if (interrupt::requested()) throw Interrupted();
     Job job = fx.job(s, sink);
     job.direct = opts.cache == CacheMode::direct;
     if (timeline) {
@@ -315,6 +322,7 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
         const pid_t pid = ::fork();
         if (pid < 0) throw IoError(errno, "fork", "");
         if (pid == 0) {
+            interrupt::prepare_child();
             ::close(fds[0]);
             const CaseResult cr = run_case(spec, child_opts, dir);
             nlohmann::json j{{"status", to_string(cr.status)}, {"reason", cr.reason}, {"samples", cr.samples}};
@@ -327,6 +335,8 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
             }
             ::_exit(0);
         }
+        ::setpgid(pid, pid);
+        interrupt::add_child(pid);
         ::close(fds[1]);
         std::string text;
         char buf[65536];
@@ -338,6 +348,13 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
         ::close(fds[0]);
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        interrupt::remove_child(pid);
+        if (interrupt::requested()) {
+            pooled.status = Status::failed;
+            pooled.reason = "interrupted";
+            pooled.verified = false;
+            break;
         }
         const auto j = nlohmann::json::parse(text, nullptr, false);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded()) {

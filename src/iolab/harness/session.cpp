@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/stats.hpp"
@@ -37,6 +38,7 @@ std::vector<CaseSpec> group_cases(const Group& g) {
 Report run_session(const Suite& suite, const SessionSettings& settings, std::string* kept_scratch) {
     ScratchDir scratch(settings.scratch_parent);
     scratch.keep(settings.keep);
+    interrupt::set_scratch(scratch.path(), settings.keep);
     if (kept_scratch && settings.keep) *kept_scratch = scratch.path();
     Report report;
     report.suite = settings.suite;
@@ -51,16 +53,21 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     }
     bool external = false;
     for (std::size_t i = 0; i < plan.size(); ++i) {
-        if (settings.stop && settings.stop->load()) {
-            report.partial = true;
-            break;
-        }
         const auto& [spec, group] = plan[i];
         if (settings.on_case) settings.on_case(i, plan.size(), spec);
         external = external || spec.strategy->external;
-        report.cases.push_back(group->options.forks > 0 ? run_case_forked(spec, group->options, scratch)
-                                                        : run_case(spec, group->options, scratch));
+        CaseResult r = group->options.forks > 0 ? run_case_forked(spec, group->options, scratch)
+                                                : run_case(spec, group->options, scratch);
+        // A stop request ends the run at this safe point; the case it cut short is dropped.
+        if (interrupt::requested()) {
+            report.partial = true;
+            break;
+        }
+        report.cases.push_back(std::move(r));
     }
+    if (!settings.keep) scratch.remove();
+    interrupt::clear_scratch();
+    if (report.partial) return report;
     if (external && find_program("true")) report.process_startup_s = process_startup_seconds();
     for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));
     for (const auto& k : suite.knees) report.knees.push_back(find_knee(k, report.cases));

@@ -18,15 +18,14 @@ struct SessionSettings {
     bool keep = false;           // keep the scratch folder
     // Called before each case: (index from 0, total, the case).
     std::function<void(std::size_t, std::size_t, const CaseSpec&)> on_case;
-    // Polled between cases; when it becomes true the run stops early and the report is marked
-    // partial.
-    const std::atomic<bool>* stop = nullptr;
 };
 
 // The cases of a group, each tagged with the group's id.
 std::vector<CaseSpec> group_cases(const Group& g);
 
-// Runs every group of `suite` (a plain run is a suite of one group without findings).
+// Runs every group of `suite` (a plain run is a suite of one group without findings). When a
+// stop is requested (interrupt.hpp) it returns at the next safe point with the cases completed
+// so far and `partial` set.
 Report run_session(const Suite& suite, const SessionSettings& settings, std::string* kept_scratch = nullptr);
 
 // Free bytes for an unprivileged writer on the filesystem holding dir.

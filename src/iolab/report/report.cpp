@@ -66,15 +66,17 @@ std::string Report::header() const {
     }
     std::vector<std::string> size_text;
     for (auto s : sizes) size_text.push_back(format_size(s));
-    const std::string data = cases.empty() ? "random" : to_string(cases.front().spec.workload.data);
+    const std::string data = cases.empty()                                 ? std::string("random")
+                             : !cases.front().spec.workload.input.empty() ? "'" + cases.front().spec.workload.input + "'"
+                                                                          : to_string(cases.front().spec.workload.data);
     const std::string throttle =
         options.throttle > 0
             ? fmt::format(", writes throttled to {}/s (SIMULATED slow device)",
                           format_size(static_cast<std::uint64_t>(options.throttle)))
             : std::string();
     return fmt::format(
-        "iolab {}{}: {} of {} data, cache {}, sync {}{}, warm-up {}, iterations {}{}\nmachine: {}",
-        suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "), data,
+        "iolab {}{}: {} of {}, cache {}, sync {}{}, warm-up {}, iterations {}{}\nmachine: {}",
+        suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "), data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""),
         to_string(options.cache), to_string(options.sync), throttle, options.warmup.describe(),
         options.iterations.describe(), options.forks ? fmt::format(" in {} forks", options.forks) : std::string(),
         environment.one_line());

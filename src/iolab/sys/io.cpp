@@ -384,6 +384,11 @@ void fadvise(const Fd& fd, off_t off, off_t len, int advice) {
 std::uint64_t file_size(const Fd& fd) {
     struct stat st {};
     attempt_void(Call::fstat, fd.path(), "stat", [&] { return ::fstat(fd.get(), &st); });
+    if (S_ISBLK(st.st_mode)) {  // a block device's st_size is 0: ask the device
+        std::uint64_t bytes = 0;
+        attempt_void(Call::fstat, fd.path(), "get the size of", [&] { return ::ioctl(fd.get(), BLKGETSIZE64, &bytes); });
+        return bytes;
+    }
     return static_cast<std::uint64_t>(st.st_size);
 }
 
