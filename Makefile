@@ -5,7 +5,7 @@ TEST_BUILD ?= build-test
 TSAN_BUILD ?= build-tsan
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
 # forks, the throttle shared by threads): run again under ThreadSanitizer.
-THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|Matrix/FaultInjection.*(pipelined|io_uring)
+THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt
 
 .PHONY: all deps build run test clean
 all: build

@@ -1,0 +1,282 @@
+// The safety promises of docs/safety.md, each proved against the real binary or library:
+// interruption, symlinks, no clobbering, atomic result files, space and devices, concurrent
+// runs, reading a user's file without touching it.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/checksum.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/sys/fault.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// Starts `iolab ARGS...` without a shell and returns its pid.
+pid_t spawn(const std::vector<std::string>& args, const std::string& out) {
+    std::vector<std::string> argv = {IOLAB_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+        std::vector<char*> a;
+        for (auto& s : argv) a.push_back(s.data());
+        a.push_back(nullptr);
+        ::execv(a[0], a.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// Waits up to `limit` for the process; returns its exit status (128 + signal if killed), or -1.
+int wait_for(pid_t pid, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        int status = 0;
+        if (::waitpid(pid, &status, WNOHANG) == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        std::this_thread::sleep_for(20ms);
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+}
+
+std::vector<std::string> scratch_folders(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename().string().rfind("iolab.", 0) == 0) out.push_back(e.path().string());
+    return out;
+}
+
+// Processes whose command line mentions `text` (children left behind would).
+int processes_mentioning(const std::string& text) {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream f(e.path() / "cmdline");
+        std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        for (char& c : cmd)
+            if (c == '\0') c = ' ';
+        if (cmd.find(text) != std::string::npos) ++n;
+    }
+    return n;
+}
+
+bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+        if (cond()) return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+// A run whose first group ends quickly and whose second keeps dd busy for a long time: a
+// signal then arrives while a child process is running.
+const char* kLongSuite = R"(
+name = "long"
+description = "a quick case, then dd copying one byte per call"
+[[group]]
+id = "quick"
+strategies = ["read.chunk"]
+size = "1M"
+iterations = "2"
+[[group]]
+id = "slow"
+strategies = ["external.dd-copy"]
+size = "256M"
+buffer = "1"
+warmup = "0"
+iterations = "50"
+)";
+
+void interrupt_with(int sig, int expected_status) {
+    ScratchDir dir;
+    const std::string suite = dir.file("long.toml");
+    std::ofstream(suite) << kLongSuite;
+    const std::string json = dir.file("r.json");
+    const pid_t pid = spawn({"run", "--suite-file", suite, "--dir", dir.path(), "--json", json}, dir.file("out"));
+    // Wait for dd to be running on a file of iolab's scratch folder.
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    const std::string scratch = scratch_folders(dir.path()).front();
+    ASSERT_TRUE(wait_until([&] { return processes_mentioning("of=" + scratch) > 0; }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, sig), 0);
+    const int status = wait_for(pid, 30s);
+    EXPECT_EQ(status, expected_status) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
+    EXPECT_EQ(processes_mentioning(scratch), 0) << "a child process outlived the run";
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+    ASSERT_EQ(j["cases"].size(), 1u);  // the quick case completed; the cut one is dropped
+    EXPECT_EQ(j["cases"][0]["strategy"], "read.chunk");
+}
+
+TEST(Interrupt, SigintStopsChildrenRemovesScratchWritesPartialJson) { interrupt_with(SIGINT, 130); }
+TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143); }
+
+TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
+    ScratchDir dir;
+    // One long iteration with no safe point inside it: O_DSYNC writes of 4 KiB.
+    const pid_t pid = spawn({"run", "-s", "write.dsync", "--buffer", "4K", "--size", "512M", "--iterations", "3",
+                             "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
+                            dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    std::this_thread::sleep_for(300ms);
+    ::kill(pid, SIGINT);
+    std::this_thread::sleep_for(200ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(pid, SIGINT);
+    const int status = wait_for(pid, 10s);
+    EXPECT_EQ(status, 130);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+}
+
+TEST(Symlinks, NothingOutsideTheScratchFolderIsTouched) {
+    ScratchDir parent, outside;
+    const std::string sentinel = outside.file("sentinel");
+    std::ofstream(sentinel) << "keep me";
+    // The parent holds links to a folder and a file outside it.
+    ASSERT_EQ(::symlink(outside.path().c_str(), parent.file("link-to-folder").c_str()), 0);
+    ASSERT_EQ(::symlink(sentinel.c_str(), parent.file("link-to-file").c_str()), 0);
+    const auto r = test::run_cli("run -s read.chunk,copy.chunk --size 256K --iterations 2 --quiet --dir " + parent.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(test::slurp(sentinel), "keep me");
+    struct stat st {};
+    EXPECT_EQ(::lstat(parent.file("link-to-folder").c_str(), &st), 0);
+    EXPECT_EQ(::lstat(parent.file("link-to-file").c_str(), &st), 0);
+    EXPECT_TRUE(scratch_folders(parent.path()).empty());
+    // --dir itself may not be a symlink.
+    const auto refused = test::run_cli("run -s read.chunk --size 64K --dir " + parent.file("link-to-folder"));
+    EXPECT_EQ(refused.status, 2);
+    EXPECT_NE(refused.err.find("symbolic link"), std::string::npos) << refused.err;
+}
+
+TEST(NoClobber, EveryResultPathIsRefusedWhenItExists) {
+    ScratchDir dir;
+    for (const char* option : {"--json", "--csv", "--markdown", "--trace"}) {
+        const std::string path = dir.file(std::string("existing") + option);
+        std::ofstream(path) << "precious";
+        const auto r = test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --dir ") + dir.path() +
+                                     " " + option + " " + path);
+        EXPECT_EQ(r.status, 2) << option;
+        EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+        EXPECT_EQ(test::slurp(path), "precious") << option;
+        const auto forced = test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --force --dir ") +
+                                          dir.path() + " " + option + " " + path);
+        EXPECT_EQ(forced.status, 0) << forced.err;
+        EXPECT_NE(test::slurp(path), "precious") << option;
+    }
+}
+
+TEST(AtomicWrite, KilledBeforeTheRenameLeavesTheOldFileIntact) {
+    ScratchDir dir;
+    const std::string path = dir.file("result.json");
+    write_file_atomically(path, "old result", false);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        // Die while the new content is written but not yet renamed into place.
+        sys::FaultPlan plan = sys::fault_at(sys::call_bit(sys::Call::fsync), 1, 1, sys::Fault::hook);
+        plan.hook = [] { ::raise(SIGKILL); };
+        sys::arm_fault(plan);
+        write_file_atomically(path, std::string(1 << 20, 'n'), true);
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(test::slurp(path), "old result");
+}
+
+TEST(Space, AWorkloadThatDoesNotFitIsRefusedBeforeAnythingIsCreated) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+    ScratchDir dir;
+    const std::string mnt = dir.file("small");
+    ASSERT_EQ(::mkdir(mnt.c_str(), 0700), 0);
+    if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=4m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+    const auto r = test::run_cli("run -s copy.chunk --size 8M --dir " + mnt);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("not enough free space"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("is free"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(mnt)) << "something was created";
+    ::umount2(mnt.c_str(), MNT_DETACH);
+}
+
+TEST(Concurrency, TwoRunsInTheSameFolderDoNotCollide) {
+    ScratchDir dir;
+    const pid_t a = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5", "--dir",
+                           dir.path(), "--json", dir.file("a.json")},
+                          dir.file("a.out"));
+    const pid_t b = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5", "--dir",
+                           dir.path(), "--json", dir.file("b.json")},
+                          dir.file("b.out"));
+    EXPECT_EQ(wait_for(a, 120s), 0) << test::slurp(dir.file("a.out"));
+    EXPECT_EQ(wait_for(b, 120s), 0) << test::slurp(dir.file("b.out"));
+    for (const char* f : {"a.json", "b.json"}) {
+        const auto j = nlohmann::json::parse(test::slurp(dir.file(f)));
+        for (const auto& c : j["cases"]) EXPECT_TRUE(c["verified"].get<bool>()) << f;
+    }
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+}
+
+TEST(Input, AUsersFileIsReadVerifiedAndNeverTouched) {
+    ScratchDir dir;
+    const std::string file = dir.file("users-data");
+    write_input_file(file, parse_data_spec("text"), 3'000'001);
+    struct stat before {}, after {};
+    ASSERT_EQ(::stat(file.c_str(), &before), 0);
+    const std::uint64_t sum = checksum_file(file).checksum;
+    const std::string json = dir.file("r.json");
+    const auto r = test::run_cli("run -s 'read.*chunk*,read.mmap-scan,read.io-uring' --input " + file +
+                                 " --cache cold --iterations 2 --quiet --dir " + dir.path() + " --json " + json);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const auto& c : nlohmann::json::parse(test::slurp(json))["cases"]) {
+        EXPECT_EQ(c["status"], "ok") << c.dump();
+        EXPECT_TRUE(c["verified"].get<bool>());
+    }
+    ASSERT_EQ(::stat(file.c_str(), &after), 0);
+    EXPECT_EQ(checksum_file(file).checksum, sum);
+    EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    // Writes and copies are refused, and so are devices without --allow-device.
+    EXPECT_EQ(test::run_cli("run -s copy.chunk --input " + file).status, 2);
+    EXPECT_EQ(test::run_cli("run -s read.chunk --input /dev/null").status, 2);
+    EXPECT_EQ(test::run_cli("run -s read.chunk --dir /dev/null").status, 2);
+}
+
+TEST(Limits, OverLargeBuffersAndQueuesAreRefusedWithTheLimit) {
+    auto r = test::run_cli("run -s read.chunk --buffer 2G --size 4G");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("limit of 1G"), std::string::npos) << r.err;
+    r = test::run_cli("run -s copy.io-uring --queue 5000 --size 64M");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("1 to 4096"), std::string::npos) << r.err;
+    r = test::run_cli("run -s copy.pipelined-threads --buffer 1G --queue 4096 --size 1G");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("half of this machine's memory"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace iolab
