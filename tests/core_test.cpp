@@ -43,6 +43,19 @@ TEST(Units, RejectsMalformedSizesNamingThem) {
     }
 }
 
+TEST(Units, ErrorsStayOneLineWhateverWasTyped) {
+    // Found by fuzz_units: a value with a line break made a two-line error.
+    for (const char* bad : {"/\n", "4K\r\nrm", "\x01\x7f"}) {
+        try {
+            parse_size(bad);
+            ADD_FAILURE() << "accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()).find_first_of("\n\r"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(one_line("a\nb\x01"), "a\\nb\\x01");
+}
+
 TEST(Units, RatesAndFormatting) {
     EXPECT_EQ(parse_rate("1MiB/s"), 1048576.0);
     EXPECT_EQ(parse_rate("512K"), 524288.0);

@@ -20,7 +20,7 @@ namespace iolab {
 namespace {
 
 [[noreturn]] void bad_chain(std::string_view chain, std::string_view why) {
-    throw std::invalid_argument(fmt::format("invalid chain '{}': {}", chain, why));
+    throw std::invalid_argument(one_line(fmt::format("invalid chain '{}': {}", chain, why)));
 }
 
 int parse_level(std::string_view chain, std::string_view layer, std::string_view arg, int lo, int hi) {

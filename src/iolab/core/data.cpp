@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/units.hpp"
+
 namespace iolab {
 
 namespace {
@@ -119,9 +121,8 @@ DataSpec parse_data_spec(std::string_view text) {
             return spec;
         }
     }
-    throw std::invalid_argument(fmt::format(
-        "invalid data kind '{}': expected random, text, zeros or compressible:R with 1 <= R <= 4096",
-        text));
+    throw std::invalid_argument(one_line(fmt::format(
+        "invalid data kind '{}': expected random, text, zeros or compressible:R with 1 <= R <= 4096", text)));
 }
 
 std::string to_string(const DataSpec& spec) {

@@ -16,6 +16,10 @@ double parse_rate(std::string_view text);
 // "4K,64K,1M" or "4K..1M" (every power of two from 4K to 1M), or a mix: "512,4K..16K".
 std::vector<std::uint64_t> parse_size_list(std::string_view text);
 
+// msg with line breaks and other control characters escaped (\n, \x01): an error that quotes
+// what the user typed stays one line, whatever they typed.
+std::string one_line(std::string_view msg);
+
 std::string format_size(std::uint64_t bytes);    // "64 MiB", "1.5 GiB", "4095 B"
 std::string format_compact(std::uint64_t bytes); // "64M", "4K", "4095": the form parse_size reads
 

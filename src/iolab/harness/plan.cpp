@@ -23,10 +23,10 @@ std::vector<const Strategy*> select(const std::vector<std::string>& patterns, co
         if (found.empty()) {
             const bool glob = p.find_first_of("*?[") != std::string::npos;
             if (glob)
-                throw std::invalid_argument(fmt::format("strategy pattern '{}' matches no strategy "
-                                                        "(see iolab list --names)", p));
-            throw std::invalid_argument(fmt::format("unknown strategy '{}': did you mean {}?", p,
-                                                    fmt::join(registry.closest(p), ", ")));
+                throw std::invalid_argument(one_line(fmt::format("strategy pattern '{}' matches no strategy "
+                                                                 "(see iolab list --names)", p)));
+            throw std::invalid_argument(one_line(fmt::format("unknown strategy '{}': did you mean {}?", p,
+                                                             fmt::join(registry.closest(p), ", "))));
         }
         for (const auto* s : found)
             if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
@@ -120,6 +120,9 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                         c.full_bytes = full;
                     }
                     plan.push_back(c);
+                    if (plan.size() > kMaxCases)
+                        throw std::invalid_argument(fmt::format(
+                            "the parameter lists make more than {} cases; narrow --strategy or the lists", kMaxCases));
                 }
     }
     return plan;

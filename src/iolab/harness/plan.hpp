@@ -40,6 +40,7 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
 inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
+inline constexpr std::size_t kMaxCases = 100000;
 
 // Memory a case holds at once: its buffers (times the queue depth or vector length) and, for
 // writes, the records it writes (twice more for a compressed chain, decoded to verify it).

@@ -78,8 +78,8 @@ Amount parse_amount(std::string_view text, const char* what, bool zero_ok) {
         a.count = static_cast<std::uint64_t>(v);
         return a;
     }
-    throw std::invalid_argument(fmt::format("invalid {} '{}': expected a count ({}) or a time such as 2s or 500ms",
-                                            what, text, zero_ok ? "0 or more" : "1 or more"));
+    throw std::invalid_argument(one_line(fmt::format("invalid {} '{}': expected a count ({}) or a time such as 2s or 500ms",
+                                                     what, text, zero_ok ? "0 or more" : "1 or more")));
 }
 
 std::map<std::string, std::string> CaseSpec::params() const {

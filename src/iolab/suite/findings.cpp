@@ -62,6 +62,15 @@ PerByte per_byte(const CaseResult& c) {
 
 }  // namespace
 
+RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster) {
+    const PerByte a = per_byte(faster), b = per_byte(slower);
+    RatioInterval r;
+    r.ratio = b.median / a.median;
+    r.low = std::max(a.high > 0 ? b.low / a.high : 0, 0.0);
+    r.high = a.low > 0 ? b.high / a.low : std::numeric_limits<double>::infinity();
+    return r;
+}
+
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
     const CaseResult* pick = nullptr;
     for (const auto& c : cases) {
@@ -97,11 +106,10 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
     }
     r.faster_case = fast->spec.label();
     r.slower_case = slow->spec.label();
-    const PerByte a = per_byte(*fast), b = per_byte(*slow);
-    r.ratio = b.median / a.median;
-    r.low = a.high > 0 ? b.low / a.high : 0;
-    r.high = a.low > 0 ? b.high / a.low : std::numeric_limits<double>::infinity();
-    r.low = std::max(r.low, 0.0);
+    const RatioInterval ri = ratio_of(*slow, *fast);
+    r.ratio = ri.ratio;
+    r.low = ri.low;
+    r.high = ri.high;
     if (f.within > 0) {
         const double hi = 1 + f.within, lo = 1 / hi;
         if (r.low >= lo && r.high <= hi) r.verdict = Verdict3::holds;

@@ -34,6 +34,13 @@ struct KneeResult {
     std::string describe() const;
 };
 
+// slower's time per byte over faster's: the ratio of the medians, and its interval from the
+// 99.9 % intervals of the two means.
+struct RatioInterval {
+    double ratio = 0, low = 0, high = 0;
+};
+RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster);
+
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
 FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases);

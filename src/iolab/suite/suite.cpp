@@ -21,7 +21,7 @@ public:
 
     [[noreturn]] void fail(const toml::node* at, std::string_view key, const std::string& why) const {
         const auto line = at ? at->source().begin.line : 0;
-        throw SuiteError(fmt::format("{}:{}: {}: {}", origin_, line, key, why));
+        throw SuiteError(one_line(fmt::format("{}:{}: {}: {}", origin_, line, key, why)));
     }
     [[noreturn]] void fail_in(const toml::table& t, std::string_view key, const std::string& why) const {
         const toml::node* n = t.get(key);
@@ -200,7 +200,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     try {
         doc = toml::parse(toml_text, origin);
     } catch (const toml::parse_error& e) {
-        throw SuiteError(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description()));
+        throw SuiteError(one_line(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description())));
     }
     const Reader r(origin);
     r.only(doc, {"name", "description", "source", "defaults", "group", "finding", "knee"}, "a suite");

@@ -1,0 +1,120 @@
+#include "iolab/report/read.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/units.hpp"
+#include "iolab/harness/serialize.hpp"
+#include "iolab/report/json.hpp"
+
+namespace iolab {
+
+namespace {
+
+using nlohmann::json;
+
+std::string str(const json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+CaseResult read_case(const json& c, const std::string& origin, std::size_t index) {
+    const auto where = [&](const std::string& what) {
+        return ResultFormatError(one_line(fmt::format("{}: case {}: {}", origin, index + 1, what)));
+    };
+    if (!c.is_object()) throw where("expected an object");
+    CaseResult r;
+    const std::string name = str(c, "strategy");
+    r.spec.strategy = Registry::builtin().find(name);
+    if (!r.spec.strategy) throw where(fmt::format("unknown strategy '{}'", name));
+    r.spec.group = str(c, "group");
+    Workload& w = r.spec.workload;
+    w.family = r.spec.strategy->family;
+    const auto params = c.find("params");
+    if (params == c.end() || !params->is_object()) throw where("missing params");
+    try {
+        for (const auto& [k, v] : params->items()) {
+            if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
+            const std::string s = v.get<std::string>();
+            if (k == "buffer") w.buffer = parse_size(s);
+            else if (k == "record") w.record = parse_size(s);
+            else if (k == "count") w.count = std::stoull(s);
+            else if (k == "size") w.size = parse_size(s);
+            else if (k == "slice_of") r.spec.full_bytes = parse_size(s);
+            else if (k == "data") w.data = parse_data_spec(s);
+            else if (k == "queue") w.queue = static_cast<unsigned>(std::stoul(s));
+            else if (k == "iov") w.iov = static_cast<unsigned>(std::stoul(s));
+            else if (k == "chain") w.chain = s;
+            else if (k == "feed") w.feed_bytes = s == "byte";
+        }
+    } catch (const ResultFormatError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw where(e.what());
+    }
+    const std::string status = str(c, "status");
+    if (status == "ok") r.status = Status::ok;
+    else if (status == "failed") r.status = Status::failed;
+    else if (status == "skipped") r.status = Status::skipped;
+    else throw where(fmt::format("status '{}' is not ok, failed or skipped", status));
+    r.reason = str(c, "reason");
+    const auto verified = c.find("verified");
+    r.verified = verified != c.end() && verified->is_boolean() && verified->get<bool>();
+    const auto samples = c.find("samples");
+    if (samples == c.end() || !samples->is_array()) throw where("missing samples");
+    try {
+        for (const auto& s : *samples) r.samples.push_back(s.get<Sample>());
+    } catch (const json::exception& e) {
+        throw where(fmt::format("a sample is malformed ({})", e.what()));
+    }
+    for (const auto& s : r.samples)
+        if (!(s.wall_s >= 0) || !(s.user_s >= 0) || !(s.sys_s >= 0)) throw where("a sample has a negative or invalid time");
+    if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
+    return r;
+}
+
+}  // namespace
+
+Report read_report_json(std::string_view text, const std::string& origin) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
+        throw ResultFormatError(one_line(fmt::format("{}: not JSON ({})", origin, e.what())));
+    }
+    if (!j.is_object()) throw ResultFormatError(fmt::format("{}: expected a JSON object", origin));
+    if (str(j, "schema") != kResultSchema)
+        throw ResultFormatError(one_line(fmt::format("{}: schema '{}' is not {}", origin, str(j, "schema"), kResultSchema)));
+    Report r;
+    r.suite = str(j, "suite");
+    const auto partial = j.find("partial");
+    r.partial = partial != j.end() && partial->is_boolean() && partial->get<bool>();
+    if (const auto env = j.find("environment"); env != j.end() && env->is_object()) {
+        r.environment.kernel = str(*env, "kernel");
+        r.environment.cpu_model = str(*env, "cpu_model");
+        r.environment.fs_type = str(*env, "filesystem");
+        r.environment.date = str(*env, "date");
+        r.environment.commit = str(*env, "commit");
+    }
+    const auto cases = j.find("cases");
+    if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
+    for (std::size_t i = 0; i < cases->size(); ++i) {
+        CaseResult c = read_case((*cases)[i], origin, i);
+        finish(c, r.options, 1e-9);
+        r.cases.push_back(std::move(c));
+    }
+    return r;
+}
+
+Report read_report_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) throw ResultFormatError(fmt::format("{}: cannot read the file", path));
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return read_report_json(ss.str(), path);
+}
+
+}  // namespace iolab

@@ -1,0 +1,21 @@
+#pragma once
+// Reading a result file back (iolab compare, and anything else that consumes results).
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "iolab/report/report.hpp"
+
+namespace iolab {
+
+struct ResultFormatError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Parses an "iolab.result/1" document. Statistics are recomputed from the samples, so a
+// result whose stats disagree with its samples cannot mislead. Throws ResultFormatError with
+// one line naming the origin and what is wrong.
+Report read_report_json(std::string_view text, const std::string& origin);
+Report read_report_file(const std::string& path);
+
+}  // namespace iolab
