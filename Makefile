@@ -35,6 +35,7 @@ test: deps
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target iolab_tests iolab
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -R '$(THREADED_TESTS)'
 	@$(MAKE) --no-print-directory fuzz-run
+	IOLAB_BIN=$(TEST_BUILD)/iolab ./bench/peers --smoke --out $(TEST_BUILD)/performance-smoke.md
 
 # libFuzzer targets, built with clang (ASan + UBSan), seeded from fuzz/corpus/.
 fuzz-build: deps

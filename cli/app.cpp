@@ -25,6 +25,7 @@
 #include "iolab/core/timeline.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/environment.hpp"
+#include "iolab/harness/limits.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/session.hpp"
 #include "iolab/report/compare.hpp"
@@ -100,7 +101,7 @@ std::string checked_dir(const std::string& dir) {
     return dir;
 }
 
-int show_info(const std::string& dir) {
+int show_info(const std::string& dir, bool limits, bool device, const std::string& device_size) {
     const Environment e = collect_environment(checked_dir(dir));
     fmt::print("iolab         {} (commit {}, {} build, {})\n", e.iolab_version, e.commit, e.build_type, e.compiler);
     fmt::print("kernel        Linux {}\n", e.kernel);
@@ -112,6 +113,30 @@ int show_info(const std::string& dir) {
                e.device_model.empty() ? "" : " (" + e.device_model + ")",
                e.rotational < 0 ? "" : (e.rotational ? ", rotational" : ", non-rotational"));
     fmt::print("date          {}\n", e.date);
+    if (limits) {
+        Limits l = measure_memory_limits();
+        fmt::print("memcpy        {:.0f} MiB/s into a 64 KiB buffer (the limit of a page-cache read)\n",
+                   l.memcpy_cache_mib_s);
+        fmt::print("memcpy        {:.0f} MiB/s from 256 MiB to 256 MiB (the limit of a cached copy)\n",
+                   l.memcpy_large_mib_s);
+        if (device) {
+            std::uint64_t size = 1ull << 30;
+            try {
+                if (!device_size.empty()) size = parse_size(device_size);
+            } catch (const std::invalid_argument& ex) {
+                throw UsageError(ex.what());
+            }
+            if (size == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
+            const std::string where = checked_dir(dir);
+            if (free_space(where) < size + (16ull << 20))
+                throw UsageError(fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
+            measure_device_limit(l, where, size);
+            if (l.device_read_mib_s > 0)
+                fmt::print("device read   {:.0f} MiB/s ({})\n", l.device_read_mib_s, l.device_note);
+            else
+                fmt::print("device read   not measured: {}\n", l.device_note);
+        }
+    }
     return 0;
 }
 
@@ -120,7 +145,7 @@ struct RunArgs {
     std::vector<std::string> strategies;
     std::string size, buffer, record, count, data;
     std::string cache, sync, warmup, iterations, forks;
-    std::string queue, iov, feed, throttle;
+    std::string queue, iov, feed, throttle, byte_slice;
     std::vector<std::string> chains;
     std::string dir, json, csv, markdown, trace, input;
     bool keep = false, quiet = false, force = false, drop_caches = false, smoke = false, allow_device = false;
@@ -193,6 +218,10 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
                 req.count = c.count;
             }
             if (!a.data.empty()) req.data = parse_data_spec(a.data);
+            if (!a.byte_slice.empty()) {
+                req.byte_slice = parse_size(a.byte_slice);
+                if (req.byte_slice == 0) req.byte_slice = UINT64_MAX;  // 0: the whole file
+            }
             if (!a.queue.empty()) req.queues = parse_counts(a.queue, "--queue");
             if (!a.iov.empty()) req.iovs = parse_counts(a.iov, "--iov");
             if (!a.chains.empty()) req.chains = split_commas(a.chains);
@@ -379,6 +408,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--record", a.record, "Record size(s) for writes");
     cmd->add_option("--count", a.count, "Records per written file (default: size / record)");
     cmd->add_option("--data", a.data, "random, text, zeros or compressible:R");
+    cmd->add_option("--byte-slice", a.byte_slice, "Byte-at-a-time strategies run on this much (default 1M; 0: all)");
     cmd->add_option("--cache", a.cache, "warm, cold or direct");
     cmd->add_flag("--drop-caches", a.drop_caches, "With --cache cold, as root: also drop the kernel's caches");
     cmd->add_option("--sync", a.sync, "none, fsync or fdatasync: durability inside the timed part");
@@ -416,9 +446,13 @@ int iolab_main(int argc, char** argv, bool dry_run) {
     list->add_option("--family", family, "Only this family: read, write or copy");
     list->add_flag("--names", names, "One name per line");
 
-    std::string info_dir;
+    std::string info_dir, info_size;
+    bool info_limits = false, info_device = false;
     auto* info = app.add_subcommand("info", "Describe this machine and the scratch filesystem");
     info->add_option("--dir", info_dir, "The folder whose filesystem to describe");
+    info->add_flag("--limits", info_limits, "Measure the memory-copy limits of reads and copies");
+    info->add_flag("--device", info_device, "With --limits: also the raw read speed of --dir's device (O_DIRECT)");
+    info->add_option("--size", info_size, "With --device: the size of the test file (default 1G)");
 
     RunArgs a;
     auto* run_cmd = app.add_subcommand("run", "Measure strategies: a suite (default quick) or the cases you pick");
@@ -453,7 +487,7 @@ int iolab_main(int argc, char** argv, bool dry_run) {
     if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed())) return 0;
     try {
         if (list->parsed()) return list_strategies(family, names);
-        if (info->parsed()) return show_info(info_dir);
+        if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);
         if (run_cmd->parsed()) return run(a);
         if (replicate_cmd->parsed()) return replicate(a);
         if (suites_cmd->parsed()) return list_suites();

@@ -40,10 +40,10 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     const auto strategies = select(req.patterns, registry);
     if (!req.input.empty())
         for (const Strategy* s : strategies) {
-            if (s->family != Family::read)
-                throw std::invalid_argument(fmt::format("with --input only read strategies run (the input is never "
-                                                        "written); {} is a {} strategy",
-                                                        s->name, to_string(s->family)));
+            if (s->family == Family::write)
+                throw std::invalid_argument(fmt::format("with --input only read and copy strategies run (the input "
+                                                        "is never written); {} is a write strategy",
+                                                        s->name));
             if (s->byte_at_a_time && req.sizes.front() > req.byte_slice)
                 throw std::invalid_argument(fmt::format("{} makes one call per byte and would read all {} of --input "
                                                         "'{}'; choose strategies that read in blocks",

@@ -24,8 +24,8 @@ struct PlanRequest {
     DataSpec data;
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
-    // Read this existing file (or block device) instead of generated data; only read
-    // strategies run, and it is never written. sizes then holds its size.
+    // Read (or copy from) this existing file or block device instead of generated data; it is
+    // never written, and write strategies are refused. sizes then holds its size.
     std::string input;
 };
 

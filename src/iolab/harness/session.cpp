@@ -2,6 +2,7 @@
 
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 
@@ -51,6 +52,10 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         report.groups.push_back({g.id, g.title, g.options});
         for (auto& c : group_cases(g)) plan.emplace_back(std::move(c), &g);
     }
+    // The reference rows of read and copy tables: about half a second, measured once.
+    const bool reads_or_copies = std::any_of(plan.begin(), plan.end(),
+                                             [](const auto& p) { return p.first.workload.family != Family::write; });
+    if (settings.limits && reads_or_copies) report.limits = measure_memory_limits();
     bool external = false;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const auto& [spec, group] = plan[i];

@@ -16,6 +16,7 @@ struct SessionSettings {
     std::string description;
     std::string scratch_parent;  // empty: the system temp folder
     bool keep = false;           // keep the scratch folder
+    bool limits = true;          // measure the memory-copy limits for reference rows
     // Called before each case: (index from 0, total, the case).
     std::function<void(std::size_t, std::size_t, const CaseSpec&)> on_case;
 };

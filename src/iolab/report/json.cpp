@@ -106,6 +106,11 @@ nlohmann::json report_to_json(const Report& r) {
                      {"knees", knees},
                      {"warnings", r.warnings()}};
     if (r.process_startup_s >= 0) j["process_startup_s"] = r.process_startup_s;
+    if (r.limits.measured()) {
+        j["limits"] = {{"memcpy_large_mib_s", r.limits.memcpy_large_mib_s},
+                       {"memcpy_cache_mib_s", r.limits.memcpy_cache_mib_s}};
+        if (r.limits.device_read_mib_s > 0) j["limits"]["device_read_mib_s"] = r.limits.device_read_mib_s;
+    }
     return j;
 }
 

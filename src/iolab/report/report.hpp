@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "iolab/harness/environment.hpp"
+#include "iolab/harness/limits.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/suite/findings.hpp"
 
@@ -28,6 +29,7 @@ struct Report {
     std::vector<FindingResult> findings;
     std::vector<KneeResult> knees;
     double process_startup_s = -1;  // measured when external tools ran: what starting one costs
+    Limits limits;                  // reference limits, when measured
     bool partial = false;  // interrupted: only the cases that completed are here
 
     const ReportGroup& group(const std::string& id) const;

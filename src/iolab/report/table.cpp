@@ -39,7 +39,13 @@ std::vector<Table> ranked_tables(const Report& report) {
         Table t;
         t.family = f;
         t.title = fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
+        // Reads are held against a memcpy into a cache-sized buffer (what a page-cache read
+        // does), copies against a large memcpy.
+        const double limit = !report.limits.measured() || f == Family::write ? 0
+                             : f == Family::read ? report.limits.memcpy_cache_mib_s
+                                                 : report.limits.memcpy_large_mib_s;
         t.columns = {"#", "strategy", "params", "median", "MiB/s", "±99.9%", "vs best", "calls/MiB", "CPU"};
+        if (limit > 0) t.columns.insert(t.columns.begin() + 5, "of limit");
         if (cold && f != Family::write) t.columns.push_back("cached");
         t.columns.push_back("verified");
         const double best = cases.front()->status == Status::ok ? cases.front()->throughput_mib_s : 0;
@@ -71,6 +77,7 @@ std::vector<Table> ranked_tables(const Report& report) {
                          format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
                          cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
                          fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
+            if (limit > 0) row.cells.insert(row.cells.begin() + 5, fmt::format("{:.0f}%", 100 * c->throughput_mib_s / limit));
             if (cold && f != Family::write) {
                 const double r = median_resident(*c);
                 row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
@@ -80,6 +87,13 @@ std::vector<Table> ranked_tables(const Report& report) {
         }
         for (const CaseResult* c : cases)
             if (c->timeline) t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
+        if (limit > 0) {
+            TableRow ref;
+            ref.status = Status::skipped;  // drawn like an unranked row
+            ref.cells = {"ref", f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB",
+                         "", "limit", fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit)};
+            t.rows.insert(t.rows.begin(), std::move(ref));
+        }
         if (scaled)
             t.notes.push_back("* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
                               "whole size (throughput is as measured)");
