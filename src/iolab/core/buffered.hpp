@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "iolab/core/aligned.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
@@ -30,7 +31,8 @@ private:
 
     const sys::Fd& fd_;
     std::size_t cap_;
-    std::unique_ptr<unsigned char[]> buf_;
+    AlignedBuffer storage_;
+    unsigned char* buf_;
     std::size_t pos_ = 0;
     std::size_t end_ = 0;
 };
@@ -56,7 +58,8 @@ private:
 
     const sys::Fd& fd_;
     std::size_t cap_;
-    std::unique_ptr<unsigned char[]> buf_;
+    AlignedBuffer storage_;
+    unsigned char* buf_;
     std::size_t pos_ = 0;
 };
 

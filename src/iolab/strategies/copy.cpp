@@ -11,6 +11,7 @@
 #include "iolab/copy_file.hpp"
 #include "iolab/core/buffered.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/aligned.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/stdio.hpp"
@@ -61,7 +62,7 @@ void copy_byte_iostream(const Job& j) {
 void copy_pread_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
     const sys::Fd out = open_dst(j.dst);
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     off_t pos = 0;
     while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
         sys::pwrite_all(out, buf.data(), n, pos);
@@ -72,7 +73,7 @@ void copy_pread_chunk(const Job& j) {
 void copy_stdio_chunk(const Job& j) {
     sys::StdioFile in(open_src(j.src), "r");
     sys::StdioFile out(open_dst(j.dst), "w");
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), in.get()))
         if (std::fwrite(buf.data(), 1, n, out.get()) != n) out.check();
     in.check();
@@ -82,7 +83,7 @@ void copy_stdio_chunk(const Job& j) {
 void copy_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
     const sys::Fd out = open_dst(j.dst);
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) sys::write_all(out, buf.data(), n);
 }
 

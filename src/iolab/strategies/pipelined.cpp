@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "iolab/core/timeline.hpp"
+#include "iolab/core/aligned.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 
@@ -85,7 +86,7 @@ void copy_pipelined(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst);
     const unsigned depth = std::max(1u, j.queue);
     const std::size_t n = j.buffer;
-    std::vector<std::byte> memory(n * depth);
+    AlignedBuffer memory(n * depth, detail::kPage);
     Pipeline pipe(depth);
     Timeline* tl = j.timeline;
     // Each thread's system calls are counted in its own counters; they join the caller's.

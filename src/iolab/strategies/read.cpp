@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iolab/core/buffered.hpp"
+#include "iolab/core/aligned.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/stdio.hpp"
@@ -62,13 +63,13 @@ void read_byte_buffered(const Job& j) {
 
 void read_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) j.sink->consume(buf.data(), n);
 }
 
 void read_pread_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     off_t pos = 0;
     while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
         j.sink->consume(buf.data(), n);
@@ -79,9 +80,9 @@ void read_pread_chunk(const Job& j) {
 void read_iostream_chunk(const Job& j) {
     std::ifstream in;
     detail::open_stream(in, j.src, std::ios::in);
-    std::vector<char> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     for (;;) {
-        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
         const auto n = static_cast<std::size_t>(in.gcount());
         if (n > 0) j.sink->consume(buf.data(), n);
         if (!in) break;
@@ -91,7 +92,7 @@ void read_iostream_chunk(const Job& j) {
 
 void read_stdio_chunk(const Job& j) {
     sys::StdioFile in(open_src(j.src), "r");
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     while (const std::size_t n = std::fread(buf.data(), 1, buf.size(), in.get())) j.sink->consume(buf.data(), n);
     in.check();
 }
@@ -110,7 +111,7 @@ void for_each_window(const sys::Fd& in, int advice, F&& f) {
 
 void read_mmap_chunks(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    std::vector<std::byte> buf(j.buffer);
+    AlignedBuffer buf(j.buffer, detail::kPage);
     for_each_window(in, MADV_NORMAL, [&](const std::byte* p, std::size_t len) {
         for (std::size_t off = 0; off < len; off += buf.size()) {
             const std::size_t n = std::min(buf.size(), len - off);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "iolab/core/aligned.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 
@@ -17,7 +18,7 @@ constexpr unsigned kIovMax = 1024;
 void read_readv(const Job& j) {
     const sys::Fd in = detail::open_src(j.src);
     const unsigned k = std::clamp(j.iov, 1u, kIovMax);
-    std::vector<std::byte> buf(j.buffer * k);
+    AlignedBuffer buf(j.buffer * k, detail::kPage);
     std::vector<iovec> iov(k);
     for (unsigned i = 0; i < k; ++i) iov[i] = {buf.data() + i * j.buffer, j.buffer};
     // The buffers are consecutive, so whatever one call fills is one contiguous run.
