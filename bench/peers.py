@@ -282,6 +282,8 @@ def main():
         doc += [line for line, _ in targets]
         doc += ["", "## Results", ""]
         doc += [t.markdown() for t in tables]
+        with open(os.path.join(ROOT, "bench", "performance-analysis.md")) as f:
+            doc += [f.read()]
         doc += ["## Commands", "", "```"] + commands + ["```", ""]
         with open(a.out + ".tmp", "w") as f:
             f.write("\n".join(doc))

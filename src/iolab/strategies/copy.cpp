@@ -180,17 +180,9 @@ void copy_auto(const Job& j) {
     copy_contents(in, out, o);
 }
 
-Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
               void (*run)(const Job&)) {
-    Strategy s;
-    s.name = "copy." + what;
-    s.family = Family::copy;
-    s.description = std::move(desc);
-    s.jvm = std::move(jvm);
-    s.params = params;
-    s.byte_at_a_time = s.name.starts_with("copy.byte-");
-    s.run = run;
-    return s;
+    return make_strategy(Family::copy, what, std::move(desc), std::move(jvm), params, run);
 }
 
 }  // namespace

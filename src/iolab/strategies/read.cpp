@@ -127,17 +127,9 @@ void read_mmap_scan(const Job& j) {
                     [&](const std::byte* p, std::size_t len) { j.sink->consume(p, len); });
 }
 
-Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
               void (*run)(const Job&)) {
-    Strategy s;
-    s.name = "read." + what;
-    s.family = Family::read;
-    s.description = std::move(desc);
-    s.jvm = std::move(jvm);
-    s.params = params;
-    s.byte_at_a_time = s.name.starts_with("read.byte-");
-    s.run = run;
-    return s;
+    return make_strategy(Family::read, what, std::move(desc), std::move(jvm), params, run);
 }
 
 }  // namespace

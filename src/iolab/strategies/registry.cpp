@@ -22,6 +22,19 @@ std::optional<Family> parse_family(std::string_view s) {
     return std::nullopt;
 }
 
+Strategy make_strategy(Family f, const std::string& what, std::string description, std::string jvm,
+                       unsigned params, void (*run)(const Job&)) {
+    Strategy s;
+    s.name = std::string(to_string(f)) + "." + what;
+    s.family = f;
+    s.description = std::move(description);
+    s.jvm = std::move(jvm);
+    s.params = params;
+    s.byte_at_a_time = what.starts_with("byte-");
+    s.run = run;
+    return s;
+}
+
 void Registry::add(Strategy s) {
     if (find(s.name)) throw std::logic_error("strategy registered twice: " + s.name);
     strategies_.push_back(std::move(s));

@@ -102,6 +102,10 @@ private:
     std::vector<Strategy> strategies_;
 };
 
+// A strategy named "family.what" (a "byte-" name is byte-at-a-time), for the family files.
+Strategy make_strategy(Family f, const std::string& what, std::string description, std::string jvm,
+                       unsigned params, void (*run)(const Job&));
+
 void register_read_strategies(Registry& r);
 void register_write_strategies(Registry& r);
 void register_copy_strategies(Registry& r);

@@ -142,17 +142,9 @@ void write_mmap(const Job& j) {
     }
 }
 
-Strategy make(std::string what, std::string desc, std::string jvm, unsigned params,
+Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
               void (*run)(const Job&)) {
-    Strategy s;
-    s.name = "write." + what;
-    s.family = Family::write;
-    s.description = std::move(desc);
-    s.jvm = std::move(jvm);
-    s.params = params | kParamRecord;
-    s.byte_at_a_time = s.name.starts_with("write.byte-");
-    s.run = run;
-    return s;
+    return make_strategy(Family::write, what, std::move(desc), std::move(jvm), params | kParamRecord, run);
 }
 
 Strategy libstdcxx(Strategy s) {
