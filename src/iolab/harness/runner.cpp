@@ -258,6 +258,11 @@ CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchD
         }
         while (r.samples.size() < n) r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
         r.verified = s.output_checked;
+    } catch (const CannotRun& e) {
+        r.status = Status::skipped;
+        r.reason = e.what();
+        r.samples.clear();
+        r.verified = false;
     } catch (const std::exception& e) {
         r.status = Status::failed;
         r.reason = e.what();

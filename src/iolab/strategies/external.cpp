@@ -70,8 +70,15 @@ void cp_copy(const Job& j) {
 }
 
 void fio_read(const Job& j) {
+    struct stat st {};
+    if (::stat(j.src.c_str(), &st) != 0) throw IoError(errno, "stat", j.src);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    // fio reads whole blocks only: on any other size it would read less than the others.
+    if (size == 0 || size % j.buffer != 0)
+        throw CannotRun(fmt::format("fio reads whole {}-byte blocks and the file has {} bytes", j.buffer, size));
     std::vector<std::string> argv = {"fio", "--name=iolab", "--filename=" + j.src, "--rw=read",
-                                     "--bs=" + std::to_string(j.buffer), "--invalidate=0",
+                                     "--bs=" + std::to_string(j.buffer), "--size=" + std::to_string(size),
+                                     "--invalidate=0",
                                      "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
                                      "--iodepth=" + std::to_string(j.queue), "--output-format=terse"};
     if (j.direct) argv.push_back("--direct=1");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <string_view>
@@ -49,6 +50,13 @@ struct Job {
     bool feed_bytes = false;          // feed the chain one byte per call
     bool direct = false;              // use O_DIRECT where the strategy can (--cache direct)
     Timeline* timeline = nullptr;     // record read/write events, when not null
+};
+
+// Thrown by a strategy that cannot do this particular job (a tool that only reads whole
+// blocks, given a file that is not a multiple of them): the case is skipped with the reason,
+// not failed.
+struct CannotRun : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 struct Strategy {
