@@ -82,34 +82,21 @@ void write_dsync(const Job& j) {
 }  // namespace
 
 void register_direct_strategies(Registry& r) {
-    Strategy rd;
-    rd.name = "read.direct";
-    rd.family = Family::read;
-    rd.description = "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)";
-    rd.params = kParamBuffer;
+    Strategy rd = make_strategy(Family::read, "direct", "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)",
+                                "", kParamBuffer, read_direct);
     rd.direct_capable = true;
     rd.unavailable = direct_unavailable;
-    rd.run = read_direct;
     r.add(std::move(rd));
 
-    Strategy wd;
-    wd.name = "write.direct";
-    wd.family = Family::write;
-    wd.description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated";
-    wd.params = kParamBuffer | kParamRecord;
+    Strategy wd = make_strategy(Family::write, "direct",
+                                "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated",
+                                "", kParamBuffer | kParamRecord, write_direct);
     wd.direct_capable = true;
     wd.unavailable = direct_unavailable;
-    wd.run = write_direct;
     r.add(std::move(wd));
 
-    Strategy ds;
-    ds.name = "write.dsync";
-    ds.family = Family::write;
-    ds.description = "O_DSYNC: every write(2) of an N-byte buffer waits for the device";
-    ds.jvm = "FileChannel opened with StandardOpenOption.DSYNC";
-    ds.params = kParamBuffer | kParamRecord;
-    ds.run = write_dsync;
-    r.add(std::move(ds));
+    r.add(make_strategy(Family::write, "dsync", "O_DSYNC: every write(2) of an N-byte buffer waits for the device",
+                        "FileChannel opened with StandardOpenOption.DSYNC", kParamBuffer | kParamRecord, write_dsync));
 }
 
 }  // namespace iolab

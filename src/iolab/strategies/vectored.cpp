@@ -40,23 +40,10 @@ void write_writev(const Job& j) {
 }  // namespace
 
 void register_vectored_strategies(Registry& r) {
-    Strategy rv;
-    rv.name = "read.readv";
-    rv.family = Family::read;
-    rv.description = "readv(2) into K buffers of N bytes per call";
-    rv.jvm = "ScatteringByteChannel.read(ByteBuffer[])";
-    rv.params = kParamBuffer | kParamIov;
-    rv.run = read_readv;
-    r.add(std::move(rv));
-
-    Strategy wv;
-    wv.name = "write.writev";
-    wv.family = Family::write;
-    wv.description = "writev(2) gathering K records per call, straight from memory";
-    wv.jvm = "GatheringByteChannel.write(ByteBuffer[])";
-    wv.params = kParamRecord | kParamIov;
-    wv.run = write_writev;
-    r.add(std::move(wv));
+    r.add(make_strategy(Family::read, "readv", "readv(2) into K buffers of N bytes per call",
+                        "ScatteringByteChannel.read(ByteBuffer[])", kParamBuffer | kParamIov, read_readv));
+    r.add(make_strategy(Family::write, "writev", "writev(2) gathering K records per call, straight from memory",
+                        "GatheringByteChannel.write(ByteBuffer[])", kParamRecord | kParamIov, write_writev));
 }
 
 }  // namespace iolab
