@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <new>
 #include <vector>
 
@@ -37,6 +39,15 @@ void Hasher::reset() {
 
 std::uint64_t checksum(std::span<const std::byte> data) {
     return XXH3_64bits(data.data(), data.size());
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+    std::ifstream f(path);
+    if (!f) return std::nullopt;
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if (f.bad()) return std::nullopt;
+    return ss.str();
 }
 
 FileDigest checksum_file(const std::string& path) {

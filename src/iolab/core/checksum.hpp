@@ -3,6 +3,7 @@
 // file that was written or copied.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -31,6 +32,8 @@ private:
 };
 
 std::uint64_t checksum(std::span<const std::byte> data);
+// A whole (small) text file: a suite, a result. nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
 // Checksum and length of a whole file, read through the syscall layer in large blocks.
 struct FileDigest {
     std::uint64_t checksum = 0;

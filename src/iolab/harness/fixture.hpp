@@ -54,7 +54,7 @@ private:
     bool checked_ = true;
 };
 
-// Writes `size` bytes of generated data to a new file at path.
-void write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
+// Writes `size` bytes of generated data to a new file at path; returns their checksum.
+std::uint64_t write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
 
 }  // namespace iolab

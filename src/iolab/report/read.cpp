@@ -1,11 +1,9 @@
 #include "iolab/report/read.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/checksum.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/json.hpp"
@@ -110,11 +108,9 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw ResultFormatError(fmt::format("{}: cannot read the file", path));
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return read_report_json(ss.str(), path);
+    const auto text = read_text_file(path);
+    if (!text) throw ResultFormatError(fmt::format("{}: cannot read the file", path));
+    return read_report_json(*text, path);
 }
 
 }  // namespace iolab

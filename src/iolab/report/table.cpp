@@ -89,7 +89,8 @@ std::vector<Table> ranked_tables(const Report& report) {
             if (c->timeline) t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
         if (limit > 0) {
             TableRow ref;
-            ref.status = Status::skipped;  // drawn like an unranked row
+            ref.status = Status::skipped;
+            ref.reference = true;
             ref.cells = {"ref", f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB",
                          "", "limit", fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit)};
             t.rows.insert(t.rows.begin(), std::move(ref));

@@ -10,6 +10,7 @@ namespace iolab {
 struct TableRow {
     std::vector<std::string> cells;
     Status status = Status::ok;
+    bool reference = false;  // a limit shown for comparison: not ranked, drawn like a skipped row
 };
 
 struct Table {

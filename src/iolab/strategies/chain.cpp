@@ -22,13 +22,10 @@ void write_chain(const Job& j) {
 }  // namespace
 
 void register_chain_strategies(Registry& r) {
-    Strategy s;
-    s.name = "write.chain";
-    s.family = Family::write;
-    s.description = "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file";
-    s.jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders";
-    s.params = kParamRecord | kParamChain | kParamFeed;
-    s.run = write_chain;
+    Strategy s = make_strategy(
+        Family::write, "chain", "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file",
+        "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders",
+        kParamRecord | kParamChain | kParamFeed, write_chain);
     s.decode_output = [](const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); };
     r.add(std::move(s));
 }

@@ -133,14 +133,11 @@ void copy_pipelined(const Job& j) {
 }  // namespace
 
 void register_pipelined_strategies(Registry& r) {
-    Strategy s;
-    s.name = "copy.pipelined-threads";
-    s.family = Family::copy;
-    s.description = "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers";
-    s.jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)";
-    s.params = kParamBuffer | kParamQueue;
+    Strategy s = make_strategy(Family::copy, "pipelined-threads",
+                               "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers",
+                               "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)",
+                               kParamBuffer | kParamQueue, copy_pipelined);
     s.records_timeline = true;
-    s.run = copy_pipelined;
     r.add(std::move(s));
 }
 

@@ -1,13 +1,13 @@
 #include "iolab/suite/suite.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include "iolab/chain/chain.hpp"
+#include "iolab/core/checksum.hpp"
 #include "iolab/core/units.hpp"
 
 namespace iolab {
@@ -285,11 +285,9 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
 }
 
 Suite load_suite_file(const std::string& path) {
-    std::ifstream f(path);
-    if (!f) throw SuiteError(fmt::format("{}: cannot read the suite file", path));
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_suite(ss.str(), path);
+    const auto text = read_text_file(path);
+    if (!text) throw SuiteError(fmt::format("{}: cannot read the suite file", path));
+    return parse_suite(*text, path);
 }
 
 std::vector<std::string> builtin_suite_names() {
