@@ -144,7 +144,7 @@ struct RunArgs {
     std::string suite, suite_file;
     std::vector<std::string> strategies;
     std::string size, buffer, record, count, data;
-    std::string cache, sync, warmup, iterations, forks;
+    std::string cache, sync, warmup, iterations, forks, verify, precision, budget;
     std::string queue, iov, feed, throttle, byte_slice;
     std::vector<std::string> chains;
     std::string dir, json, csv, markdown, trace, input;
@@ -234,7 +234,10 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
                 }
             }
             if (!a.warmup.empty()) opts.warmup = parse_amount(a.warmup, "--warmup", true);
-            if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false);
+            if (!a.iterations.empty()) opts.iterations = parse_amount(a.iterations, "--iterations", false, true);
+            if (!a.verify.empty()) opts.verify = parse_verify_mode(a.verify, "--verify");
+            if (!a.precision.empty()) opts.precision = parse_precision(a.precision, "--precision");
+            if (!a.budget.empty()) opts.budget_s = parse_budget(a.budget, "--budget");
             if (!a.forks.empty()) {
                 const auto f = parse_amount(a.forks, "--forks", true);
                 if (f.seconds > 0 || f.count > 64)
@@ -413,7 +416,14 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_flag("--drop-caches", a.drop_caches, "With --cache cold, as root: also drop the kernel's caches");
     cmd->add_option("--sync", a.sync, "none, fsync or fdatasync: durability inside the timed part");
     cmd->add_option("--warmup", a.warmup, "Warm-up iterations (N) or time (2s)");
-    cmd->add_option("--iterations", a.iterations, "Measured iterations (N) or target time (2s)");
+    cmd->add_option("--iterations", a.iterations,
+                    "Measured iterations: auto (default: until --precision or --budget), N, or a target time (2s)");
+    cmd->add_option("--precision", a.precision,
+                    "With --iterations auto: stop a case when its median's 95% interval is within this (default 3%)");
+    cmd->add_option("--budget", a.budget, "With --iterations auto: measured time per case at most (default 1.5s)");
+    cmd->add_option("--verify", a.verify,
+                    "sampled (default): measured reads check a fingerprint of every page; full: hash every byte "
+                    "inside the clock");
     cmd->add_option("--forks", a.forks, "Run each case in N child processes and pool their samples");
     cmd->add_option("--queue", a.queue, "Queue depth(s): io_uring entries, pipelined buffers (default 8)");
     cmd->add_option("--iov", a.iov, "Buffers or records per readv/writev call (default 16)");

@@ -46,6 +46,7 @@ Report fixed_report() {
         c.spec.full_bytes = full;
         c.status = st;
         c.verified = st == Status::ok;
+        c.checked = st == Status::ok ? Checked::content : Checked::none;
         if (st == Status::failed) c.reason = "output differs from the input: checksum 0x1, expected 0x2";
         if (st == Status::skipped) c.reason = "this filesystem cannot share extents";
         for (double w : walls) {
@@ -105,7 +106,7 @@ void expect_contract(const nlohmann::json& j) {
         EXPECT_TRUE(j["environment"].contains(k)) << k;
     ASSERT_TRUE(j.at("cases").is_array());
     for (const auto& c : j["cases"]) {
-        for (const char* k : {"strategy", "family", "params", "status", "verified", "samples", "stats"})
+        for (const char* k : {"strategy", "family", "params", "status", "verified", "verification", "samples", "stats"})
             ASSERT_TRUE(c.contains(k)) << k;
         EXPECT_TRUE(c["params"].is_object());
         const std::string st = c["status"];
@@ -116,8 +117,8 @@ void expect_contract(const nlohmann::json& j) {
         EXPECT_TRUE(c["verified"].is_boolean());
         for (const auto& s : c["samples"])
             for (const char* k : {"wall_s", "user_s", "sys_s", "bytes", "syscalls"}) EXPECT_TRUE(s.contains(k)) << k;
-        for (const char* k : {"median_s", "mean_s", "stddev_s", "ci999_low_s", "ci999_high_s", "min_s", "max_s",
-                              "throughput_mib_s", "n"})
+        for (const char* k : {"median_s", "mean_s", "stddev_s", "ci999_low_s", "ci999_high_s", "median_ci_low_s",
+                              "median_ci_high_s", "median_ci_confidence", "min_s", "max_s", "throughput_mib_s", "n"})
             EXPECT_TRUE(c["stats"].contains(k)) << k;
         EXPECT_EQ(c["stats"]["n"].get<std::size_t>(), c["samples"].size());
     }

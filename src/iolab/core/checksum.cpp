@@ -10,6 +10,7 @@
 
 #include <xxhash.h>
 
+#include "iolab/core/sink.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
@@ -54,12 +55,14 @@ FileDigest checksum_file(const std::string& path) {
     sys::Fd fd = sys::open(path, O_RDONLY);
     std::vector<std::byte> buf(kChunk);
     Hasher h;
+    Fingerprint f;
     for (;;) {
         const std::size_t n = sys::read_some(fd, buf.data(), buf.size());
         if (n == 0) break;
         h.update(buf.data(), n);
+        f.update(buf.data(), n);
     }
-    return {h.digest(), h.bytes()};
+    return {h.digest(), h.bytes(), f.digest()};
 }
 
 std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
@@ -72,6 +75,21 @@ std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
         off += n;
     }
     return h.digest();
+}
+
+std::uint64_t Sink::touch(const void* p, std::size_t n) {
+    // Four independent sums of 8-byte words: the compiler vectorises it, memory bounds it.
+    const auto* b = static_cast<const unsigned char*>(p);
+    std::uint64_t s[4] = {0, 0, 0, 0};
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; ++k) {
+            std::uint64_t v;
+            std::memcpy(&v, b + i + 8 * k, 8);
+            s[k] += v;
+        }
+    for (; i < n; ++i) s[0] += b[i];
+    return s[0] + s[1] + s[2] + s[3];
 }
 
 }  // namespace iolab

@@ -38,6 +38,7 @@ std::optional<std::string> read_text_file(const std::string& path);
 struct FileDigest {
     std::uint64_t checksum = 0;
     std::uint64_t size = 0;
+    std::uint64_t fingerprint = 0;  // the sampled fingerprint (sink.hpp) of the same bytes
 };
 FileDigest checksum_file(const std::string& path);
 // The checksum of the first `size` bytes of a generated data stream, without any file.

@@ -14,58 +14,101 @@
 namespace iolab {
 
 std::string Verdict::describe() const {
-    return fmt::format("checksum {:#018x}, expected {:#018x} ({} bytes, expected {})", actual, expected,
-                       actual_bytes, expected_bytes);
+    if (count_only) return fmt::format("the tool reported {} bytes, expected {}", actual_bytes, expected_bytes);
+    return fmt::format("{} {:#018x}, expected {:#018x} ({} bytes, expected {})",
+                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected, actual_bytes,
+                       expected_bytes);
 }
 
-std::uint64_t write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size) {
+FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size) {
     const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     std::vector<std::byte> buf(1 << 20);
     Hasher h;
+    Fingerprint f;
     for (std::uint64_t off = 0; off < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - off));
         fill(spec, off, std::span(buf.data(), n));
         h.update(buf.data(), n);
+        f.update(buf.data(), n);
         sys::write_all(fd, buf.data(), n);
         off += n;
     }
-    return h.digest();
+    return {h.digest(), h.bytes(), f.digest()};
+}
+
+namespace {
+
+std::shared_ptr<const Input> make_input(const Workload& w, const std::string& generated_path) {
+    auto in = std::make_shared<Input>();
+    if (!w.input.empty()) {
+        // The user's file: read once here for the reference, never created nor removed.
+        in->path = w.input;
+        in->digest = checksum_file(w.input);
+    } else if (w.family == Family::write) {
+        auto records = std::make_shared<std::vector<std::byte>>(w.record * w.count);
+        fill(w.data, 0, *records);
+        in->digest = {checksum(*records), records->size(), 0};
+        in->records = std::move(records);
+    } else {
+        in->path = generated_path;
+        in->owned = true;
+        in->digest = write_input_file(generated_path, w.data, w.size);
+    }
+    return in;
+}
+
+}  // namespace
+
+InputPool::~InputPool() {
+    for (const auto& [key, in] : inputs_)
+        if (in->owned) ::unlink(in->path.c_str());
+}
+
+std::shared_ptr<const Input> InputPool::get(const Workload& w) {
+    const bool records = w.family == Family::write;
+    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input);
+    if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
+    const std::string path = dir_.file(fmt::format("input-{}.in", inputs_.size()));
+    return inputs_[key] = make_input(w, path);
+}
+
+std::vector<std::string> InputPool::files() const {
+    std::vector<std::string> out;
+    for (const auto& [key, in] : inputs_)
+        if (!in->path.empty()) out.push_back(in->path);
+    return out;
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag)
-    : w_(w), src_(w.input.empty() ? dir.file(tag + ".in") : w.input), dst_(dir.file(tag + ".out")) {
-    if (!w_.input.empty()) {
-        // The user's file: read once here for the reference, never created nor removed.
-        const FileDigest d = checksum_file(src_);
-        reference_ = d.checksum;
-        w_.size = d.size;
-    } else if (w_.family == Family::write) {
-        records_.resize(w_.record * w_.count);
-        fill(w_.data, 0, records_);
-        reference_ = checksum(records_);
-    } else {
-        reference_ = write_input_file(src_, w_.data, w_.size);
-    }
+    : w_(w), input_(make_input(w, dir.file(tag + ".in"))), dst_(dir.file(tag + ".out")) {
+    if (!w_.input.empty()) w_.size = input_->digest.size;
+}
+
+Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input)
+    : w_(w), input_(std::move(input)), dst_(dir.file(tag + ".out")) {
+    if (!w_.input.empty()) w_.size = input_->digest.size;
+    // A shared input is owned by its pool.
 }
 
 Fixture::~Fixture() {
     ::unlink(dst_.c_str());
-    if (w_.family != Family::write && w_.input.empty()) ::unlink(src_.c_str());
+    if (input_.use_count() == 1 && input_->owned) ::unlink(input_->path.c_str());
 }
 
-Job Fixture::job(const Strategy& s, Sink& sink) {
+Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     remove_output();
     decode_ = s.decode_output;
     checked_ = s.output_checked;
     sink.reset();
+    sink.set_mode(mode);
     Job j;
     j.family = s.family;
-    j.src = src_;
+    j.src = input_->path;
     j.dst = dst_;
     j.buffer = w_.buffer;
     j.record = w_.record;
     j.count = w_.count;
-    j.data = records_;
+    if (input_->records) j.data = *input_->records;
     j.sink = &sink;
     j.queue = w_.queue;
     j.iov = w_.iov;
@@ -76,17 +119,30 @@ Job Fixture::job(const Strategy& s, Sink& sink) {
 
 Verdict Fixture::verify(const Job& job) const {
     Verdict v;
-    v.expected = reference_;
     v.expected_bytes = w_.bytes();
-    if (!checked_) {
-        v.ok = true;
-        v.checked = false;
-        return v;
-    }
     if (w_.family == Family::read) {
+        v.mode = job.sink->mode();
+        v.expected = v.mode == VerifyMode::full ? input_->digest.checksum : input_->digest.fingerprint;
+        if (job.sink->count_only()) {
+            v.count_only = true;
+            v.actual_bytes = job.sink->bytes();
+            v.ok = v.actual_bytes == v.expected_bytes;
+            return v;
+        }
+        if (!checked_) {
+            v.ok = true;
+            v.checked = false;
+            return v;
+        }
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();
     } else {
+        v.expected = input_->digest.checksum;
+        if (!checked_) {
+            v.ok = true;
+            v.checked = false;
+            return v;
+        }
         try {
             const FileDigest d = decode_ ? decode_(job) : checksum_file(dst_);
             v.actual = d.checksum;

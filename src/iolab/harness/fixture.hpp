@@ -1,10 +1,14 @@
 #pragma once
 // Everything around one strategy run that is not the strategy: the input (a generated file for
-// reads and copies, generated records for writes), its reference checksum computed from the
-// generator, a fresh destination for every run, and the verification afterwards.
+// reads and copies, generated records for writes), its reference digests computed from the
+// generator, a fresh destination for every run, and the verification afterwards. Cases of a
+// group share their inputs through an InputPool, so they can be measured in turn.
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "iolab/core/scratch.hpp"
@@ -16,45 +20,74 @@ namespace iolab {
 
 struct Verdict {
     bool ok = false;
-    bool checked = true;  // false: the strategy leaves no output to check
+    bool checked = true;      // false: the strategy leaves no output to check
+    bool count_only = false;  // only the byte count could be checked (dd, fio)
     std::uint64_t expected = 0;
     std::uint64_t actual = 0;
     std::uint64_t expected_bytes = 0;
     std::uint64_t actual_bytes = 0;
+    VerifyMode mode = VerifyMode::full;
     std::string describe() const;  // "checksum 0x… expected 0x… (n bytes, expected m)"
+};
+
+// An input a case reads or copies (a file), or the records it writes (memory), with the
+// digests of its bytes.
+struct Input {
+    std::string path;  // reads and copies
+    std::shared_ptr<const std::vector<std::byte>> records;  // writes
+    FileDigest digest;
+    bool owned = false;  // created here: removed with the pool
+};
+
+// The inputs of a group of cases: one per distinct (data, size) or user file, created once.
+class InputPool {
+public:
+    explicit InputPool(const ScratchDir& dir) : dir_(dir) {}
+    ~InputPool();
+    InputPool(const InputPool&) = delete;
+    InputPool& operator=(const InputPool&) = delete;
+    std::shared_ptr<const Input> get(const Workload& w);
+    // The input files (not records), for cache preparation.
+    std::vector<std::string> files() const;
+
+private:
+    const ScratchDir& dir_;
+    std::map<std::tuple<int, std::string, std::uint64_t, std::string>, std::shared_ptr<const Input>> inputs_;
 };
 
 class Fixture {
 public:
     // Creates the input inside dir. `tag` keeps the names of several fixtures apart.
     Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag = "case");
-    // Removes the input and the output: a run of many cases keeps one case's files at a time.
+    // Uses a shared input (from an InputPool) instead of creating one.
+    Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input);
+    // Removes the output and an input it created.
     ~Fixture();
     Fixture(const Fixture&) = delete;
     Fixture& operator=(const Fixture&) = delete;
 
     const Workload& workload() const { return w_; }
-    const std::string& input_path() const { return src_; }
+    const std::string& input_path() const { return input_->path; }
     const std::string& output_path() const { return dst_; }
-    std::uint64_t reference() const { return reference_; }
+    std::uint64_t reference() const { return input_->digest.checksum; }
 
-    // A job for the strategy with the output removed, ready to run.
-    Job job(const Strategy& s, Sink& sink);
-    // Compares what the run produced with the reference (reads: the sink; else the output file).
+    // A job for the strategy with the output removed, ready to run; a read's sink is reset to
+    // `mode`.
+    Job job(const Strategy& s, Sink& sink, VerifyMode mode = VerifyMode::full);
+    // Compares what the run produced with the reference (reads: the sink, in the mode it ran;
+    // else the whole output file).
     Verdict verify(const Job& job) const;
     void remove_output() const;
 
 private:
     Workload w_;
-    std::string src_;
+    std::shared_ptr<const Input> input_;
     std::string dst_;
-    std::vector<std::byte> records_;
-    std::uint64_t reference_ = 0;
     std::function<FileDigest(const Job&)> decode_;
     bool checked_ = true;
 };
 
-// Writes `size` bytes of generated data to a new file at path; returns their checksum.
-std::uint64_t write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
+// Writes `size` bytes of generated data to a new file at path; returns their digests.
+FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
 
 }  // namespace iolab

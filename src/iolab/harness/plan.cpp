@@ -1,6 +1,7 @@
 #include "iolab/harness/plan.hpp"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -140,13 +141,17 @@ std::uint64_t memory_needed(const CaseSpec& c) {
 }
 
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
-    std::uint64_t most = 0;
+    // The cases of a group share their inputs (one file per data kind and size) and keep one
+    // output at a time.
+    std::set<std::pair<std::string, std::uint64_t>> inputs;
+    std::uint64_t in = 0, out = 0;
     for (const auto& c : plan) {
-        if (!c.workload.input.empty()) continue;  // reads the user's file: creates nothing
         const std::uint64_t b = c.workload.bytes();
-        most = std::max(most, c.workload.family == Family::copy ? 2 * b : b);
+        if (c.workload.family != Family::read) out = std::max(out, b);
+        if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
+        if (inputs.emplace(to_string(c.workload.data), b).second) in += b;
     }
-    return most;
+    return in + out;
 }
 
 }  // namespace iolab

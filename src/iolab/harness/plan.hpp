@@ -34,7 +34,7 @@ struct PlanRequest {
 // vector length out of range, or a malformed chain.
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());
 
-// Bytes of scratch space the plan needs at its largest case (input + output).
+// Bytes of scratch space a group's cases need at once: their shared inputs and one output.
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 
 inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline

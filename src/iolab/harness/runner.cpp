@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -52,11 +53,55 @@ std::string_view to_string(Status s) {
     return "?";
 }
 
+std::string_view to_string(Checked c) {
+    switch (c) {
+        case Checked::content: return "content";
+        case Checked::byte_count: return "byte count";
+        case Checked::none: return "none";
+    }
+    return "?";
+}
+
+VerifyMode parse_verify_mode(std::string_view text, const char* what) {
+    if (text == "sampled") return VerifyMode::sampled;
+    if (text == "full") return VerifyMode::full;
+    throw std::invalid_argument(one_line(fmt::format("invalid {} '{}': expected sampled or full", what, text)));
+}
+
+double parse_precision(std::string_view text, const char* what) {
+    std::string_view num = text;
+    const bool percent = num.ends_with("%");
+    if (percent) num.remove_suffix(1);
+    double v = -1;
+    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (percent) v /= 100;
+    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v <= 0 || v > 1)
+        throw std::invalid_argument(one_line(
+            fmt::format("invalid {} '{}': expected a relative precision above 0 and at most 1, such as 3% or 0.03",
+                        what, text)));
+    return v;
+}
+
+double parse_budget(std::string_view text, const char* what) {
+    Amount a;
+    try {
+        a = parse_amount(text, what, false);
+    } catch (const std::invalid_argument&) {
+        a = Amount{};
+    }
+    if (a.seconds <= 0)
+        throw std::invalid_argument(
+            one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
+    return a.seconds;
+}
+
 std::string Amount::describe() const {
+    if (adaptive) return "auto";
     return seconds > 0 ? fmt::format("{:g}s", seconds) : fmt::format("{}", count);
 }
 
-Amount parse_amount(std::string_view text, const char* what, bool zero_ok) {
+Amount parse_amount(std::string_view text, const char* what, bool zero_ok, bool auto_ok) {
+    if (auto_ok && text == "auto") return kAdaptive;
     Amount a;
     std::string_view num = text;
     double unit = 0;
@@ -78,8 +123,8 @@ Amount parse_amount(std::string_view text, const char* what, bool zero_ok) {
         a.count = static_cast<std::uint64_t>(v);
         return a;
     }
-    throw std::invalid_argument(one_line(fmt::format("invalid {} '{}': expected a count ({}) or a time such as 2s or 500ms",
-                                                     what, text, zero_ok ? "0 or more" : "1 or more")));
+    throw std::invalid_argument(one_line(fmt::format("invalid {} '{}': expected {}a count ({}) or a time such as 2s or 500ms",
+                                                     what, text, auto_ok ? "auto, " : "", zero_ok ? "0 or more" : "1 or more")));
 }
 
 std::map<std::string, std::string> CaseSpec::params() const {
@@ -133,6 +178,11 @@ struct VerificationFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Thrown between iterations when a stop was asked for: the case is incomplete.
+struct Interrupted : std::runtime_error {
+    Interrupted() : std::runtime_error("interrupted") {}
+};
+
 std::string file_tag(const std::string& name) {
     std::string t = name;
     for (char& c : t)
@@ -140,17 +190,17 @@ std::string file_tag(const std::string& name) {
     return t;
 }
 
-// One run of the strategy: everything but the strategy (and durability, when the sync policy
-// puts it inside) happens outside the timed part.
-// Thrown between iterations when a stop was asked for: the case is incomplete.
-struct Interrupted : std::runtime_error {
-    Interrupted() : std::runtime_error("interrupted") {}
-};
+Checked checked_by(const Verdict& v) {
+    if (v.count_only) return Checked::byte_count;
+    return v.checked ? Checked::content : Checked::none;
+}
 
-Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, Clock& clock,
-                Timeline* timeline) {
+// One run of the strategy: everything but the strategy (and durability, when the sync policy
+// puts it inside) happens outside the timed part. Returns the sample and what was checked.
+std::pair<Sample, Checked> run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, Clock& clock,
+                                    Timeline* timeline, VerifyMode mode) {
     if (interrupt::requested()) throw Interrupted();
-    Job job = fx.job(s, sink);
+    Job job = fx.job(s, sink, mode);
     job.direct = opts.cache == CacheMode::direct;
     if (timeline) {
         timeline->clear();
@@ -195,7 +245,71 @@ Sample run_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& op
 
     const Verdict v = fx.verify(job);
     if (!v.ok) throw VerificationFailed("output differs from the input: " + v.describe());
-    return smp;
+    fx.remove_output();  // a group keeps one output on disk at a time
+    return {smp, checked_by(v)};
+}
+
+// One case of a group while it is measured.
+struct CaseState {
+    CaseResult r;
+    std::unique_ptr<Fixture> fx;
+    Sink sink;
+    Checked checked = Checked::content;
+    std::uint64_t target = 0;  // a fixed number of measured iterations; 0: adaptive
+    double spent_s = 0;        // time spent on its measured iterations, harness work included
+    bool done = false;
+};
+
+void fail(CaseState& c, const std::exception& e) {
+    if (dynamic_cast<const CannotRun*>(&e)) {
+        c.r.status = Status::skipped;
+        c.r.samples.clear();
+    } else {
+        c.r.status = Status::failed;
+    }
+    c.r.reason = e.what();
+    c.done = true;
+}
+
+// Whether a case has enough measured iterations.
+bool enough(const CaseState& c, const RunOptions& opts) {
+    const std::size_t n = c.r.samples.size();
+    if (n >= opts.max_iterations) return true;
+    if (c.target > 0) return n >= c.target;
+    if (n < opts.min_iterations) return false;
+    if (c.spent_s >= opts.budget_s) return true;
+    std::vector<double> walls;
+    walls.reserve(n);
+    for (const auto& smp : c.r.samples) walls.push_back(smp.wall_s);
+    const Summary st = summarize(walls);
+    return st.median_confidence >= kMedianConfidence && st.median_precision() <= opts.precision;
+}
+
+// The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
+// read still gets that one unmeasured run. Returns the duration of the last run (0: none).
+double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl) {
+    const Strategy& s = *c.r.spec.strategy;
+    double last = 0;
+    std::uint64_t runs = 0;
+    const auto once = [&] {
+        const VerifyMode mode = runs == 0 ? VerifyMode::full : opts.verify;
+        const auto [smp, checked] = run_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+        c.checked = checked;
+        ++runs;
+        last = smp.wall_s;
+    };
+    if (opts.warmup.seconds > 0) {
+        const std::uint64_t start = clock.now_ns();
+        do once();
+        while (static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds);
+    } else {
+        for (std::uint64_t i = 0; i < opts.warmup.count; ++i) once();
+    }
+    if (runs == 0 && s.family == Family::read && opts.verify != VerifyMode::full) {
+        once();
+        last = 0;  // not a warm-up: its duration says nothing about the next runs
+    }
+    return last;
 }
 
 }  // namespace
@@ -211,65 +325,120 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
     return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::min(n, 1e12)), 3, max_iterations);
 }
 
-CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock) {
-    CaseResult r;
-    r.spec = spec;
-    const Strategy& s = *spec.strategy;
-    if (auto why = s.skip_reason(dir.path())) {
-        r.status = Status::skipped;
-        r.reason = *why;
-        return r;
-    }
-    if (opts.cache == CacheMode::direct && !s.direct_capable) {
-        r.status = Status::skipped;
-        r.reason = "does not use O_DIRECT, which --cache direct asks for";
-        return r;
-    }
-    if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable || !s.in_syscall_layer)) {
-        r.status = Status::skipped;
-        r.reason = "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
-        return r;
-    }
-    try {
-        Fixture fx(spec.workload, dir, file_tag(s.name));
-        Sink sink;
-        if (opts.timeline && s.records_timeline) r.timeline = std::make_shared<Timeline>();
-        Timeline* tl = r.timeline.get();
-        if (spec.workload.family != Family::write && opts.cache == CacheMode::warm) warm_file(fx.input_path());
-
-        double last_run_s = 0;
-        if (opts.warmup.seconds > 0) {
-            const std::uint64_t start = clock.now_ns();
-            do {
-                last_run_s = run_once(s, fx, sink, opts, clock, tl).wall_s;
-            } while (static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds);
-        } else {
-            for (std::uint64_t i = 0; i < opts.warmup.count; ++i)
-                last_run_s = run_once(s, fx, sink, opts, clock, tl).wall_s;
+std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
+                                  Clock& clock, const ProgressFn& progress) {
+    std::vector<CaseState> cases(specs.size());
+    InputPool pool(dir);
+    // 1. Skips, inputs and fixtures.
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        CaseState& c = cases[i];
+        c.r.spec = specs[i];
+        const Strategy& s = *specs[i].strategy;
+        if (auto why = s.skip_reason(dir.path())) {
+            c.r.status = Status::skipped;
+            c.r.reason = *why;
+            c.done = true;
+        } else if (opts.cache == CacheMode::direct && !s.direct_capable) {
+            c.r.status = Status::skipped;
+            c.r.reason = "does not use O_DIRECT, which --cache direct asks for";
+            c.done = true;
+        } else if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable || !s.in_syscall_layer)) {
+            c.r.status = Status::skipped;
+            c.r.reason = "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
+            c.done = true;
         }
-
-        std::uint64_t n = opts.iterations.count;
-        if (opts.iterations.seconds > 0) {
-            if (last_run_s <= 0) {  // no warm-up to learn from: the first measured run tells
-                r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
-                last_run_s = r.samples.back().wall_s;
+        if (c.done) continue;
+        try {
+            c.fx = std::make_unique<Fixture>(specs[i].workload, dir, fmt::format("{}-{}", file_tag(s.name), i),
+                                             pool.get(specs[i].workload));
+            if (opts.timeline && s.records_timeline) c.r.timeline = std::make_shared<Timeline>();
+        } catch (const std::exception& e) {
+            fail(c, e);
+        }
+    }
+    // 2. One canonical warm state: every input evicted, then read back once in order (the
+    // state of a file that has been read, whatever wrote it).
+    if (opts.cache == CacheMode::warm)
+        for (const auto& f : pool.files()) {
+            if (interrupt::requested()) break;
+            evict_file(f, false);
+            warm_file(f);
+        }
+    // 3. Warm-ups, case by case.
+    for (auto& c : cases) {
+        if (c.done) continue;
+        try {
+            const double last = warm_up(c, opts, clock, c.r.timeline.get());
+            if (opts.iterations.seconds > 0)
+                c.target = last > 0 ? iterations_for(opts.iterations.seconds, last, opts.max_iterations) : 0;
+            else if (!opts.iterations.adaptive)
+                c.target = opts.iterations.count;
+        } catch (const Interrupted& e) {
+            fail(c, e);
+            break;
+        } catch (const std::exception& e) {
+            fail(c, e);
+        }
+    }
+    // 4. Measured rounds: every unfinished case once per round, in a seeded random order, so
+    // that drift of a shared machine falls on every case alike.
+    std::mt19937_64 rng(opts.seed);
+    std::vector<std::size_t> order;
+    for (std::uint64_t round = 0; !interrupt::requested(); ++round) {
+        order.clear();
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            if (!cases[i].done) order.push_back(i);
+        if (order.empty()) break;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t i : order) {
+            CaseState& c = cases[i];
+            if (progress) progress(i, c.r.spec);
+            const Strategy& s = *c.r.spec.strategy;
+            try {
+                const std::uint64_t t0 = clock.now_ns();
+                const auto [smp, checked] = run_once(s, *c.fx, c.sink, opts, clock, c.r.timeline.get(), opts.verify);
+                c.checked = checked;
+                c.r.samples.push_back(smp);
+                c.spent_s += static_cast<double>(clock.now_ns() - t0) * 1e-9;
+                // A time target without a warm-up: the first measured run tells.
+                if (opts.iterations.seconds > 0 && c.target == 0)
+                    c.target = iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations);
+                if (enough(c, opts)) {
+                    c.done = true;
+                    c.r.precision_met = opts.iterations.adaptive && c.spent_s < opts.budget_s &&
+                                        c.r.samples.size() < opts.max_iterations;
+                }
+            } catch (const Interrupted& e) {
+                fail(c, e);
+                break;
+            } catch (const std::exception& e) {
+                fail(c, e);
             }
-            n = iterations_for(opts.iterations.seconds, last_run_s, opts.max_iterations);
         }
-        while (r.samples.size() < n) r.samples.push_back(run_once(s, fx, sink, opts, clock, tl));
-        r.verified = s.output_checked;
-    } catch (const CannotRun& e) {
-        r.status = Status::skipped;
-        r.reason = e.what();
-        r.samples.clear();
-        r.verified = false;
-    } catch (const std::exception& e) {
-        r.status = Status::failed;
-        r.reason = e.what();
-        r.verified = false;
     }
-    finish(r, opts, clock.resolution_s());
-    return r;
+    std::vector<CaseResult> out;
+    out.reserve(cases.size());
+    for (auto& c : cases) {
+        if (c.r.status == Status::ok) {
+            c.r.checked = c.checked;
+            c.r.verified = c.checked == Checked::content;
+        } else {
+            c.r.verified = false;
+            c.r.checked = Checked::none;
+        }
+        finish(c.r, opts, clock.resolution_s());
+        c.fx.reset();
+        out.push_back(std::move(c.r));
+    }
+    return out;
+}
+
+CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock) {
+    return std::move(run_group({spec}, opts, dir, clock).front());
+}
+
+CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir) {
+    return std::move(run_group_forked({spec}, opts, dir).front());
 }
 
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
@@ -277,6 +446,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     for (const auto& smp : r.samples) walls.push_back(smp.wall_s);
     r.stats = summarize(walls);
     r.warnings.clear();
+    r.cold_unproven = false;
     if (r.samples.empty()) return;
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     const std::string name = r.spec.label();
@@ -300,12 +470,14 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                 ++warm;
                 worst = std::max(worst, smp.resident);
             }
-        if (warm > 0)
+        if (warm > 0) {
+            r.cold_unproven = true;
             r.warnings.push_back({"not-cold", name,
                                   fmt::format("{} of {} cold iterations started with up to {:.0f}% of the input in "
-                                              "the page cache; the filesystem may ignore POSIX_FADV_DONTNEED "
-                                              "(as root, try --drop-caches)",
+                                              "the page cache, so the case is not ranked as cold; the filesystem "
+                                              "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
                                               warm, r.samples.size(), worst * 100)});
+        }
     }
     if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)
         r.warnings.push_back({"resolution", name,
@@ -313,13 +485,17 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                               "meaningful figure"});
 }
 
-CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir) {
+std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
+                                         const ScratchDir& dir, const ProgressFn& progress) {
     RunOptions child_opts = opts;
     child_opts.forks = 0;
-    CaseResult pooled;
-    pooled.spec = spec;
-    pooled.verified = true;
-    for (unsigned f = 0; f < opts.forks; ++f) {
+    std::vector<CaseResult> pooled(specs.size());
+    std::vector<Checked> checked(specs.size(), Checked::content);
+    std::vector<bool> settled(specs.size(), false);  // failed or skipped in some fork
+    for (std::size_t i = 0; i < specs.size(); ++i) pooled[i].spec = specs[i];
+    bool stop = false;
+    for (unsigned f = 0; f < opts.forks && !stop; ++f) {
+        if (progress && !specs.empty()) progress(0, specs.front());
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
         std::fflush(nullptr);
@@ -328,8 +504,12 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
         if (pid == 0) {
             interrupt::prepare_child();
             ::close(fds[0]);
-            const CaseResult cr = run_case(spec, child_opts, dir);
-            nlohmann::json j{{"status", to_string(cr.status)}, {"reason", cr.reason}, {"samples", cr.samples}};
+            nlohmann::json j = nlohmann::json::array();
+            for (const CaseResult& cr : run_group(specs, child_opts, dir))
+                j.push_back({{"status", to_string(cr.status)},
+                             {"reason", cr.reason},
+                             {"checked", to_string(cr.checked)},
+                             {"samples", cr.samples}});
             const std::string text = j.dump();
             std::size_t off = 0;
             while (off < text.size()) {
@@ -354,29 +534,50 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }
         interrupt::remove_child(pid);
+        const auto settle_all = [&](Status st, const std::string& why) {
+            for (std::size_t i = 0; i < specs.size(); ++i)
+                if (!settled[i]) {
+                    pooled[i].status = st;
+                    pooled[i].reason = why;
+                    settled[i] = true;
+                }
+            stop = true;
+        };
         if (interrupt::requested()) {
-            pooled.status = Status::failed;
-            pooled.reason = "interrupted";
-            pooled.verified = false;
+            settle_all(Status::failed, "interrupted");
             break;
         }
         const auto j = nlohmann::json::parse(text, nullptr, false);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded()) {
-            pooled.status = Status::failed;
-            pooled.reason = fmt::format("fork {} ended abnormally (status {:#x})", f + 1, status);
-            pooled.verified = false;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_array() ||
+            j.size() != specs.size()) {
+            settle_all(Status::failed, fmt::format("fork {} ended abnormally (status {:#x})", f + 1, status));
             break;
         }
-        const auto child_status = j.at("status").get<std::string>();
-        if (child_status != "ok") {
-            pooled.status = child_status == "skipped" ? Status::skipped : Status::failed;
-            pooled.reason = j.at("reason").get<std::string>();
-            pooled.verified = false;
-            break;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            if (settled[i]) continue;
+            const auto& c = j[i];
+            const auto child_status = c.at("status").get<std::string>();
+            if (child_status != "ok") {
+                pooled[i].status = child_status == "skipped" ? Status::skipped : Status::failed;
+                pooled[i].reason = c.at("reason").get<std::string>();
+                pooled[i].samples.clear();
+                settled[i] = true;
+                continue;
+            }
+            const auto ch = c.at("checked").get<std::string>();
+            // The weakest check of any fork is what the pooled samples can claim.
+            const Checked this_fork = ch == "content" ? Checked::content : ch == "byte count" ? Checked::byte_count
+                                                                                                : Checked::none;
+            checked[i] = std::max(checked[i], this_fork);
+            for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
         }
-        for (const auto& smp : j.at("samples")) pooled.samples.push_back(smp.get<Sample>());
     }
-    finish(pooled, opts, system_clock().resolution_s());
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        CaseResult& r = pooled[i];
+        r.checked = r.status == Status::ok ? checked[i] : Checked::none;
+        r.verified = r.status == Status::ok && r.checked == Checked::content;
+        finish(r, opts, system_clock().resolution_s());
+    }
     return pooled;
 }
 

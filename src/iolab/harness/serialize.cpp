@@ -28,7 +28,9 @@ void from_json(const nlohmann::json& j, Sample& s) {
 void to_json(nlohmann::json& j, const Summary& s) {
     j = nlohmann::json{{"n", s.n},           {"mean_s", s.mean},      {"stddev_s", s.stddev},
                        {"median_s", s.median}, {"min_s", s.min},        {"max_s", s.max},
-                       {"cv", s.cv},         {"ci999_low_s", s.ci_low}, {"ci999_high_s", s.ci_high}};
+                       {"cv", s.cv},         {"ci999_low_s", s.ci_low}, {"ci999_high_s", s.ci_high},
+                       {"median_ci_low_s", s.median_low}, {"median_ci_high_s", s.median_high},
+                       {"median_ci_confidence", s.median_confidence}};
 }
 
 void to_json(nlohmann::json& j, const Warning& w) {

@@ -47,28 +47,37 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     if (!suite.groups.empty()) report.options = suite.groups.front().options;
     report.environment = collect_environment(scratch.path());
 
-    std::vector<std::pair<CaseSpec, const Group*>> plan;
+    std::vector<std::vector<CaseSpec>> plan;
+    std::size_t total = 0;
     for (const auto& g : suite.groups) {
         report.groups.push_back({g.id, g.title, g.options});
-        for (auto& c : group_cases(g)) plan.emplace_back(std::move(c), &g);
+        plan.push_back(group_cases(g));
+        total += plan.back().size();
     }
     // The reference rows of read and copy tables: about half a second, measured once.
-    const bool reads_or_copies = std::any_of(plan.begin(), plan.end(),
-                                             [](const auto& p) { return p.first.workload.family != Family::write; });
+    const bool reads_or_copies = std::any_of(plan.begin(), plan.end(), [](const auto& cases) {
+        return std::any_of(cases.begin(), cases.end(),
+                           [](const CaseSpec& c) { return c.workload.family != Family::write; });
+    });
     if (settings.limits && reads_or_copies) report.limits = measure_memory_limits();
     bool external = false;
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-        const auto& [spec, group] = plan[i];
-        if (settings.on_case) settings.on_case(i, plan.size(), spec);
-        external = external || spec.strategy->external;
-        CaseResult r = group->options.forks > 0 ? run_case_forked(spec, group->options, scratch)
-                                                : run_case(spec, group->options, scratch);
-        // A stop request ends the run at this safe point; the case it cut short is dropped.
+    std::size_t first = 0;  // index of the group's first case in the whole run
+    for (std::size_t gi = 0; gi < plan.size(); ++gi) {
+        const Group& group = suite.groups[gi];
+        const auto& cases = plan[gi];
+        for (const auto& c : cases) external = external || c.strategy->external;
+        const ProgressFn progress = [&](std::size_t i, const CaseSpec& c) {
+            if (settings.on_case) settings.on_case(first + i, total, c);
+        };
+        auto results = group.options.forks > 0 ? run_group_forked(cases, group.options, scratch, progress)
+                                               : run_group(cases, group.options, scratch, system_clock(), progress);
+        // A stop request ends the run at this safe point; the group it cut short is dropped.
         if (interrupt::requested()) {
             report.partial = true;
             break;
         }
-        report.cases.push_back(std::move(r));
+        for (auto& r : results) report.cases.push_back(std::move(r));
+        first += cases.size();
     }
     if (!settings.keep) scratch.remove();
     interrupt::clear_scratch();

@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
+#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 namespace iolab {
+
+double Summary::median_precision() const {
+    if (median <= 0 || n < 2) return 0;
+    return std::max(median - median_low, median_high - median) / median;
+}
 
 double t_quantile(double confidence, std::size_t dof) {
     const boost::math::students_t dist(static_cast<double>(dof));
@@ -23,7 +30,27 @@ double median(std::vector<double> xs) {
     return (lower + upper) / 2;
 }
 
-Summary summarize(const std::vector<double>& xs, double confidence) {
+MedianInterval median_interval(std::vector<double> xs, double confidence) {
+    MedianInterval m;
+    if (xs.empty()) return m;
+    std::sort(xs.begin(), xs.end());
+    const std::size_t n = xs.size();
+    if (n == 1) {
+        m.low = m.high = xs[0];
+        return m;
+    }
+    const boost::math::binomial_distribution<double> bin(static_cast<double>(n), 0.5);
+    // Coverage of [x(k), x(n+1-k)] (1-based k) is 1 - 2 P(X <= k - 1).
+    const auto coverage = [&](std::size_t k) { return 1 - 2 * boost::math::cdf(bin, static_cast<double>(k - 1)); };
+    std::size_t k = 1;
+    while (k + 1 <= n / 2 && coverage(k + 1) >= confidence) ++k;
+    m.low = xs[k - 1];
+    m.high = xs[n - k];
+    m.confidence = coverage(k);
+    return m;
+}
+
+Summary summarize(const std::vector<double>& xs, double mean_confidence) {
     Summary s;
     s.n = xs.size();
     if (xs.empty()) return s;
@@ -32,16 +59,123 @@ Summary summarize(const std::vector<double>& xs, double confidence) {
     s.min = *lo;
     s.max = *hi;
     s.median = median(xs);
+    const MedianInterval mi = median_interval(xs);
+    s.median_low = mi.low;
+    s.median_high = mi.high;
+    s.median_confidence = mi.confidence;
     s.ci_low = s.ci_high = s.mean;
     if (s.n < 2) return s;
     double ss = 0;
     for (double x : xs) ss += (x - s.mean) * (x - s.mean);
     s.stddev = std::sqrt(ss / static_cast<double>(s.n - 1));
     s.cv = s.mean > 0 ? s.stddev / s.mean : 0;
-    const double half = t_quantile(confidence, s.n - 1) * s.stddev / std::sqrt(static_cast<double>(s.n));
+    const double half = t_quantile(mean_confidence, s.n - 1) * s.stddev / std::sqrt(static_cast<double>(s.n));
     s.ci_low = s.mean - half;
     s.ci_high = s.mean + half;
     return s;
+}
+
+RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den, double confidence,
+                               std::size_t resamples, std::uint64_t seed) {
+    RatioEstimate r;
+    if (num.empty() || den.empty()) return r;
+    const double d = median(den);
+    r.ratio = d > 0 ? median(num) / d : 0;
+    r.low = r.high = r.ratio;
+    if ((num.size() < 2 && den.size() < 2) || resamples == 0 || d <= 0) return r;
+    std::mt19937_64 rng(seed);
+    std::vector<double> ratios;
+    ratios.reserve(resamples);
+    std::vector<double> a(num.size()), b(den.size());
+    const auto resample = [&](const std::vector<double>& from, std::vector<double>& to) {
+        for (double& x : to) x = from[rng() % from.size()];
+        return median(to);
+    };
+    for (std::size_t i = 0; i < resamples; ++i) {
+        const double bd = resample(den, b);
+        const double an = resample(num, a);
+        if (bd > 0) ratios.push_back(an / bd);
+    }
+    if (ratios.empty()) return r;
+    std::sort(ratios.begin(), ratios.end());
+    const double tail = (1 - confidence) / 2;
+    const auto at = [&](double q) {
+        const auto i = static_cast<std::size_t>(std::floor(q * static_cast<double>(ratios.size() - 1)));
+        return ratios[std::min(i, ratios.size() - 1)];
+    };
+    r.low = std::min(at(tail), r.ratio);
+    r.high = std::max(at(1 - tail), r.ratio);
+    return r;
+}
+
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+    const std::size_t n1 = a.size(), n2 = b.size();
+    if (n1 == 0 || n2 == 0) return 1;
+    // U of a: pairs where a is below b, ties counting one half.
+    double u = 0;
+    for (double x : a)
+        for (double y : b) u += x < y ? 1 : x == y ? 0.5 : 0;
+    // Ties across the pooled sample, for the variance correction.
+    std::vector<double> all(a);
+    all.insert(all.end(), b.begin(), b.end());
+    std::sort(all.begin(), all.end());
+    double tie_term = 0;
+    for (std::size_t i = 0; i < all.size();) {
+        std::size_t j = i;
+        while (j < all.size() && all[j] == all[i]) ++j;
+        const double t = static_cast<double>(j - i);
+        tie_term += t * t * t - t;
+        i = j;
+    }
+    const double m1 = static_cast<double>(n1), m2 = static_cast<double>(n2), n = m1 + m2;
+    if (tie_term == 0 && n1 * n2 <= 400) {
+        // Exact: the number of orderings giving each U, by the recurrence over the largest value.
+        // f[i][j][u]: orderings of i a's and j b's with U = u.
+        const std::size_t umax = n1 * n2;
+        std::vector<std::vector<std::vector<double>>> f(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
+        for (std::size_t i = 0; i <= n1; ++i)
+            for (std::size_t j = 0; j <= n2; ++j) {
+                f[i][j].assign(i * j + 1, 0);
+                if (i == 0 || j == 0) {
+                    f[i][j][0] = 1;
+                    continue;
+                }
+                // The largest value is an a (every b is below it: adds nothing to "a below b")
+                // or a b (every a is below it: adds i).
+                for (std::size_t v = 0; v <= i * j; ++v) {
+                    double c = 0;
+                    if (v <= (i - 1) * j) c += f[i - 1][j][v];
+                    if (v >= i && v - i <= i * (j - 1)) c += f[i][j - 1][v - i];
+                    f[i][j][v] = c;
+                }
+            }
+        const auto& dist = f[n1][n2];
+        const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
+        const auto k = static_cast<std::size_t>(u);
+        double below = 0, above = 0;
+        for (std::size_t v = 0; v <= umax; ++v) {
+            if (v <= k) below += dist[v];
+            if (v >= k) above += dist[v];
+        }
+        return std::min(1.0, 2 * std::min(below, above) / total);
+    }
+    const double mu = m1 * m2 / 2;
+    const double var = m1 * m2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
+    if (var <= 0) return 1;
+    const double z = (std::fabs(u - mu) - 0.5) / std::sqrt(var);
+    if (z <= 0) return 1;
+    return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+double geometric_mean(const std::vector<double>& xs) {
+    double s = 0;
+    std::size_t n = 0;
+    for (double x : xs)
+        if (x > 0) {
+            s += std::log(x);
+            ++n;
+        }
+    return n ? std::exp(s / static_cast<double>(n)) : 0;
 }
 
 std::vector<double> modified_z_scores(const std::vector<double>& xs) {

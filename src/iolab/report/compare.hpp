@@ -1,6 +1,7 @@
 #pragma once
-// Two runs side by side: for every case both measured, how much faster or slower the second is,
-// and whether the 99.9 % intervals say the change is real.
+// Two runs side by side, as benchstat does: for every case both measured, the ratio of the
+// median times with its bootstrap interval, the Mann-Whitney U p-value, "~" where the change is
+// not significant, and the geometric mean of the ratios.
 #include <string>
 
 #include "iolab/report/report.hpp"

@@ -27,9 +27,9 @@ std::vector<std::string> Report::warning_lines() const {
         constexpr std::size_t kNamed = 8;
         const std::size_t more = outliers.size() > kNamed ? outliers.size() - kNamed : 0;
         outliers.resize(std::min(outliers.size(), kNamed));
-        lines.push_back(fmt::format("statistical outliers (modified z-score > 3.5) in {} case(s); the machine may "
-                                    "be busy, or more iterations are needed: {}{}",
-                                    outliers.size() + more, fmt::join(outliers, ", "),
+        lines.push_back(fmt::format("statistical outliers (modified z-score > {:g}, Iglewicz and Hoaglin) in {} "
+                                    "case(s); the machine may be busy: {}{}",
+                                    kOutlierThreshold, outliers.size() + more, fmt::join(outliers, ", "),
                                     more ? fmt::format(" and {} more", more) : std::string()));
     }
     return lines;
@@ -46,7 +46,7 @@ std::vector<const CaseResult*> Report::ranked(const std::string& group, Family f
     std::vector<const CaseResult*> ok, rest;
     for (const auto& c : cases) {
         if (c.spec.workload.family != f || c.spec.group != group) continue;
-        (c.status == Status::ok ? ok : rest).push_back(&c);
+        (c.ranked() ? ok : rest).push_back(&c);
     }
     std::stable_sort(ok.begin(), ok.end(),
                      [](const CaseResult* a, const CaseResult* b) { return a->throughput_mib_s > b->throughput_mib_s; });
@@ -75,10 +75,13 @@ std::string Report::header() const {
                           format_size(static_cast<std::uint64_t>(options.throttle)))
             : std::string();
     return fmt::format(
-        "iolab {}{}: {} of {}, cache {}, sync {}{}, warm-up {}, iterations {}{}\nmachine: {}",
+        "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, iterations {}{}\nmachine: {}",
         suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "), data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""),
-        to_string(options.cache), to_string(options.sync), throttle, options.warmup.describe(),
-        options.iterations.describe(), options.forks ? fmt::format(" in {} forks", options.forks) : std::string(),
+        to_string(options.cache), to_string(options.sync), throttle, to_string(options.verify),
+        options.warmup.describe(),
+        options.iterations.adaptive
+            ? fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s)
+            : options.iterations.describe(), options.forks ? fmt::format(" in {} forks", options.forks) : std::string(),
         environment.one_line());
 }
 

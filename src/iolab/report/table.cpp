@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
 
 namespace iolab {
 
@@ -21,7 +22,7 @@ std::string params_text(const CaseSpec& c) {
 }  // namespace
 
 std::string options_text(const RunOptions& o) {
-    std::string t = fmt::format("cache {}, sync {}", to_string(o.cache), to_string(o.sync));
+    std::string t = fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
     if (o.throttle > 0)
         t += fmt::format(", writes throttled to {}/s: SIMULATED", format_size(static_cast<std::uint64_t>(o.throttle)));
     return t;
@@ -44,19 +45,25 @@ std::vector<Table> ranked_tables(const Report& report) {
         const double limit = !report.limits.measured() || f == Family::write ? 0
                              : f == Family::read ? report.limits.memcpy_cache_mib_s
                                                  : report.limits.memcpy_large_mib_s;
-        t.columns = {"#", "strategy", "params", "median", "MiB/s", "±99.9%", "vs best", "calls/MiB", "CPU"};
+        t.columns = {"#", "strategy", "params", "median", "MiB/s", fmt::format("±{:.0f}%", kMedianConfidence * 100),
+                     "vs best", "calls/MiB", "CPU"};
         if (limit > 0) t.columns.insert(t.columns.begin() + 5, "of limit");
         if (cold && f != Family::write) t.columns.push_back("cached");
         t.columns.push_back("verified");
-        const double best = cases.front()->status == Status::ok ? cases.front()->throughput_mib_s : 0;
+        const double best = cases.front()->ranked() ? cases.front()->throughput_mib_s : 0;
         int rank = 0;
         bool scaled = false;
         for (const CaseResult* c : cases) {
             TableRow row;
             row.status = c->status;
-            if (c->status != Status::ok) {
+            if (!c->ranked()) {
+                const bool not_cold = c->status == Status::ok;
+                row.status = not_cold ? Status::skipped : c->status;
                 row.cells = {"-", c->name(), params_text(c->spec),
-                             c->status == Status::failed ? "FAILED" : "skipped", c->reason};
+                             c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped",
+                             not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
+                                                    median_resident(*c) * 100)
+                                      : c->reason};
                 t.rows.push_back(std::move(row));
                 continue;
             }
@@ -66,14 +73,17 @@ std::vector<Table> ranked_tables(const Report& report) {
                 median = "~" + median + "*";
                 scaled = true;
             }
-            const double half = c->stats.mean > 0 ? (c->stats.ci_high - c->stats.mean) / c->stats.mean : 0;
+            // The interval of the median printed beside it; "?" when the samples are too few for
+            // the stated confidence.
+            const double half = c->stats.median_precision();
+            const bool interval = c->stats.n > 1 && c->stats.median_confidence >= kMedianConfidence;
             const double cpm = calls_per_mib(*c);
             row.cells = {std::to_string(++rank),
                          c->name(),
                          params_text(c->spec),
                          median,
                          fmt::format("{:.1f}", c->throughput_mib_s),
-                         c->stats.n > 1 ? fmt::format("±{:.1f}%", half * 100) : "-",
+                         interval ? fmt::format("±{:.1f}%", half * 100) : fmt::format("? (n={})", c->stats.n),
                          format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
                          cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
                          fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
@@ -82,7 +92,10 @@ std::vector<Table> ranked_tables(const Report& report) {
                 const double r = median_resident(*c);
                 row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
             }
-            row.cells.push_back(c->verified ? "yes" : (c->spec.strategy->output_checked ? "NO" : "n/a"));
+            row.cells.push_back(c->verified                               ? "yes"
+                                : c->checked == Checked::byte_count       ? "bytes"
+                                : c->spec.strategy->output_checked        ? "NO"
+                                                                          : "n/a");
             t.rows.push_back(std::move(row));
         }
         for (const CaseResult* c : cases)
@@ -102,7 +115,8 @@ std::vector<Table> ranked_tables(const Report& report) {
                 return c->status == Status::ok && !c->spec.strategy->in_syscall_layer;
             }))
             t.notes.push_back("n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
-                              "calls (or, for verified, leaves no output to check)");
+                              "calls (or, for verified, leaves no output to check); bytes: only the byte count "
+                              "the tool reported was checked");
         tables.push_back(std::move(t));
     }
     return tables;
@@ -111,7 +125,8 @@ std::vector<Table> ranked_tables(const Report& report) {
 Table findings_table(const Report& report) {
     Table t;
     t.title = "findings";
-    t.columns = {"verdict", "measured here", "99.9% interval", "claim needs", "published", "claim"};
+    t.columns = {"verdict", "measured here", fmt::format("{:.0f}% interval", kRatioConfidence * 100), "claim needs",
+                 "published", "claim"};
     for (const auto& f : report.findings) {
         TableRow row;
         const bool measured = f.ratio > 0;

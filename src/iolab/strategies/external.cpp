@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "iolab/core/process.hpp"
 #include "iolab/core/units.hpp"
@@ -17,13 +18,29 @@ namespace iolab {
 
 namespace {
 
-void run_tool(const std::vector<std::string>& argv) {
-    const ProcessResult r = run_process(argv);
+ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null") {
+    ProcessResult r = run_process(argv, stdout_path);
     if (r.status != 0) {
         std::string first = r.errors.substr(0, r.errors.find('\n'));
         throw std::runtime_error(fmt::format("{} exited with status {}{}{}", argv[0], r.status,
                                              first.empty() ? "" : ": ", first));
     }
+    return r;
+}
+
+// dd's closing line on stderr begins with the bytes it copied ("67108864 bytes (67 MB, ...)
+// copied"); 0 when there is no such line.
+std::uint64_t dd_bytes(const std::string& errors) {
+    std::string last;
+    for (std::size_t start = 0; start < errors.size();) {
+        const std::size_t nl = std::min(errors.find('\n', start), errors.size());
+        if (nl > start) last = errors.substr(start, nl - start);
+        start = nl + 1;
+    }
+    std::uint64_t n = 0;
+    std::size_t i = 0;
+    for (; i < last.size() && last[i] >= '0' && last[i] <= '9'; ++i) n = n * 10 + static_cast<unsigned>(last[i] - '0');
+    return i > 0 && i < 20 ? n : 0;
 }
 
 std::function<std::optional<std::string>(const std::string&)> needs(std::string program, std::string package) {
@@ -41,7 +58,8 @@ Strategy external(std::string name, Family f, std::string desc, unsigned params,
     s.description = std::move(desc);
     s.params = params;
     s.external = true;
-    // A tool that only reads leaves nothing to verify; cp's copy is checked like any other.
+    // A tool that only reads leaves nothing to verify (dd and fio report the bytes they read,
+    // which is checked); cp's copy is checked like any other.
     s.output_checked = f != Family::read;
     s.in_syscall_layer = false;
     s.unavailable = needs(std::move(program), std::move(package));
@@ -50,10 +68,10 @@ Strategy external(std::string name, Family f, std::string desc, unsigned params,
 }
 
 void dd_read(const Job& j) {
-    std::vector<std::string> argv = {"dd", "if=" + j.src, "of=/dev/null", "bs=" + std::to_string(j.buffer),
-                                     "status=none"};
+    // dd's own count of the bytes it read is checked (status=noxfer would drop it).
+    std::vector<std::string> argv = {"dd", "if=" + j.src, "of=/dev/null", "bs=" + std::to_string(j.buffer)};
     if (j.direct) argv.push_back("iflag=direct");
-    run_tool(argv);
+    j.sink->count_only(dd_bytes(run_tool(argv).errors));
 }
 
 void dd_copy(const Job& j) {
@@ -80,9 +98,21 @@ void fio_read(const Job& j) {
                                      "--bs=" + std::to_string(j.buffer), "--size=" + std::to_string(size),
                                      "--invalidate=0",
                                      "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
-                                     "--iodepth=" + std::to_string(j.queue), "--output-format=terse"};
+                                     "--iodepth=" + std::to_string(j.queue), "--output-format=json",
+                                     "--output=" + j.dst};
     if (j.direct) argv.push_back("--direct=1");
     run_tool(argv);
+    // fio's own count of the bytes it read, from its JSON report (written to the job's output
+    // path, which a read does not otherwise use).
+    const auto text = read_text_file(j.dst);
+    const auto report = nlohmann::json::parse(text ? *text : std::string(), nullptr, false);
+    std::uint64_t bytes = 0;
+    try {
+        bytes = report.at("jobs").at(0).at("read").at("io_bytes").get<std::uint64_t>();
+    } catch (const nlohmann::json::exception&) {
+        bytes = 0;
+    }
+    j.sink->count_only(bytes);
 }
 
 }  // namespace

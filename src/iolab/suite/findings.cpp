@@ -9,6 +9,7 @@
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/report/report.hpp"
 
 namespace iolab {
@@ -50,25 +51,29 @@ bool matches(const Selector& s, const CaseResult& c) {
     return true;
 }
 
-// Seconds per byte: the median, and the 99.9 % interval of the mean.
-struct PerByte {
-    double median, low, high;
-};
-
-PerByte per_byte(const CaseResult& c) {
+// Seconds per byte of every sample.
+std::vector<double> per_byte(const CaseResult& c) {
     const double bytes = static_cast<double>(c.spec.workload.bytes());
-    return {c.stats.median / bytes, c.stats.ci_low / bytes, c.stats.ci_high / bytes};
+    std::vector<double> out;
+    out.reserve(c.samples.size());
+    for (const auto& smp : c.samples) out.push_back(smp.wall_s / bytes);
+    return out;
+}
+
+// Why a case cannot decide a finding, or "".
+std::string untrusted(const CaseResult& c) {
+    if (c.samples.size() < kMinSamplesForVerdict)
+        return fmt::format("{} has {} sample{}, fewer than {}", c.spec.label(), c.samples.size(),
+                           c.samples.size() == 1 ? "" : "s", kMinSamplesForVerdict);
+    if (c.cold_unproven) return fmt::format("{} was not proven cold", c.spec.label());
+    if (c.checked == Checked::none) return fmt::format("{} is unverified", c.spec.label());
+    return {};
 }
 
 }  // namespace
 
 RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster) {
-    const PerByte a = per_byte(faster), b = per_byte(slower);
-    RatioInterval r;
-    r.ratio = b.median / a.median;
-    r.low = std::max(a.high > 0 ? b.low / a.high : 0, 0.0);
-    r.high = a.low > 0 ? b.high / a.low : std::numeric_limits<double>::infinity();
-    return r;
+    return ratio_of_medians(per_byte(slower), per_byte(faster));
 }
 
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
@@ -110,6 +115,11 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;
+    for (const CaseResult* c : {fast, slow})
+        if (const std::string why = untrusted(*c); !why.empty()) {
+            r.note = why;
+            return r;  // INCONCLUSIVE
+        }
     if (f.within > 0) {
         const double hi = 1 + f.within, lo = 1 / hi;
         if (r.low >= lo && r.high <= hi) r.verdict = Verdict3::holds;
@@ -136,7 +146,7 @@ KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
     r.suite = k.suite;
     std::vector<const CaseResult*> sweep;
     for (const auto& c : cases)
-        if (c.status == Status::ok && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
+        if (c.ranked() && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
     for (const auto* c : sweep)
         if (c->throughput_mib_s > r.best_mib_s) {
             r.best_mib_s = c->throughput_mib_s;

@@ -17,11 +17,11 @@ struct FindingResult {
     std::string suite;
     Verdict3 verdict = Verdict3::inconclusive;
     double ratio = 0;  // measured: slower time per byte / faster time per byte (medians)
-    double low = 0;    // 99.9 % interval of the ratio, from the intervals of the two means
+    double low = 0;    // kRatioConfidence bootstrap interval of that ratio
     double high = 0;
     std::string faster_case;  // the labels of the cases compared
     std::string slower_case;
-    std::string note;  // why it is inconclusive when a case is missing
+    std::string note;  // why it is inconclusive: a case missing, too few samples, unverified, not cold
     std::string threshold() const;  // ">= 100x" or "within 1.25x"
 };
 
@@ -34,12 +34,12 @@ struct KneeResult {
     std::string describe() const;
 };
 
-// slower's time per byte over faster's: the ratio of the medians, and its interval from the
-// 99.9 % intervals of the two means.
-struct RatioInterval {
-    double ratio = 0, low = 0, high = 0;
-};
+// slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap
+// interval of that ratio (stats.hpp), as findings and iolab compare use it.
+using RatioInterval = RatioEstimate;
 RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster);
+// The fewest samples a side needs before a ratio can decide anything.
+inline constexpr std::size_t kMinSamplesForVerdict = 5;
 
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);

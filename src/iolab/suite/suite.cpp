@@ -120,7 +120,10 @@ public:
             }
         }
         try_parse(t, "warmup", [&](const std::string& v) { opts.warmup = parse_amount(v, "warmup", true); });
-        try_parse(t, "iterations", [&](const std::string& v) { opts.iterations = parse_amount(v, "iterations", false); });
+        try_parse(t, "iterations", [&](const std::string& v) { opts.iterations = parse_amount(v, "iterations", false, true); });
+        try_parse(t, "verify", [&](const std::string& v) { opts.verify = parse_verify_mode(v, "verify"); });
+        try_parse(t, "precision", [&](const std::string& v) { opts.precision = parse_precision(v, "precision"); });
+        try_parse(t, "budget", [&](const std::string& v) { opts.budget_s = parse_budget(v, "budget"); });
         try_parse(t, "throttle", [&](const std::string& v) { opts.throttle = parse_rate(v); });
         if (t.contains("cache")) {
             const std::string c = text(t, "cache", true);
@@ -215,7 +218,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         const toml::table* t = d->as_table();
         if (!t) r.fail(d, "defaults", "expected a table");
         r.only(*t, {"size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov", "chain", "feed", "warmup",
-                    "iterations", "cache", "sync", "throttle", "timeline"},
+                    "iterations", "precision", "budget", "verify", "cache", "sync", "throttle", "timeline"},
                "[defaults]");
         r.settings(*t, base_plan, base_opts);
     }
@@ -224,7 +227,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     for (const auto& g : *groups->as_array()) {
         const toml::table& t = *g.as_table();
         r.only(t, {"id", "title", "strategies", "size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov",
-                   "chain", "feed", "warmup", "iterations", "cache", "sync", "throttle", "timeline"},
+                   "chain", "feed", "warmup", "iterations", "precision", "budget", "verify", "cache", "sync",
+                   "throttle", "timeline"},
                "[[group]]");
         Group grp;
         grp.id = r.text(t, "id", true);
