@@ -46,7 +46,7 @@ std::size_t BufferedReader::read(void* dst, std::size_t n) {
 
 BufferedWriter::BufferedWriter(const sys::Fd& fd, std::size_t capacity)
     : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096),
-      buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
+      buf_(reinterpret_cast<char8_t*>(storage_.data())) {}
 
 BufferedWriter::~BufferedWriter() {
     try {

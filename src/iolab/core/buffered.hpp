@@ -48,7 +48,7 @@ public:
     void put(unsigned char c) {
         if (pos_ == cap_) [[unlikely]]
             drain();
-        buf_[pos_++] = c;
+        buf_[pos_++] = static_cast<char8_t>(c);
     }
     void write(const void* src, std::size_t n);
     void flush() { drain(); }
@@ -59,7 +59,9 @@ private:
     const sys::Fd& fd_;
     std::size_t cap_;
     AlignedBuffer storage_;
-    unsigned char* buf_;
+    // char8_t, unlike unsigned char, may not alias other objects: a store into the buffer then
+    // does not force pos_ and cap_ to be reloaded from memory on every put().
+    char8_t* buf_;
     std::size_t pos_ = 0;
 };
 

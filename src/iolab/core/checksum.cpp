@@ -56,13 +56,15 @@ FileDigest checksum_file(const std::string& path) {
     std::vector<std::byte> buf(kChunk);
     Hasher h;
     Fingerprint f;
+    ByteSums b;
     for (;;) {
         const std::size_t n = sys::read_some(fd, buf.data(), buf.size());
         if (n == 0) break;
         h.update(buf.data(), n);
         f.update(buf.data(), n);
+        b.update(buf.data(), n);
     }
-    return {h.digest(), h.bytes(), f.digest()};
+    return {h.digest(), h.bytes(), f.digest(), b.digest()};
 }
 
 std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
@@ -75,6 +77,26 @@ std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
         off += n;
     }
     return h.digest();
+}
+
+void ByteSums::update(const void* p, std::size_t n) {
+    // Appending bytes b1..bn to (s1, s2): s2 grows by n * s1 plus the sum of (n - i + 1) * bi.
+    const auto* b = static_cast<const unsigned char*>(p);
+    std::uint64_t add1 = 0, weighted = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        add1 += b[i];
+        weighted += static_cast<std::uint64_t>(n - i) * b[i];
+    }
+    s2 += static_cast<std::uint64_t>(n) * s1 + weighted;
+    s1 += add1;
+    count += n;
+}
+
+std::uint64_t ByteSums::digest() const {
+    std::uint64_t x = s1 * 0x9e3779b97f4a7c15ull ^ (s2 + 0x632be59bd9b4e019ull) ^ (count << 1);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 29);
 }
 
 std::uint64_t Sink::touch(const void* p, std::size_t n) {

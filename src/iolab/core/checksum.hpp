@@ -39,6 +39,7 @@ struct FileDigest {
     std::uint64_t checksum = 0;
     std::uint64_t size = 0;
     std::uint64_t fingerprint = 0;  // the sampled fingerprint (sink.hpp) of the same bytes
+    std::uint64_t byte_sums = 0;    // their ByteSums digest (sink.hpp)
 };
 FileDigest checksum_file(const std::string& path);
 // The checksum of the first `size` bytes of a generated data stream, without any file.

@@ -82,6 +82,22 @@ private:
     unsigned char word_[8] = {};
 };
 
+// Position-weighted sums of a byte stream (Fletcher's, without the modulus): s1 adds every
+// byte, s2 adds s1 after every byte, so a byte skipped, repeated or moved changes s2. Two adds a
+// byte: what a byte-at-a-time reader pays in sampled mode.
+struct ByteSums {
+    std::uint64_t count = 0;
+    std::uint64_t s1 = 0;
+    std::uint64_t s2 = 0;
+    void update(const void* p, std::size_t n);  // as n calls of add(), computed by blocks
+    void add(unsigned char c) {
+        s1 += c;
+        s2 += s1;
+        ++count;
+    }
+    std::uint64_t digest() const;
+};
+
 class Sink {
 public:
     void set_mode(VerifyMode m) { mode_ = m; }
@@ -98,22 +114,36 @@ public:
         if (mode_ == VerifyMode::sampled) touched_ = touched_ + touch(p, n);
         consume(p, n);
     }
+    // A byte-at-a-time reader's sums (sampled mode): they replace the fingerprint.
+    void consume_sums(const ByteSums& sums) {
+        sums_.count += sums.count;
+        sums_.s2 += sums.s2 + sums.count * sums_.s1;  // appending: earlier bytes count again
+        sums_.s1 += sums.s1;
+        has_sums_ = true;
+    }
     // A tool that reports only how many bytes it read (dd, fio): the count is all it proves.
     void count_only(std::uint64_t n) {
         counted_ += n;
         count_only_ = true;
     }
 
-    // XXH3-64 of the stream (full mode) or its sampled fingerprint.
-    std::uint64_t digest() const { return mode_ == VerifyMode::full ? hasher_.digest() : fingerprint_.digest(); }
+    // XXH3-64 of the stream (full mode), or its sampled fingerprint, or its byte sums.
+    std::uint64_t digest() const {
+        if (mode_ == VerifyMode::full) return hasher_.digest();
+        return has_sums_ ? sums_.digest() : fingerprint_.digest();
+    }
     std::uint64_t bytes() const {
         if (count_only_) return counted_;
-        return mode_ == VerifyMode::full ? hasher_.bytes() : fingerprint_.bytes();
+        if (mode_ == VerifyMode::full) return hasher_.bytes();
+        return has_sums_ ? sums_.count : fingerprint_.bytes();
     }
     bool count_only() const { return count_only_; }
+    bool has_sums() const { return has_sums_; }
     void reset() {
         hasher_.reset();
         fingerprint_.reset();
+        sums_ = ByteSums{};
+        has_sums_ = false;
         counted_ = 0;
         count_only_ = false;
     }
@@ -124,19 +154,39 @@ private:
     VerifyMode mode_ = VerifyMode::full;
     Hasher hasher_;
     Fingerprint fingerprint_;
+    ByteSums sums_;
+    bool has_sums_ = false;
     std::uint64_t counted_ = 0;
     bool count_only_ = false;
     volatile std::uint64_t touched_ = 0;
 };
 
-// Collects single bytes into a block and hands full blocks to the sink: what a byte-at-a-time
-// reader does with each byte, at the cost of one store.
+// What a byte-at-a-time reader does with each byte. Full mode: collects bytes into a block and
+// hands full blocks to the sink's hash (one store a byte). Sampled mode: two adds a byte into
+// position-weighted sums (ByteSums), kept in registers by the caller's loop.
 class ByteStager {
 public:
-    explicit ByteStager(Sink& sink) : sink_(sink) {}
+    explicit ByteStager(Sink& sink) : sink_(sink), full_(sink.mode() == VerifyMode::full) {}
     ~ByteStager() = default;
+    // Runs `next` (returning the next byte, or -1 at the end) to the end of the stream.
+    template <class Next>
+    void drain(Next&& next) {
+        if (full_) {
+            for (int c; (c = next()) >= 0;) put(static_cast<unsigned char>(c));
+            flush();
+            return;
+        }
+        std::uint64_t s1 = 0, s2 = 0, count = 0;
+        for (int c; (c = next()) >= 0; ++count) {
+            s1 += static_cast<unsigned>(c);
+            s2 += s1;
+        }
+        sink_.consume_sums(ByteSums{count, s1, s2});
+    }
+
+private:
     void put(unsigned char c) {
-        buf_[n_++] = c;
+        buf_[n_++] = static_cast<char8_t>(c);
         if (n_ == sizeof buf_) [[unlikely]]
             flush();
     }
@@ -145,10 +195,11 @@ public:
         n_ = 0;
     }
 
-private:
     Sink& sink_;
+    bool full_;
     std::size_t n_ = 0;
-    unsigned char buf_[64 * 1024];
+    // char8_t cannot alias n_ or a reader's state, so a store does not force their reload.
+    char8_t buf_[64 * 1024];
 };
 
 }  // namespace iolab

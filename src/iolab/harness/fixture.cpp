@@ -16,8 +16,8 @@ namespace iolab {
 std::string Verdict::describe() const {
     if (count_only) return fmt::format("the tool reported {} bytes, expected {}", actual_bytes, expected_bytes);
     return fmt::format("{} {:#018x}, expected {:#018x} ({} bytes, expected {})",
-                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected, actual_bytes,
-                       expected_bytes);
+                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected,
+                       actual_bytes, expected_bytes);
 }
 
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size) {
@@ -25,15 +25,17 @@ FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::
     std::vector<std::byte> buf(1 << 20);
     Hasher h;
     Fingerprint f;
+    ByteSums b;
     for (std::uint64_t off = 0; off < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - off));
         fill(spec, off, std::span(buf.data(), n));
         h.update(buf.data(), n);
         f.update(buf.data(), n);
+        b.update(buf.data(), n);
         sys::write_all(fd, buf.data(), n);
         off += n;
     }
-    return {h.digest(), h.bytes(), f.digest()};
+    return {h.digest(), h.bytes(), f.digest(), b.digest()};
 }
 
 namespace {
@@ -47,7 +49,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
     } else if (w.family == Family::write) {
         auto records = std::make_shared<std::vector<std::byte>>(w.record * w.count);
         fill(w.data, 0, *records);
-        in->digest = {checksum(*records), records->size(), 0};
+        in->digest = {checksum(*records), records->size(), 0, 0};
         in->records = std::move(records);
     } else {
         in->path = generated_path;
@@ -122,7 +124,9 @@ Verdict Fixture::verify(const Job& job) const {
     v.expected_bytes = w_.bytes();
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
-        v.expected = v.mode == VerifyMode::full ? input_->digest.checksum : input_->digest.fingerprint;
+        v.expected = v.mode == VerifyMode::full ? input_->digest.checksum
+                     : job.sink->has_sums()       ? input_->digest.byte_sums
+                                                  : input_->digest.fingerprint;
         if (job.sink->count_only()) {
             v.count_only = true;
             v.actual_bytes = job.sink->bytes();

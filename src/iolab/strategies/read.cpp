@@ -21,44 +21,42 @@ using detail::open_src;
 
 void read_byte_syscall(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    ByteStager out(*j.sink);
-    unsigned char b;
-    while (sys::read_some(in, &b, 1) == 1) out.put(b);
-    out.flush();
+    ByteStager(*j.sink).drain([&] {
+        unsigned char b;
+        return sys::read_some(in, &b, 1) == 1 ? int{b} : -1;
+    });
 }
 
 void read_byte_pread(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    ByteStager out(*j.sink);
-    unsigned char b;
-    for (off_t pos = 0; sys::pread_some(in, &b, 1, pos) == 1; ++pos) out.put(b);
-    out.flush();
+    off_t pos = 0;
+    ByteStager(*j.sink).drain([&] {
+        unsigned char b;
+        return sys::pread_some(in, &b, 1, pos++) == 1 ? int{b} : -1;
+    });
 }
 
 void read_byte_stdio(const Job& j) {
     sys::StdioFile in(open_src(j.src), "r", j.buffer);
-    ByteStager out(*j.sink);
-    for (int c; (c = std::getc(in.get())) != EOF;) out.put(static_cast<unsigned char>(c));
+    std::FILE* f = in.get();
+    ByteStager(*j.sink).drain([f] { return std::getc(f); });  // EOF is -1
     in.check();
-    out.flush();
 }
 
 void read_byte_iostream(const Job& j) {
     std::ifstream in;
     detail::open_stream(in, j.src, std::ios::in);
-    ByteStager out(*j.sink);
-    for (int c; (c = in.get()) != std::char_traits<char>::eof();)
-        out.put(static_cast<unsigned char>(c));
+    ByteStager(*j.sink).drain([&] {
+        const int c = in.get();
+        return c == std::char_traits<char>::eof() ? -1 : c;
+    });
     if (in.bad()) detail::stream_failed("read", j.src);
-    out.flush();
 }
 
 void read_byte_buffered(const Job& j) {
     const sys::Fd in = open_src(j.src);
     BufferedReader r(in, j.buffer);
-    ByteStager out(*j.sink);
-    for (int c; (c = r.get()) >= 0;) out.put(static_cast<unsigned char>(c));
-    out.flush();
+    ByteStager(*j.sink).drain([&] { return r.get(); });
 }
 
 void read_chunk(const Job& j) {
