@@ -5,7 +5,7 @@ packages=(
   build-essential cmake pkg-config git
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   liburing-dev zlib1g-dev libzstd-dev liblz4-dev libxxhash-dev libboost-math-dev
-  libgtest-dev
+  libgtest-dev fio
   clang-14 libclang-rt-14-dev
 )
 missing=()

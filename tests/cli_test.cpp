@@ -49,6 +49,11 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"run -s read.chunk --data noise", "'noise'"},
                     BadInput{"run -s read.chunk --iterations 0", "'0'"},
                     BadInput{"run -s read.chunk --warmup soon", "'soon'"},
+                    BadInput{"run -s read.chunk --warmup auto", "'auto'"},
+                    BadInput{"run -s read.chunk --verify some", "'some'"},
+                    BadInput{"run -s read.chunk --precision 0%", "'0%'"},
+                    BadInput{"run -s read.chunk --precision 150%", "'150%'"},
+                    BadInput{"run -s read.chunk --budget 5", "'5'"},
                     BadInput{"run -s read.chunk --size 4P", "free"},  // no room for 4 PiB
                     BadInput{"run --frobnicate", "--frobnicate"},
                     BadInput{"list --family sideways", "'sideways'"}));
@@ -115,6 +120,26 @@ TEST(Cli, TinyRunWritesAConsistentJsonResult) {
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
         leftovers += e.path().filename().string().rfind("iolab.", 0) == 0;
     EXPECT_EQ(leftovers, 0);
+}
+
+// The verification mode and the iteration rule are in the header of every table and in the JSON.
+TEST(Cli, VerifyModeAndIterationRuleAreReported) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    const auto r = run_cli("run -s read.chunk,read.mmap-scan --size 256K --verify full --precision 4% --budget 300ms "
+                           "--dir " + dir.path() + " --json " + json);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("verify full, warm-up 1, iterations auto (until ±4% or 0.3 s a case)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("read (cache warm, sync none, verify full)"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_EQ(j["options"]["verify"], "full");
+    EXPECT_EQ(j["options"]["iterations"], "auto");
+    EXPECT_DOUBLE_EQ(j["options"]["precision"].get<double>(), 0.04);
+    for (const auto& c : j["cases"]) {
+        EXPECT_EQ(c["verification"], "content");
+        EXPECT_GE(c["samples"].size(), 6u);  // the fewest with a 95 % interval of the median
+    }
 }
 
 TEST(Cli, KeepKeepsTheScratchFolder) {

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/report/compare.hpp"
 #include "iolab/report/csv.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/markdown.hpp"
@@ -153,6 +155,82 @@ TEST(OutputFile, NeverOverwritesWithoutForceAndReplacesWithIt) {
     int entries = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.exists();
     EXPECT_EQ(entries, 1);
+}
+
+}  // namespace
+}  // namespace iolab
+
+namespace iolab {
+namespace {
+
+CaseResult timed_case(const char* name, std::vector<double> walls) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find(name);
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.size = 1 << 20;
+    c.checked = Checked::content;
+    c.verified = true;
+    for (double w : walls) {
+        Sample s;
+        s.wall_s = w;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
+}
+
+// benchstat's rule: a change is shown only when the U test and the ratio's interval both say so.
+TEST(Compare, SignificantChangesOnlyWithIntervalPValueAndGeometricMean) {
+    Report before, after;
+    const std::vector<double> base = {1.00, 1.01, 0.99, 1.02, 0.98, 1.005, 1.015, 0.995};  // no ties
+    before.cases = {timed_case("read.chunk", base), timed_case("copy.chunk", base),
+                    timed_case("read.mmap-scan", {1, 1, 1})};
+    std::vector<double> slower;
+    for (double w : base) slower.push_back(2 * w);
+    after.cases = {timed_case("read.chunk", base),
+                   timed_case("copy.chunk", slower), timed_case("read.mmap-scan", {3, 3, 3})};
+    const std::string out = render_comparison(before, after, false);
+    std::istringstream lines(out);
+    std::string header, unchanged, doubled, few;
+    std::getline(lines, header);
+    std::getline(lines, unchanged);
+    std::getline(lines, doubled);
+    std::getline(lines, few);
+    EXPECT_NE(header.find("99% interval"), std::string::npos) << out;
+    EXPECT_NE(header.find("p (U test)"), std::string::npos) << out;
+    EXPECT_TRUE(unchanged.starts_with("read.chunk")) << out;
+    EXPECT_TRUE(unchanged.ends_with("~")) << out;
+    EXPECT_TRUE(doubled.starts_with("copy.chunk")) << out;
+    EXPECT_NE(doubled.find("2.000"), std::string::npos) << out;
+    EXPECT_TRUE(doubled.ends_with("slower")) << out;
+    // 8 against 8, every after above every before: exact p = 2 / C(16, 8).
+    EXPECT_NE(doubled.find("0.000155"), std::string::npos) << out;
+    EXPECT_NE(few.find("~ (fewer than 5 samples)"), std::string::npos) << out;
+    // Geometric mean of 1.0, 2.0 and 3.0.
+    EXPECT_NE(out.find("geometric mean of the time ratios over 3 case(s): 1.817"), std::string::npos) << out;
+    EXPECT_NE(out.find("1 significant change(s)"), std::string::npos) << out;
+}
+
+// A cold case whose input stayed cached is shown, but not ranked.
+TEST(Export, UnprovenColdCaseIsNotRanked) {
+    Report r;
+    r.options.cache = CacheMode::cold;
+    r.groups.push_back(ReportGroup{"", "", r.options});
+    for (double resident : {0.0, 0.9}) {
+        CaseResult c = timed_case(resident > 0 ? "read.pread-chunk" : "read.chunk", {1, 1, 1, 1, 1, 1});
+        for (auto& s : c.samples) s.resident = resident;
+        finish(c, r.options, 1e-9);
+        r.cases.push_back(c);
+    }
+    EXPECT_FALSE(r.cases[0].cold_unproven);
+    EXPECT_TRUE(r.cases[1].cold_unproven);
+    const std::string out = render_terminal(r, false);
+    EXPECT_NE(out.find("1  read.chunk"), std::string::npos) << out;
+    EXPECT_NE(out.find("-  read.pread-chunk"), std::string::npos) << out;
+    EXPECT_NE(out.find("not ranked: not proven cold (90% of the input cached, median)"), std::string::npos) << out;
+    const auto j = report_to_json(r);
+    EXPECT_TRUE(j["cases"][1]["cold_unproven"].get<bool>());
 }
 
 }  // namespace

@@ -126,6 +126,39 @@ TEST(SampledVerification, ABrokenReaderFailsInEveryMeasuredIteration) {
     }
 }
 
+// Byte-at-a-time readers: two bytes swapped, or one dropped, fail a measured iteration.
+TEST(SampledVerification, AByteReaderThatSwapsOrDropsABytesFails) {
+    ScratchDir dir;
+    Strategy s;
+    s.name = "read.byte-swapping";
+    s.family = Family::read;
+    s.description = "test";
+    s.byte_at_a_time = true;
+    s.run = [](const Job& j) {
+        ++g_run;
+        const sys::Fd in = sys::open(j.src, O_RDONLY);
+        std::vector<unsigned char> all(sys::file_size(in));
+        sys::read_full(in, all.data(), all.size());
+        const bool broken = g_run == g_break_on;
+        if (broken && g_how == Break::repeat_page) std::swap(all[1000], all[1001]);
+        if (broken && g_how == Break::skip_page) all.erase(all.begin() + 5000);
+        std::size_t i = 0;
+        ByteStager(*j.sink).drain([&] { return i < all.size() ? int{all[i++]} : -1; });
+    };
+    RunOptions opts;
+    opts.iterations = Amount{4, 0};
+    for (Break how : {Break::repeat_page, Break::skip_page}) {
+        g_run = 0;
+        g_break_on = 3;
+        g_how = how;
+        const CaseResult r = run_case(read_case(s, 3 * 4096), opts, dir);
+        EXPECT_EQ(r.status, Status::failed);
+        EXPECT_NE(r.reason.find("sampled fingerprint"), std::string::npos) << r.reason;
+    }
+    g_break_on = 0;
+    EXPECT_EQ(run_case(read_case(s, 3 * 4096), opts, dir).status, Status::ok);
+}
+
 // The warm-up verifies every byte: a fault that keeps the sampled words intact (a byte changed
 // between them) is caught there.
 TEST(SampledVerification, TheFirstRunHashesEveryByte) {
