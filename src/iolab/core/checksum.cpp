@@ -51,19 +51,37 @@ std::optional<std::string> read_text_file(const std::string& path) {
     return ss.str();
 }
 
-FileDigest checksum_file(const std::string& path) {
+namespace {
+
+// Reads a whole file through the syscall layer in large blocks, handing each to f.
+template <class F>
+void for_each_block(const std::string& path, F&& f) {
     sys::Fd fd = sys::open(path, O_RDONLY);
     std::vector<std::byte> buf(kChunk);
-    Hasher h;
-    Fingerprint f;
-    ByteSums b;
     for (;;) {
         const std::size_t n = sys::read_some(fd, buf.data(), buf.size());
         if (n == 0) break;
-        h.update(buf.data(), n);
-        f.update(buf.data(), n);
-        b.update(buf.data(), n);
+        f(buf.data(), n);
     }
+}
+
+}  // namespace
+
+FileDigest checksum_file(const std::string& path) {
+    Hasher h;
+    for_each_block(path, [&](const std::byte* p, std::size_t n) { h.update(p, n); });
+    return {h.digest(), h.bytes(), 0, 0};
+}
+
+FileDigest reference_digests(const std::string& path) {
+    Hasher h;
+    Fingerprint f;
+    ByteSums b;
+    for_each_block(path, [&](const std::byte* p, std::size_t n) {
+        h.update(p, n);
+        f.update(p, n);
+        b.update(p, n);
+    });
     return {h.digest(), h.bytes(), f.digest(), b.digest()};
 }
 
@@ -80,15 +98,14 @@ std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {
 }
 
 void ByteSums::update(const void* p, std::size_t n) {
-    // Appending bytes b1..bn to (s1, s2): s2 grows by n * s1 plus the sum of (n - i + 1) * bi.
     const auto* b = static_cast<const unsigned char*>(p);
-    std::uint64_t add1 = 0, weighted = 0;
+    std::uint64_t a = s1, c = s2;
     for (std::size_t i = 0; i < n; ++i) {
-        add1 += b[i];
-        weighted += static_cast<std::uint64_t>(n - i) * b[i];
+        a += b[i];
+        c += a;
     }
-    s2 += static_cast<std::uint64_t>(n) * s1 + weighted;
-    s1 += add1;
+    s1 = a;
+    s2 = c;
     count += n;
 }
 

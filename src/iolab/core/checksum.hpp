@@ -34,7 +34,7 @@ private:
 std::uint64_t checksum(std::span<const std::byte> data);
 // A whole (small) text file: a suite, a result. nullopt when it cannot be read.
 std::optional<std::string> read_text_file(const std::string& path);
-// Checksum and length of a whole file, read through the syscall layer in large blocks.
+// Checksum (XXH3-64) and length of a whole file, read through the syscall layer in large blocks.
 struct FileDigest {
     std::uint64_t checksum = 0;
     std::uint64_t size = 0;
@@ -42,6 +42,8 @@ struct FileDigest {
     std::uint64_t byte_sums = 0;    // their ByteSums digest (sink.hpp)
 };
 FileDigest checksum_file(const std::string& path);
+// The same, with the sampled fingerprint and the byte sums too: the references of a read input.
+FileDigest reference_digests(const std::string& path);
 // The checksum of the first `size` bytes of a generated data stream, without any file.
 std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size);
 

@@ -28,7 +28,12 @@ double resident_fraction(const std::string& path) {
     return static_cast<double>(resident) / static_cast<double>(pages);
 }
 
-void warm_file(const std::string& path) { (void)checksum_file(path); }
+void warm_file(const std::string& path) {
+    const sys::Fd fd = sys::open(path, O_RDONLY);
+    std::vector<std::byte> buf(1 << 20);
+    while (sys::read_some(fd, buf.data(), buf.size()) > 0) {
+    }
+}
 
 void evict_file(const std::string& path, bool drop_caches) {
     {

@@ -45,7 +45,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
     if (!w.input.empty()) {
         // The user's file: read once here for the reference, never created nor removed.
         in->path = w.input;
-        in->digest = checksum_file(w.input);
+        in->digest = reference_digests(w.input);
     } else if (w.family == Family::write) {
         auto records = std::make_shared<std::vector<std::byte>>(w.record * w.count);
         fill(w.data, 0, *records);

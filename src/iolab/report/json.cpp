@@ -65,6 +65,7 @@ nlohmann::json options_json(const RunOptions& o) {
             {"budget_s", o.budget_s},
             {"min_iterations", o.min_iterations},
             {"verify", to_string(o.verify)},
+            {"seed", o.seed},
             {"forks", o.forks},
             {"drop_caches", o.drop_caches},
             {"throttle_bytes_per_s", o.throttle},
