@@ -219,8 +219,7 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
             }
             if (!a.data.empty()) req.data = parse_data_spec(a.data);
             if (!a.byte_slice.empty()) {
-                req.byte_slice = parse_size(a.byte_slice);
-                if (req.byte_slice == 0) req.byte_slice = UINT64_MAX;  // 0: the whole file
+                req.byte_slice = byte_slice_from(parse_size(a.byte_slice));
             }
             if (!a.queue.empty()) req.queues = parse_counts(a.queue, "--queue");
             if (!a.iov.empty()) req.iovs = parse_counts(a.iov, "--iov");
@@ -294,6 +293,10 @@ Suite requested_suite(const RunArgs& a) {
         suite.name = "custom";
         Group g;
         g.plan.patterns = split_commas(a.strategies);
+        if (g.plan.patterns.empty())
+            throw UsageError(fmt::format("invalid --strategy '{}': expected a strategy name or glob (see iolab list "
+                                         "--names)",
+                                         fmt::join(a.strategies, ",")));
         suite.groups.push_back(std::move(g));
     }
     return suite;
@@ -327,8 +330,13 @@ int run_suite(const RunArgs& a, Suite suite) {
     const std::uint64_t memory_limit =
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
     try {
+        std::size_t total = 0;
         for (const auto& g : suite.groups) {
             const auto cases = group_cases(g);
+            total += cases.size();
+            if (total > kMaxCases)
+                throw UsageError(fmt::format("the run has more than {} cases in all; narrow --strategy or the lists",
+                                             kMaxCases));
             needed = std::max(needed, scratch_needed(cases));
             for (const auto& c : cases)
                 if (memory_needed(c) > memory_limit)
@@ -341,15 +349,16 @@ int run_suite(const RunArgs& a, Suite suite) {
     }
     const std::string dir = checked_dir(a.dir);
     try {
-        if (!a.json.empty()) check_output_path(a.json, a.force, "--json");
-        if (!a.csv.empty()) check_output_path(a.csv, a.force, "--csv");
-        if (!a.markdown.empty()) check_output_path(a.markdown, a.force, "--markdown");
-        if (!a.trace.empty()) check_output_path(a.trace, a.force, "--trace");
+        std::vector<ResultPath> results;
+        for (const auto& [option, path] : {std::pair{"--json", &a.json}, std::pair{"--csv", &a.csv},
+                                           std::pair{"--markdown", &a.markdown}, std::pair{"--trace", &a.trace}})
+            if (!path->empty()) results.push_back({option, *path});
+        check_output_paths(results, a.force, a.input);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
     // The largest case's files plus a margin, checked before anything is created.
-    needed += 16ull << 20;
+    needed = saturating_add(needed, 16ull << 20);
     const std::uint64_t available = free_space(dir);
     if (available < needed)
         throw UsageError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
@@ -431,7 +440,9 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--feed", a.feed, "write.chain input: record (default) or byte, or both: byte,record");
     cmd->add_option("--throttle", a.throttle, "Limit the write side to RATE (1MiB/s): a simulated slow device");
     cmd->add_option("--trace", a.trace, "Write a Chrome trace (Perfetto) of the last iteration of copies that record one");
-    cmd->add_option("--input", a.input, "Read this existing file instead of generated data (read strategies only)");
+    cmd->add_option("--input", a.input,
+                    "Read (or copy) this existing file instead of generated data; read and copy strategies only, "
+                    "and it is never written");
     cmd->add_flag("--allow-device", a.allow_device, "Let --input be a block device (it is only read)");
     cmd->add_option("--dir", a.dir, "Parent of the scratch folder (default: the system temp folder)");
     cmd->add_flag("--keep", a.keep, "Keep the scratch folder and print its path");
@@ -494,6 +505,17 @@ int iolab_main(int argc, char** argv, bool dry_run) {
         fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;
     }
+    // An option given an empty value ("--size ''") is an error, not the default.
+    for (const CLI::App* sub : app.get_subcommands())
+        for (const CLI::Option* opt : sub->get_options())
+            if (opt->count() > 0 && opt->get_expected_min() > 0)
+                for (const auto& value : opt->results())
+                    if (value.empty()) {
+                        if (!dry_run)
+                            fmt::print(stderr, "iolab: invalid {} '': expected a value\n",
+                                       opt->get_name());
+                        return 2;
+                    }
     if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed())) return 0;
     try {
         if (list->parsed()) return list_strategies(family, names);

@@ -54,6 +54,15 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{"run -s read.chunk --precision 0%", "'0%'"},
                     BadInput{"run -s read.chunk --precision 150%", "'150%'"},
                     BadInput{"run -s read.chunk --budget 5", "'5'"},
+                    BadInput{"run -s ''", "--strategy ''"},  // empty lists are not "everything"
+                    BadInput{"run -s ,", "--strategy ','"},
+                    BadInput{"run -s read.chunk --size ''", "--size ''"},  // nor the default
+                    BadInput{"run -s write.record-stdio --record 1P --count 16384", "record 1024T"},  // no overflow
+                    BadInput{"run -s write.record-reused-pieces --record 1G --count 1000000000", "memory"},
+                    BadInput{"run --suite-file /dev/zero", "not a regular file"},  // never read without end
+                    BadInput{"compare /dev/zero /dev/zero", "not a regular file"},
+                    BadInput{"run -s read.chunk --size 64K --json /dev/null --force", "a device"},
+                    BadInput{"run -s read.chunk --size 64K --json /tmp --force", "a folder"},
                     BadInput{"run -s read.chunk --size 4P", "free"},  // no room for 4 PiB
                     BadInput{"run --frobnicate", "--frobnicate"},
                     BadInput{"list --family sideways", "'sideways'"}));

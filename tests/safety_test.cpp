@@ -69,14 +69,20 @@ std::vector<std::string> scratch_folders(const std::string& dir) {
     return out;
 }
 
-// Processes whose command line mentions `text` (children left behind would).
+// Processes whose command line contains text. Processes come and go while /proc is read: one
+// that is gone (its cmdline unreadable) simply does not count.
 int processes_mentioning(const std::string& text) {
     int n = 0;
-    for (const auto& e : fs::directory_iterator("/proc")) {
-        const std::string name = e.path().filename().string();
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
         if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream f(e.path() / "cmdline");
-        std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const int fd = ::open((it->path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        std::string cmd;
+        char buf[4096];
+        for (ssize_t r; (r = ::read(fd, buf, sizeof buf)) > 0;) cmd.append(buf, static_cast<std::size_t>(r));
+        ::close(fd);
         for (char& c : cmd)
             if (c == '\0') c = ' ';
         if (cmd.find(text) != std::string::npos) ++n;

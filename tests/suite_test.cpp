@@ -39,6 +39,16 @@ group = "g"
 strategy = "copy.chunk"
 )";
 
+// byte_slice = "0" means the whole file, in a suite as on the command line.
+TEST(SuiteLoader, ByteSliceZeroMeansNoSlice) {
+    std::string text = kValid;
+    text.replace(text.find("iterations = \"3\""), 16, "iterations = \"3\"\nbyte_slice = \"0\"");
+    const Suite s = parse_suite(text, "demo.toml");
+    EXPECT_EQ(s.groups[0].plan.byte_slice, UINT64_MAX);
+    EXPECT_EQ(byte_slice_from(0), UINT64_MAX);
+    EXPECT_EQ(byte_slice_from(4096), 4096u);
+}
+
 TEST(SuiteLoader, ParsesAValidSuite) {
     const Suite s = parse_suite(kValid, "demo.toml");
     EXPECT_EQ(s.name, "demo");
@@ -89,7 +99,17 @@ INSTANTIATE_TEST_SUITE_P(
                     Broken{"at_least = 1.5", "at_least = 1.5\nwithin = 0.2", "exactly one", 20},
                     Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
                     Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
-                    Broken{"size = \"64K\"", "size = \"64K", "", 6}));  // TOML syntax
+                    Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
+                    Broken{"size = \"64K\"", "size = \"0\"", "at least 1 byte", 6},
+                    // A finding or knee naming a strategy its group does not run: refused at load.
+                    Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
+                           "slower = { group = \"g\", strategy = \"copy.splice\" }", "copy.splice", 18},
+                    Broken{"[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chunk\"",
+                           "[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chnuk\"", "copy.chnuk", 23},
+                    // Escape sequences and line breaks in names never reach a terminal.
+                    Broken{"name = \"demo\"", "name = \"de\\u001b[2Jmo\"", "control character", 2},
+                    Broken{"claim = \"chunk beats sendfile\"", "claim = \"chunk\\nbeats\"", "control character",
+                           15}));
 
 CaseResult crafted(const std::string& group, const char* strategy, std::size_t buffer, std::vector<double> walls) {
     CaseResult c;

@@ -32,8 +32,12 @@ private:
 };
 
 std::uint64_t checksum(std::span<const std::byte> data);
-// A whole (small) text file: a suite, a result. nullopt when it cannot be read.
-std::optional<std::string> read_text_file(const std::string& path);
+// A whole (small) text file: a suite, a result. nullopt when it cannot be read, is not a
+// regular file (a FIFO or a device is never opened for reading: it could block or never end),
+// or holds more than `limit` bytes; `why` then says which.
+inline constexpr std::uint64_t kMaxTextFile = 64ull << 20;
+std::optional<std::string> read_text_file(const std::string& path, std::string* why = nullptr,
+                                          std::uint64_t limit = kMaxTextFile);
 // Checksum (XXH3-64) and length of a whole file, read through the syscall layer in large blocks.
 struct FileDigest {
     std::uint64_t checksum = 0;

@@ -130,4 +130,14 @@ std::string format_compact(std::uint64_t bytes) {
     return u < 0 ? fmt::format("{}", bytes) : fmt::format("{}{}", bytes, units[u]);
 }
 
+std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uint64_t b, std::string_view b_name,
+                              std::uint64_t limit, std::string_view limit_what) {
+    std::uint64_t p;
+    if (__builtin_mul_overflow(a, b, &p) || p > limit)
+        throw std::invalid_argument(one_line(fmt::format("{} {} x {} {} is more than {} bytes, {}", a_name,
+                                                         format_compact(a), b_name, b, format_compact(limit),
+                                                         limit_what)));
+    return p;
+}
+
 }  // namespace iolab

@@ -23,4 +23,14 @@ std::string one_line(std::string_view msg);
 std::string format_size(std::uint64_t bytes);    // "64 MiB", "1.5 GiB", "4095 B"
 std::string format_compact(std::uint64_t bytes); // "64M", "4K", "4095": the form parse_size reads
 
+// a * b, when it is at most limit; otherwise std::invalid_argument naming both operands:
+// "record 1P x count 16384 is more than 1E bytes, the limit of one case".
+std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uint64_t b, std::string_view b_name,
+                              std::uint64_t limit, std::string_view limit_what);
+// a + b, or the largest value when the sum would wrap.
+inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
 }  // namespace iolab

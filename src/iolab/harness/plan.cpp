@@ -51,6 +51,10 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                                                         s->name, format_size(req.sizes.front()), req.input));
         }
     for (auto size : req.sizes)
+        if (size > kMaxCaseBytes)
+            throw std::invalid_argument(fmt::format("size {} is more than {} bytes, the limit of one case",
+                                                    format_compact(size), format_compact(kMaxCaseBytes)));
+    for (auto size : req.sizes)
         for (auto b : req.buffers) {
             if (b == 0) throw std::invalid_argument("invalid buffer '0': expected at least 1 byte");
             if (b > kMaxBuffer)
@@ -62,8 +66,12 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                     "buffer {} is larger than the {} file: expected a buffer no larger than --size",
                     format_compact(b), format_compact(size)));
         }
-    for (auto r : req.records)
+    for (auto r : req.records) {
         if (r == 0) throw std::invalid_argument("invalid record '0': expected at least 1 byte");
+        if (r > kMaxBuffer)
+            throw std::invalid_argument(fmt::format("record {} is over the limit of {}", format_compact(r),
+                                                    format_compact(kMaxBuffer)));
+    }
     for (auto q : req.queues)
         if (q == 0 || q > kMaxQueue)
             throw std::invalid_argument(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
@@ -108,7 +116,8 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                     w.input = req.input;
                     if (s->family == Family::write) {
                         w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
-                        w.size = w.record * w.count;
+                        w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
+                                                 "the limit of one case");
                     }
                     if (s->byte_at_a_time && w.bytes() > req.byte_slice && req.input.empty()) {
                         const std::uint64_t full = w.bytes();
@@ -149,9 +158,9 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
         const std::uint64_t b = c.workload.bytes();
         if (c.workload.family != Family::read) out = std::max(out, b);
         if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
-        if (inputs.emplace(to_string(c.workload.data), b).second) in += b;
+        if (inputs.emplace(to_string(c.workload.data), b).second) in = saturating_add(in, b);
     }
-    return in + out;
+    return saturating_add(in, out);
 }
 
 }  // namespace iolab

@@ -29,6 +29,9 @@ struct PlanRequest {
     std::string input;
 };
 
+// The byte_slice setting: 0 means "no slice: the whole file", on the command line and in suites.
+inline std::uint64_t byte_slice_from(std::uint64_t setting) { return setting == 0 ? UINT64_MAX : setting; }
+
 // Throws std::invalid_argument with a one-line message for an unknown strategy (naming the
 // closest ones), a pattern that matches nothing, a buffer larger than the file, a queue or
 // vector length out of range, or a malformed chain.
@@ -40,7 +43,8 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
 inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
-inline constexpr std::size_t kMaxCases = 100000;
+inline constexpr std::size_t kMaxCases = 100000;  // in one run, all groups together
+inline constexpr std::uint64_t kMaxCaseBytes = 1ull << 60;  // what one case may read, write or copy
 
 // Memory a case holds at once: its buffers (times the queue depth or vector length) and, for
 // writes, the records it writes (twice more for a compressed chain, decoded to verify it).

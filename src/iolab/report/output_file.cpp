@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -38,6 +39,59 @@ void check_output_path(const std::string& path, bool force, const char* option) 
             fmt::format("{} '{}' already exists: choose another name, or add --force to replace it", option, path));
 }
 
+namespace {
+
+const char* kind_of(mode_t m) {
+    if (S_ISDIR(m)) return "a folder";
+    if (S_ISBLK(m) || S_ISCHR(m)) return "a device";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
+}
+
+// The folder's canonical path and the file's name: two spellings of one name compare equal.
+std::string canonical_name(const std::string& path) {
+    const auto slash = path.rfind('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    char* real = ::realpath(folder_of(path).c_str(), nullptr);
+    if (!real) return path;
+    std::string out = std::string(real) + "/" + name;
+    std::free(real);
+    return out;
+}
+
+}  // namespace
+
+void check_output_paths(const std::vector<ResultPath>& results, bool force, const std::string& input) {
+    struct stat in {};
+    const bool have_input = !input.empty() && ::stat(input.c_str(), &in) == 0;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const auto& [option, path] = results[i];
+        check_output_path(path, force, option.c_str());
+        struct stat st {};
+        if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            throw std::invalid_argument(fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
+                                                    "file",
+                                                    option, path, kind_of(st.st_mode)));
+        struct stat target {};
+        const bool exists = ::stat(path.c_str(), &target) == 0;
+        if (!input.empty() &&
+            (canonical_name(path) == canonical_name(input) ||
+             (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
+            throw std::invalid_argument(
+                fmt::format("invalid {} '{}': it is the --input file, which iolab never writes", option, path));
+        for (std::size_t k = 0; k < i; ++k) {
+            struct stat other {};
+            const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&
+                                    other.st_dev == target.st_dev && other.st_ino == target.st_ino;
+            if (same_inode || canonical_name(path) == canonical_name(results[k].path))
+                throw std::invalid_argument(fmt::format("{} and {} name the same file '{}': give each result its own "
+                                                        "file",
+                                                        results[k].option, option, path));
+        }
+    }
+}
+
 void write_file_atomically(const std::string& path, std::string_view content, bool force) {
     const std::string dir = folder_of(path);
     std::string tmpl = path + ".iolab-tmp-XXXXXX";
@@ -48,6 +102,20 @@ void write_file_atomically(const std::string& path, std::string_view content, bo
     const std::string tmp = name.data();
     try {
         sys::Fd fd(raw, tmp);
+        // A replaced file keeps its mode; a new one gets what the umask allows.
+        struct stat old {};
+        mode_t mode = 0;
+        if (::lstat(path.c_str(), &old) == 0) {
+            if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) throw IoError(EEXIST, "replace", path);
+            if (!force) throw IoError(EEXIST, "create", path);
+            mode = S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0;
+        }
+        if (mode == 0) {
+            const mode_t mask = ::umask(0);
+            ::umask(mask);
+            mode = 0666 & ~mask;
+        }
+        if (::fchmod(fd.get(), mode) != 0) throw IoError(errno, "set the mode of", tmp);
         sys::write_all(fd, content.data(), content.size());
         sys::fsync(fd);
         fd.close();

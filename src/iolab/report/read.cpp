@@ -28,7 +28,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     const std::string name = str(c, "strategy");
     r.spec.strategy = Registry::builtin().find(name);
     if (!r.spec.strategy) throw where(fmt::format("unknown strategy '{}'", name));
-    r.spec.group = str(c, "group");
+    r.spec.group = one_line(str(c, "group"));  // control characters escaped: it reaches the terminal
     Workload& w = r.spec.workload;
     w.family = r.spec.strategy->family;
     const auto params = c.find("params");
@@ -45,7 +45,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
             else if (k == "data") w.data = parse_data_spec(s);
             else if (k == "queue") w.queue = static_cast<unsigned>(std::stoul(s));
             else if (k == "iov") w.iov = static_cast<unsigned>(std::stoul(s));
-            else if (k == "chain") w.chain = s;
+            else if (k == "chain") w.chain = one_line(s);
             else if (k == "feed") w.feed_bytes = s == "byte";
         }
     } catch (const ResultFormatError&) {
@@ -117,8 +117,9 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
-    const auto text = read_text_file(path);
-    if (!text) throw ResultFormatError(fmt::format("{}: cannot read the file", path));
+    std::string why;
+    const auto text = read_text_file(path, &why);
+    if (!text) throw ResultFormatError(one_line(fmt::format("{}: cannot read the file: {}", path, why)));
     return read_report_json(*text, path);
 }
 

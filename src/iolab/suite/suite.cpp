@@ -1,5 +1,7 @@
 #include "iolab/suite/suite.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <sstream>
 
@@ -35,7 +37,11 @@ public:
             return {};
         }
         if (!n->is_string()) fail(n, key, "expected a string");
-        return std::string(*n->value<std::string>());
+        std::string v(*n->value<std::string>());
+        // Names and texts reach the terminal: no escape sequences, no line breaks.
+        if (std::any_of(v.begin(), v.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+            fail(n, key, "contains a control character (escape sequences and line breaks are refused)");
+        return v;
     }
 
     // A string, an integer, or an array of those, as strings ("64M", "8").
@@ -81,7 +87,10 @@ public:
     void settings(const toml::table& t, PlanRequest& plan, RunOptions& opts) const {
         try_parse(t, "size", [&](const std::string& v) {
             plan.sizes.clear();
-            for (auto s : parse_size_list(v)) plan.sizes.push_back(s);
+            for (auto s : parse_size_list(v)) {
+                if (s == 0) throw std::invalid_argument("invalid size '0': expected a size of at least 1 byte");
+                plan.sizes.push_back(s);
+            }
         });
         try_parse(t, "buffer", [&](const std::string& v) {
             plan.buffers.clear();
@@ -91,7 +100,7 @@ public:
             plan.records.clear();
             for (auto s : parse_size_list(v)) plan.records.push_back(s);
         });
-        try_parse(t, "byte_slice", [&](const std::string& v) { plan.byte_slice = parse_size(v); });
+        try_parse(t, "byte_slice", [&](const std::string& v) { plan.byte_slice = byte_slice_from(parse_size(v)); });
         try_parse(t, "data", [&](const std::string& v) { plan.data = parse_data_spec(v); });
         try_parse(t, "count", [&](const std::string& v) { plan.count = parse_amount(v, "count", false).count; });
         try_parse(t, "queue", [&](const std::string& v) {
@@ -250,6 +259,15 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     const auto has_group = [&](const std::string& id) {
         return std::any_of(s.groups.begin(), s.groups.end(), [&](const Group& g) { return g.id == id; });
     };
+    // Whether a strategy name or glob names a strategy the group runs.
+    const auto group_has = [&](const std::string& id, const std::string& pattern) {
+        for (const auto& g : s.groups) {
+            if (g.id != id) continue;
+            for (const auto& c : build_plan(g.plan))
+                if (::fnmatch(pattern.c_str(), c.strategy->name.c_str(), 0) == 0) return true;
+        }
+        return false;
+    };
     if (const toml::node* fs = doc.get("finding")) {
         if (!fs->is_array_of_tables()) r.fail(fs, "finding", "expected [[finding]] tables");
         for (const auto& fnode : *fs->as_array()) {
@@ -261,9 +279,13 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
             f.published = r.number(t, "published", 0);
             f.faster = r.selector(t, "faster");
             f.slower = r.selector(t, "slower");
-            for (const auto* sel : {&f.faster, &f.slower})
-                if (!has_group(sel->group))
-                    r.fail_in(t, sel == &f.faster ? "faster" : "slower", fmt::format("no group '{}' in this suite", sel->group));
+            for (const auto* sel : {&f.faster, &f.slower}) {
+                const char* key = sel == &f.faster ? "faster" : "slower";
+                if (!has_group(sel->group)) r.fail_in(t, key, fmt::format("no group '{}' in this suite", sel->group));
+                for (const auto& p : sel->strategies)
+                    if (!group_has(sel->group, p))
+                        r.fail_in(t, key, fmt::format("strategy '{}' matches no case of group '{}'", p, sel->group));
+            }
             f.at_least = r.number(t, "at_least", 0);
             f.within = r.number(t, "within", 0);
             if ((f.at_least > 0) == (f.within > 0))
@@ -282,6 +304,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
             k.strategy = r.text(t, "strategy", true);
             k.fraction = r.number(t, "fraction", 0.95);
             if (!has_group(k.group)) r.fail_in(t, "group", fmt::format("no group '{}' in this suite", k.group));
+            if (!group_has(k.group, k.strategy))
+                r.fail_in(t, "strategy", fmt::format("'{}' matches no case of group '{}'", k.strategy, k.group));
             s.knees.push_back(k);
         }
     }
@@ -289,8 +313,9 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
 }
 
 Suite load_suite_file(const std::string& path) {
-    const auto text = read_text_file(path);
-    if (!text) throw SuiteError(fmt::format("{}: cannot read the suite file", path));
+    std::string why;
+    const auto text = read_text_file(path, &why);
+    if (!text) throw SuiteError(one_line(fmt::format("{}: cannot read the suite file: {}", path, why)));
     return parse_suite(*text, path);
 }
 
