@@ -90,6 +90,16 @@ int processes_mentioning(const std::string& text) {
     return n;
 }
 
+// Whether a strategy in a scratch folder under dir has begun writing its output.
+bool writing_output(const std::string& dir) {
+    for (const auto& f : scratch_folders(dir)) {
+        std::error_code ec;
+        for (fs::directory_iterator it(f, ec), end; !ec && it != end; it.increment(ec))
+            if (it->path().extension() == ".out" && fs::file_size(it->path(), ec) > 0) return true;
+    }
+    return false;
+}
+
 bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds limit) {
     const auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
@@ -144,12 +154,12 @@ TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143);
 
 TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
     ScratchDir dir;
-    // One long iteration with no safe point inside it: O_DSYNC writes of 4 KiB.
-    const pid_t pid = spawn({"run", "-s", "write.dsync", "--buffer", "4K", "--size", "512M", "--iterations", "3",
-                             "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
+    // One long iteration that the syscall layer cannot cut short: libstdc++ writes 1 GiB one
+    // byte at a time.
+    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations",
+                             "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
                             dir.file("out"));
-    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
-    std::this_thread::sleep_for(300ms);
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
     ::kill(pid, SIGINT);
     std::this_thread::sleep_for(200ms);
     const auto t0 = std::chrono::steady_clock::now();
@@ -158,6 +168,76 @@ TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
     EXPECT_EQ(status, 130);
     EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
     EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    EXPECT_NE(test::slurp(dir.file("out")).find("second signal: stopped at once"), std::string::npos)
+        << test::slurp(dir.file("out"));
+}
+
+// One signal ends iolab in every phase. Each run below would take minutes or never end on its
+// own: the limits only tell a stopped run from one that ignored the signal.
+
+TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
+    ScratchDir dir;
+    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations",
+                             "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
+                            dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 130);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    EXPECT_NE(test::slurp(dir.file("out")).find("no safe point within a second"), std::string::npos)
+        << test::slurp(dir.file("out"));
+}
+
+TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    // 64 KiB at one byte a second: 18 hours.
+    const pid_t pid = spawn({"run", "-s", "write.record-syscall", "--size", "64K", "--record", "4K", "--throttle",
+                             "1B/s", "--warmup", "0", "--iterations", "1", "--dir", dir.path(), "--json", json},
+                            dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    std::this_thread::sleep_for(300ms);
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+}
+
+TEST(Interrupt, CompareStopsAtOnce) {
+    ScratchDir dir;
+    // Two result files whose comparison takes many seconds (a bootstrap per case).
+    nlohmann::json doc = nlohmann::json::parse(test::slurp(std::string(IOLAB_SOURCE_DIR) + "/tests/golden/report.json"));
+    const nlohmann::json one = doc["cases"][0];
+    doc["cases"] = nlohmann::json::array();
+    for (int i = 0; i < 4000; ++i) {
+        nlohmann::json c = one;
+        c["group"] = std::to_string(i);
+        c["samples"] = nlohmann::json::array();
+        for (int k = 0; k < 40; ++k) {
+            nlohmann::json smp = one["samples"][0];
+            smp["wall_s"] = 0.001 * (1 + (k * 7919 % 97) / 1000.0);
+            c["samples"].push_back(smp);
+        }
+        doc["cases"].push_back(c);
+    }
+    std::ofstream(dir.file("a.json")) << doc.dump();
+    const pid_t pid = spawn({"compare", dir.file("a.json"), dir.file("a.json")}, dir.file("out"));
+    std::this_thread::sleep_for(500ms);
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
+}
+
+TEST(Interrupt, DeviceLimitStopsAtOnceAndRemovesItsScratchFolder) {
+    ScratchDir dir;
+    const pid_t pid = spawn({"info", "--limits", "--device", "--size", "1G", "--dir", dir.path()}, dir.file("out"));
+    if (!wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 30s)) {
+        wait_for(pid, 60s);
+        GTEST_SKIP() << "no device measurement here: " << test::slurp(dir.file("out"));
+    }
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 130) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
 }
 
 TEST(Symlinks, NothingOutsideTheScratchFolderIsTouched) {

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/sys/stop.hpp"
 
 namespace iolab::interrupt {
 
@@ -18,8 +20,9 @@ namespace {
 
 std::atomic<int> g_signal{0};
 std::mutex g_mutex;
-std::string g_scratch;
-bool g_keep = false;
+bool g_stoppable = false;
+std::vector<std::string> g_trees;
+std::vector<std::string> g_files;
 std::vector<pid_t> g_children;
 
 sigset_t stop_signals() {
@@ -31,9 +34,24 @@ sigset_t stop_signals() {
     return set;
 }
 
-void signal_children(int sig) {
-    std::lock_guard lock(g_mutex);
-    for (pid_t pg : g_children) ::kill(-pg, sig);
+void say(const std::string& text) {
+    const std::string line = "iolab: " + text + "\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+}
+
+// Stops the children, removes what iolab created, exits. Runs on the watcher thread.
+[[noreturn]] void exit_now(int status, const char* why) {
+    std::vector<std::string> trees, files;
+    {
+        std::lock_guard lock(g_mutex);
+        for (pid_t pg : g_children) ::kill(-pg, SIGKILL);
+        trees = g_trees;
+        files = g_files;
+    }
+    for (const auto& f : files) ::unlink(f.c_str());
+    for (const auto& t : trees) remove_tree_at(AT_FDCWD, t);
+    say(std::string(why) + (trees.empty() ? "" : "; scratch folder removed"));
+    ::_exit(status);
 }
 
 void watch() {
@@ -42,23 +60,36 @@ void watch() {
         int sig = 0;
         if (::sigwait(&set, &sig) != 0) continue;
         int expected = 0;
-        if (g_signal.compare_exchange_strong(expected, sig)) {
-            signal_children(SIGTERM);
-            continue;
-        }
-        // The second signal: no more waiting for a safe point.
-        signal_children(SIGKILL);
-        std::string scratch;
-        bool keep = false;
+        if (!g_signal.compare_exchange_strong(expected, sig))
+            exit_now(128 + g_signal.load(), "second signal: stopped at once, without results");
+        bool stoppable = false;
         {
             std::lock_guard lock(g_mutex);
-            scratch = g_scratch;
-            keep = g_keep;
+            stoppable = g_stoppable;
+            if (stoppable) {
+                sys::request_stop();
+                for (pid_t pg : g_children) ::kill(-pg, SIGTERM);
+            }
         }
-        if (!scratch.empty() && !keep) remove_tree_at(AT_FDCWD, scratch);
-        ::_exit(128 + g_signal.load());
+        if (!stoppable) exit_now(128 + sig, (std::string("stopped by signal ") + std::to_string(sig)).c_str());
+        // A strategy whose I/O bypasses the syscall layer (libstdc++, a mapping) cannot be cut
+        // short: if the run has not stopped within a second, stop at once.
+        const timespec second{1, 0};
+        siginfo_t info{};
+        if (::sigtimedwait(&set, &info, &second) > 0)
+            exit_now(128 + sig, "second signal: stopped at once, without results");
+        bool still_running = false;
+        {
+            std::lock_guard lock(g_mutex);
+            still_running = g_stoppable;
+        }
+        if (still_running)
+            exit_now(128 + sig, "the run reached no safe point within a second of the signal: stopped at once, "
+                                "without results");
     }
 }
+
+void erase(std::vector<std::string>& v, const std::string& s) { v.erase(std::remove(v.begin(), v.end(), s), v.end()); }
 
 }  // namespace
 
@@ -71,15 +102,30 @@ void install() {
 int signal_received() { return g_signal.load(); }
 bool requested() { return g_signal.load() != 0; }
 
-void set_scratch(const std::string& path, bool keep) {
+void set_stoppable(bool on) {
     std::lock_guard lock(g_mutex);
-    g_scratch = path;
-    g_keep = keep;
+    g_stoppable = on;
+    if (!on) sys::clear_stop();  // the run is over: its results can be written
 }
 
-void clear_scratch() {
+void add_cleanup_tree(const std::string& path) {
     std::lock_guard lock(g_mutex);
-    g_scratch.clear();
+    g_trees.push_back(path);
+}
+
+void remove_cleanup_tree(const std::string& path) {
+    std::lock_guard lock(g_mutex);
+    erase(g_trees, path);
+}
+
+void add_cleanup_file(const std::string& path) {
+    std::lock_guard lock(g_mutex);
+    g_files.push_back(path);
+}
+
+void remove_cleanup_file(const std::string& path) {
+    std::lock_guard lock(g_mutex);
+    erase(g_files, path);
 }
 
 void add_child(pid_t pgid) {

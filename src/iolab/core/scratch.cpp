@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -26,6 +27,13 @@ ScratchDir::ScratchDir(const std::string& parent) {
     buf.push_back('\0');
     if (!::mkdtemp(buf.data())) throw IoError(errno, "create a scratch folder in", parent);
     path_ = buf.data();  // mkdtemp creates it with mode 0700
+    interrupt::add_cleanup_tree(path_);  // removed even if a signal ends iolab at once
+}
+
+void ScratchDir::keep(bool k) {
+    if (k == keep_ || removed_) return;
+    keep_ = k;
+    k ? interrupt::remove_cleanup_tree(path_) : interrupt::add_cleanup_tree(path_);
 }
 
 ScratchDir::~ScratchDir() {
@@ -36,6 +44,7 @@ void ScratchDir::remove() {
     if (removed_ || path_.empty()) return;
     removed_ = true;
     remove_tree_at(AT_FDCWD, path_);
+    interrupt::remove_cleanup_tree(path_);
 }
 
 void remove_tree_at(int dirfd, const std::string& name) {

@@ -16,7 +16,8 @@ public:
 
     const std::string& path() const { return path_; }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
-    void keep(bool k) { keep_ = k; }
+    // Keep the folder when the object goes (and when a signal ends iolab).
+    void keep(bool k);
     // Removes the folder now (the destructor then does nothing). Safe to call twice.
     void remove();
 

@@ -39,7 +39,11 @@ std::vector<CaseSpec> group_cases(const Group& g) {
 Report run_session(const Suite& suite, const SessionSettings& settings, std::string* kept_scratch) {
     ScratchDir scratch(settings.scratch_parent);
     scratch.keep(settings.keep);
-    interrupt::set_scratch(scratch.path(), settings.keep);
+    // While it measures, a signal stops the run at its next safe point (interrupt.hpp).
+    interrupt::set_stoppable(true);
+    struct Unstoppable {
+        ~Unstoppable() { interrupt::set_stoppable(false); }
+    } unstoppable;
     if (kept_scratch && settings.keep) *kept_scratch = scratch.path();
     Report report;
     report.suite = settings.suite;
@@ -80,7 +84,7 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         first += cases.size();
     }
     if (!settings.keep) scratch.remove();
-    interrupt::clear_scratch();
+    interrupt::set_stoppable(false);
     if (report.partial) return report;
     if (external && find_program("true")) report.process_startup_s = process_startup_seconds();
     for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -100,6 +101,11 @@ void write_file_atomically(const std::string& path, std::string_view content, bo
     const int raw = ::mkstemp(name.data());
     if (raw < 0) throw IoError(errno, "create a temporary file in", dir);
     const std::string tmp = name.data();
+    interrupt::add_cleanup_file(tmp);  // a signal while writing leaves no temporary file
+    struct Forget {
+        const std::string& path;
+        ~Forget() { interrupt::remove_cleanup_file(path); }
+    } forget{tmp};
     try {
         sys::Fd fd(raw, tmp);
         // A replaced file keeps its mode; a new one gets what the umask allows.

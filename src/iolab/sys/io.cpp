@@ -10,16 +10,20 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <utility>
 
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"
+#include "iolab/sys/stop.hpp"
 #include "iolab/sys/throttle.hpp"
 
 namespace iolab::sys {
 
 namespace {
+
+std::atomic<bool> g_stop{false};
 
 thread_local Counters t_counters;
 
@@ -65,6 +69,10 @@ void wait_ready(int fd, short events) {
 template <class Op>
 ssize_t attempt(Call c, int fd, short events, std::size_t n, Op&& op) {
     for (;;) {
+        if (stop_requested()) {
+            errno = ECANCELED;
+            return -1;
+        }
         ssize_t r;
         switch (detail::take_fault(c)) {
             case Fault::none: r = op(n); break;
@@ -115,6 +123,10 @@ std::size_t iov_bytes(const iovec* iov, int n) {
 }
 
 }  // namespace
+
+void request_stop() { g_stop.store(true, std::memory_order_relaxed); }
+void clear_stop() { g_stop.store(false, std::memory_order_relaxed); }
+bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 
 std::string_view call_name(Call c) {
     static constexpr std::array<std::string_view, kCallKinds> names = {

@@ -1,5 +1,7 @@
 #include "iolab/sys/throttle.hpp"
 
+#include "iolab/sys/stop.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -46,8 +48,10 @@ void throttle_wait(std::size_t n) {
     if (g_tokens >= 0) return;
     // In debt: sleep until the bucket is back at zero. Holding the lock makes concurrent
     // writers queue behind each other, as they would behind one slow device.
-    const auto wait = std::chrono::duration<double>(-g_tokens / g_rate);
-    std::this_thread::sleep_for(wait);
+    // Slept in slices, so that a stop request ends the wait within 50 ms.
+    const auto until = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(-g_tokens / g_rate));
+    while (Clock::now() < until && !stop_requested())
+        std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(50)));
     g_tokens = 0;
     g_last = Clock::now();
 }
