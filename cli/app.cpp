@@ -365,6 +365,16 @@ int run_suite(const RunArgs& a, Suite suite) {
                                      format_size(needed), format_size(available)));
 
     if (g_dry_run) return 0;
+    // Folders left by runs that were killed are named, never removed without being asked.
+    if (const auto stale = find_stale_scratch(dir); !stale.empty()) {
+        std::vector<std::string> names;
+        for (const auto& st : stale)
+            names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
+                                     (st.owner.empty() ? std::string() : " (" + st.owner + ")")));
+        fmt::print(stderr, "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean "
+                           "--dir {}' removes them\n",
+                   stale.size(), dir, fmt::join(names, ", "), dir);
+    }
     const bool progress = !a.quiet && ::isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     SessionSettings settings;
@@ -403,6 +413,20 @@ int replicate(const RunArgs& a) {
     std::vector<Suite> suites;
     for (const auto& name : replication_suites()) suites.push_back(load_named(name));
     return run_suite(a, combine(suites, "replicate"));
+}
+
+// iolab clean: removes the scratch folders that killed runs left (only iolab's, only unlocked).
+int clean(const std::string& parent) {
+    const std::string dir = checked_dir(parent);
+    const auto stale = find_stale_scratch(dir);
+    for (const auto& st : stale) {
+        const auto slash = st.path.rfind('/');
+        const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
+        remove_tree_at(d.get(), st.path.substr(slash + 1));
+        fmt::print("removed {}{}\n", one_line(st.path), st.owner.empty() ? "" : one_line(" (" + st.owner + ")"));
+    }
+    if (stale.empty()) fmt::print("no stale scratch folders in {}\n", one_line(dir));
+    return 0;
 }
 
 int list_suites() {
@@ -487,6 +511,10 @@ int iolab_main(int argc, char** argv, bool dry_run) {
 
     auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
 
+    std::string clean_dir;
+    auto* clean_cmd = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
+    clean_cmd->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
+
     std::string before, after;
     bool compare_md = false;
     auto* compare_cmd = app.add_subcommand("compare", "Compare two result files (--json) case by case");
@@ -516,13 +544,16 @@ int iolab_main(int argc, char** argv, bool dry_run) {
                                        opt->get_name());
                         return 2;
                     }
-    if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed())) return 0;
+    if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
+                    clean_cmd->parsed()))
+        return 0;
     try {
         if (list->parsed()) return list_strategies(family, names);
         if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);
         if (run_cmd->parsed()) return run(a);
         if (replicate_cmd->parsed()) return replicate(a);
         if (suites_cmd->parsed()) return list_suites();
+        if (clean_cmd->parsed()) return clean(clean_dir);
         if (compare_cmd->parsed()) {
             Report a, b;
             try {

@@ -188,6 +188,38 @@ TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
         << test::slurp(dir.file("out"));
 }
 
+// SIGKILL cannot be caught: the folder it leaves is named by the next run and removed by
+// iolab clean, which never touches a folder a live run holds.
+TEST(StaleScratch, KilledRunsAreNamedAndCleanedLiveOnesAreLeftAlone) {
+    ScratchDir dir;
+    const auto long_run = [&](const char* out) {
+        return spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations", "3",
+                      "--warmup", "0", "--quiet", "--dir", dir.path()},
+                     dir.file(out));
+    };
+    const pid_t killed = long_run("killed.out");
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    const std::string stale = scratch_folders(dir.path()).front();
+    ::kill(killed, SIGKILL);
+    EXPECT_EQ(wait_for(killed, 20s), 128 + SIGKILL);
+    const pid_t live = long_run("live.out");
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 2; }, 20s));
+    // A run names the stale folder and only that one.
+    auto r = test::run_cli("run -s read.chunk --size 64K --iterations 6 --quiet --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("1 scratch folder(s)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(stale.substr(stale.rfind('/') + 1)), std::string::npos) << r.err;
+    r = test::run_cli("clean --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("removed " + stale), std::string::npos) << r.out;
+    const auto left = scratch_folders(dir.path());
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_NE(left.front(), stale);  // the live run's folder is still there
+    ::kill(live, SIGTERM);
+    EXPECT_EQ(wait_for(live, 20s), 143);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+}
+
 TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
     ScratchDir dir;
     const std::string json = dir.file("r.json");

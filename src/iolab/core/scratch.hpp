@@ -3,6 +3,7 @@
 // removed, with everything in it, when the object goes away. Removal works relative to the
 // folder's own descriptor and never follows a symbolic link, so it cannot reach outside.
 #include <string>
+#include <vector>
 
 namespace iolab {
 
@@ -23,9 +24,21 @@ public:
 
 private:
     std::string path_;
+    int lock_fd_ = -1;  // the flock'ed "lock" file inside: held while the folder is in use
     bool keep_ = false;
     bool removed_ = false;
 };
+
+// A scratch folder left by a run that was killed (SIGKILL, a crash, a power cut): an iolab.*
+// folder whose lock nobody holds.
+struct StaleScratch {
+    std::string path;
+    std::string owner;  // "pid 1234 started 2026-11-30T13:45:02Z", or "" when there is no lock file
+};
+// The stale scratch folders directly under parent (only iolab's: named iolab.XXXXXX, a folder,
+// owned by this user, whose lock file is not held; one without a lock file only if it is more
+// than a minute old, so that a run still creating its folder is never taken for stale).
+std::vector<StaleScratch> find_stale_scratch(const std::string& parent);
 
 std::string default_scratch_parent();
 // Removes the tree under dirfd/name without following symlinks. Errors are ignored:
