@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <filesystem>
@@ -85,7 +86,12 @@ int processes_mentioning(const std::string& text) {
         ::close(fd);
         for (char& c : cmd)
             if (c == '\0') c = ' ';
-        if (cmd.find(text) != std::string::npos) ++n;
+        // External tools run inside the scratch folder with relative names: their working
+        // folder counts as a mention.
+        char cwd[4096];
+        const ssize_t len = ::readlink((it->path() / "cwd").c_str(), cwd, sizeof cwd - 1);
+        const std::string where = len > 0 ? std::string(cwd, static_cast<std::size_t>(len)) : std::string();
+        if (cmd.find(text) != std::string::npos || (!where.empty() && where.find(text) == 0)) ++n;
     }
     return n;
 }
@@ -137,7 +143,7 @@ void interrupt_with(int sig, int expected_status) {
     // Wait for dd to be running on a file of iolab's scratch folder.
     ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
     const std::string scratch = scratch_folders(dir.path()).front();
-    ASSERT_TRUE(wait_until([&] { return processes_mentioning("of=" + scratch) > 0; }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return processes_mentioning(scratch) > 0; }, 60s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, sig), 0);
     const int status = wait_for(pid, 30s);
     EXPECT_EQ(status, expected_status) << test::slurp(dir.file("out"));
@@ -290,6 +296,45 @@ TEST(Symlinks, NothingOutsideTheScratchFolderIsTouched) {
     const auto refused = test::run_cli("run -s read.chunk --size 64K --dir " + parent.file("link-to-folder"));
     EXPECT_EQ(refused.status, 2);
     EXPECT_NE(refused.err.find("symbolic link"), std::string::npos) << refused.err;
+}
+
+// The scratch folder's parent is writable by anyone (no sticky bit): mid-run, the folder is
+// renamed and a symbolic link to another folder put in its place. iolab works through the
+// folder's descriptor, so the other folder is never touched, and the link is not removed.
+TEST(Symlinks, SwappingTheScratchFolderMidRunReachesNothingOutside) {
+    ScratchDir parent, victim, results;
+    ASSERT_EQ(::chmod(parent.path().c_str(), 0777), 0);
+    // The victim holds files with the names iolab uses inside its folder.
+    for (const char* name : {"sentinel", "input-0.in", "lock", "copy_chunk-1.out", "write_record-syscall-0.out"})
+        std::ofstream(victim.file(name)) << "keep " << name;
+    const auto listing = [&] {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(victim.path()))
+            out.push_back(e.path().filename().string() + "=" + test::slurp(e.path().string()));
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const auto before = listing();
+    const pid_t pid = spawn({"run", "-s", "write.record-syscall,copy.chunk,read.chunk", "--size", "8M", "--warmup", "0",
+                             "--iterations", "300", "--dir", parent.path(), "--json", results.file("r.json")},
+                            results.file("out"));
+    ASSERT_TRUE(wait_until([&] { return writing_output(parent.path()); }, 60s)) << test::slurp(results.file("out"));
+    const std::string scratch = scratch_folders(parent.path()).front();
+    ASSERT_EQ(::rename(scratch.c_str(), (scratch + ".moved").c_str()), 0);
+    ASSERT_EQ(::symlink(victim.path().c_str(), scratch.c_str()), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the run ended before the swap: make it longer";
+    EXPECT_EQ(wait_for(pid, 120s), 0) << test::slurp(results.file("out"));
+    EXPECT_EQ(listing(), before) << "a file outside the scratch folder was created, changed or removed";
+    struct stat st {};
+    ASSERT_EQ(::lstat(scratch.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link put in the folder's place was removed";
+    // The renamed folder was emptied through its descriptor.
+    EXPECT_TRUE(fs::is_empty(scratch + ".moved"));
+    const auto j = nlohmann::json::parse(test::slurp(results.file("r.json")));
+    for (const auto& c : j["cases"]) EXPECT_TRUE(c["verified"].get<bool>()) << c.dump();
+    ::unlink(scratch.c_str());
+    ::rmdir((scratch + ".moved").c_str());
 }
 
 TEST(NoClobber, EveryResultPathIsRefusedWhenItExists) {

@@ -21,7 +21,7 @@ namespace {
 std::atomic<int> g_signal{0};
 std::mutex g_mutex;
 bool g_stoppable = false;
-std::vector<std::string> g_trees;
+std::vector<ScratchTree> g_trees;
 std::vector<std::string> g_files;
 std::vector<pid_t> g_children;
 
@@ -41,16 +41,12 @@ void say(const std::string& text) {
 
 // Stops the children, removes what iolab created, exits. Runs on the watcher thread.
 [[noreturn]] void exit_now(int status, const char* why) {
-    std::vector<std::string> trees, files;
-    {
-        std::lock_guard lock(g_mutex);
-        for (pid_t pg : g_children) ::kill(-pg, SIGKILL);
-        trees = g_trees;
-        files = g_files;
-    }
-    for (const auto& f : files) ::unlink(f.c_str());
-    for (const auto& t : trees) remove_tree_at(AT_FDCWD, t);
-    say(std::string(why) + (trees.empty() ? "" : "; scratch folder removed"));
+    // The lock is kept to the end: the main thread cannot close a registered folder meanwhile.
+    g_mutex.lock();
+    for (pid_t pg : g_children) ::kill(-pg, SIGKILL);
+    for (const auto& f : g_files) ::unlink(f.c_str());
+    for (const auto& t : g_trees) remove_scratch_tree(t);
+    say(std::string(why) + (g_trees.empty() ? "" : "; scratch folder removed"));
     ::_exit(status);
 }
 
@@ -108,14 +104,15 @@ void set_stoppable(bool on) {
     if (!on) sys::clear_stop();  // the run is over: its results can be written
 }
 
-void add_cleanup_tree(const std::string& path) {
+void add_cleanup_tree(const ScratchTree& tree) {
     std::lock_guard lock(g_mutex);
-    g_trees.push_back(path);
+    g_trees.push_back(tree);
 }
 
-void remove_cleanup_tree(const std::string& path) {
+void remove_cleanup_tree(int dir_fd) {
     std::lock_guard lock(g_mutex);
-    erase(g_trees, path);
+    g_trees.erase(std::remove_if(g_trees.begin(), g_trees.end(), [&](const ScratchTree& t) { return t.dir_fd == dir_fd; }),
+                  g_trees.end());
 }
 
 void add_cleanup_file(const std::string& path) {

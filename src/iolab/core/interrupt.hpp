@@ -14,6 +14,10 @@
 
 #include <string>
 
+namespace iolab {
+struct ScratchTree;
+}
+
 namespace iolab::interrupt {
 
 void install();
@@ -25,8 +29,8 @@ bool requested();
 void set_stoppable(bool on);
 
 // What to remove if iolab must exit at once: scratch folders (trees) and temporary files.
-void add_cleanup_tree(const std::string& path);
-void remove_cleanup_tree(const std::string& path);
+void add_cleanup_tree(const ScratchTree& tree);
+void remove_cleanup_tree(int dir_fd);
 void add_cleanup_file(const std::string& path);
 void remove_cleanup_file(const std::string& path);
 

@@ -28,7 +28,22 @@ std::optional<std::string> find_program(const std::string& name) {
     return std::nullopt;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path) {
+std::optional<std::pair<int, std::string>> split_fd_path(const std::string& path) {
+    constexpr std::string_view prefix = "/proc/self/fd/";
+    if (!path.starts_with(prefix)) return std::nullopt;
+    const std::size_t slash = path.find('/', prefix.size());
+    if (slash == std::string::npos || slash == prefix.size() || slash + 1 == path.size()) return std::nullopt;
+    int fd = 0;
+    for (std::size_t i = prefix.size(); i < slash; ++i) {
+        if (path[i] < '0' || path[i] > '9' || fd > 100000000) return std::nullopt;
+        fd = fd * 10 + (path[i] - '0');
+    }
+    const std::string name = path.substr(slash + 1);
+    if (name.find('/') != std::string::npos) return std::nullopt;
+    return std::pair{fd, name};
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path, int cwd_fd) {
     const auto program = find_program(argv.at(0));
     if (!program) throw IoError(ENOENT, "find the program", argv[0]);
     int err[2];
@@ -45,6 +60,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     if (pid == 0) {
         // Only async-signal-safe calls between fork and exec.
         interrupt::prepare_child();
+        if (cwd_fd >= 0 && ::fchdir(cwd_fd) != 0) ::_exit(126);
         const int in = ::open("/dev/null", O_RDONLY);
         const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (in < 0 || out < 0) ::_exit(126);

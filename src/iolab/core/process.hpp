@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace iolab {
@@ -14,8 +15,15 @@ struct ProcessResult {
 };
 
 // Runs argv[0] (looked up in PATH) with stdout sent to stdout_path (or /dev/null) and stdin
-// from /dev/null; waits for it. Throws IoError if it cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null");
+// from /dev/null; waits for it. With cwd_fd >= 0 it runs in that folder (fchdir before exec), so
+// it can be given names relative to a folder held by descriptor. Throws IoError if it cannot be
+// started.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null",
+                          int cwd_fd = -1);
+
+// A path of the form /proc/self/fd/N/NAME (a file in a folder held by descriptor, as
+// ScratchDir::at makes them) as (N, NAME); nullopt for any other path.
+std::optional<std::pair<int, std::string>> split_fd_path(const std::string& path);
 
 // The full path of a program in PATH, or nullopt.
 std::optional<std::string> find_program(const std::string& name);

@@ -22,16 +22,34 @@ std::string default_scratch_parent() {
 }
 
 ScratchDir::ScratchDir(const std::string& parent) {
-    std::string tmpl = (parent.empty() ? default_scratch_parent() : parent);
-    while (tmpl.size() > 1 && tmpl.back() == '/') tmpl.pop_back();
-    tmpl += "/iolab.XXXXXX";
+    std::string where = parent.empty() ? default_scratch_parent() : parent;
+    while (where.size() > 1 && where.back() == '/') where.pop_back();
+    parent_fd_ = ::open(where.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (parent_fd_ < 0) throw IoError(errno, "open the scratch folder's parent", where);
+    std::string tmpl = where + "/iolab.XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) throw IoError(errno, "create a scratch folder in", parent);
+    if (!::mkdtemp(buf.data())) {
+        const int e = errno;
+        ::close(parent_fd_);
+        throw IoError(e, "create a scratch folder in", where);
+    }
     path_ = buf.data();  // mkdtemp creates it with mode 0700
-    interrupt::add_cleanup_tree(path_);  // removed even if a signal ends iolab at once
+    name_ = path_.substr(path_.rfind('/') + 1);
+    // From here on the folder is reached through its descriptor only. It must be what mkdtemp
+    // made: a folder of ours, mode 0700, not a link put in its place.
+    dir_fd_ = ::openat(parent_fd_, name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st {};
+    if (dir_fd_ < 0 || ::fstat(dir_fd_, &st) != 0 || st.st_uid != ::geteuid() || (st.st_mode & 0777) != 0700) {
+        const int e = dir_fd_ < 0 ? errno : EPERM;
+        if (dir_fd_ >= 0) ::close(dir_fd_);
+        ::close(parent_fd_);
+        throw IoError(e, "open the scratch folder (it was replaced as it was made)", path_);
+    }
+    base_ = ::access("/proc/self/fd", X_OK) == 0 ? "/proc/self/fd/" + std::to_string(dir_fd_) : path_;
+    interrupt::add_cleanup_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
     // The lock says the folder is in use for as long as this process (or a fork) lives.
-    lock_fd_ = ::open((path_ + "/lock").c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    lock_fd_ = ::openat(dir_fd_, "lock", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0) {
         char stamp[64] = "";
         const std::time_t now = std::time(nullptr);
@@ -46,19 +64,63 @@ ScratchDir::ScratchDir(const std::string& parent) {
 void ScratchDir::keep(bool k) {
     if (k == keep_ || removed_) return;
     keep_ = k;
-    k ? interrupt::remove_cleanup_tree(path_) : interrupt::add_cleanup_tree(path_);
+    if (k) {
+        interrupt::remove_cleanup_tree(dir_fd_);
+    } else {
+        struct stat st {};
+        ::fstat(dir_fd_, &st);
+        interrupt::add_cleanup_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
+    }
 }
 
 ScratchDir::~ScratchDir() {
     if (!keep_) remove();
-    if (lock_fd_ >= 0) ::close(lock_fd_);
+    interrupt::remove_cleanup_tree(dir_fd_);
+    for (int fd : {lock_fd_, dir_fd_, parent_fd_})
+        if (fd >= 0) ::close(fd);
 }
 
 void ScratchDir::remove() {
-    if (removed_ || path_.empty()) return;
+    if (removed_ || dir_fd_ < 0) return;
     removed_ = true;
-    remove_tree_at(AT_FDCWD, path_);
-    interrupt::remove_cleanup_tree(path_);
+    interrupt::remove_cleanup_tree(dir_fd_);
+    struct stat st {};
+    ::fstat(dir_fd_, &st);
+    remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
+}
+
+namespace {
+
+// Removes everything inside the folder open at dir_fd, without following symbolic links.
+void empty_folder(int dir_fd) {
+    const int fd = ::dup(dir_fd);
+    if (fd < 0) return;
+    ::lseek(fd, 0, SEEK_SET);
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+        ::close(fd);
+        return;
+    }
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n != "." && n != "..") names.push_back(n);
+    }
+    for (const auto& n : names) remove_tree_at(dir_fd, n);
+    ::closedir(d);
+}
+
+}  // namespace
+
+void remove_scratch_tree(const ScratchTree& t) {
+    if (t.dir_fd < 0) return;
+    empty_folder(t.dir_fd);
+    // The name goes only if it still is this folder: a link or another folder put in its place
+    // (or the folder renamed away) is left alone.
+    struct stat st {};
+    if (::fstatat(t.parent_fd, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_dev == t.dev && st.st_ino == t.ino)
+        ::unlinkat(t.parent_fd, t.name.c_str(), AT_REMOVEDIR);
 }
 
 std::vector<StaleScratch> find_stale_scratch(const std::string& parent) {

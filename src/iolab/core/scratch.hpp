@@ -1,7 +1,10 @@
 #pragma once
-// iolab's private scratch folder: created with mkdtemp (mode 0700) under a chosen parent and
-// removed, with everything in it, when the object goes away. Removal works relative to the
-// folder's own descriptor and never follows a symbolic link, so it cannot reach outside.
+// iolab's private scratch folder: created with mkdtemp (mode 0700) under a chosen parent, used
+// through its descriptor, and removed with everything in it when the object goes away. Removal
+// works relative to the folder's own descriptor, never follows a symbolic link, and removes the
+// folder's name only if that name still is the folder, so it cannot reach outside.
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -15,8 +18,14 @@ public:
     ScratchDir(const ScratchDir&) = delete;
     ScratchDir& operator=(const ScratchDir&) = delete;
 
+    // The folder's name, for people and other processes (tests, --keep).
     const std::string& path() const { return path_; }
     std::string file(const std::string& name) const { return path_ + "/" + name; }
+    // A file inside, named through the folder's descriptor ("/proc/self/fd/N/name"): iolab's own
+    // opens, creations and removals use it, so that renaming the folder or putting a symbolic
+    // link in its place mid-run cannot send them anywhere else.
+    std::string at(const std::string& name) const { return base_ + "/" + name; }
+    int fd() const { return dir_fd_; }
     // Keep the folder when the object goes (and when a signal ends iolab).
     void keep(bool k);
     // Removes the folder now (the destructor then does nothing). Safe to call twice.
@@ -24,10 +33,25 @@ public:
 
 private:
     std::string path_;
+    std::string base_;   // "/proc/self/fd/N", or path_ where /proc is not mounted
+    std::string name_;   // iolab.XXXXXX
+    int parent_fd_ = -1;
+    int dir_fd_ = -1;
     int lock_fd_ = -1;  // the flock'ed "lock" file inside: held while the folder is in use
     bool keep_ = false;
     bool removed_ = false;
 };
+
+// What a scratch folder's removal needs, held by descriptors: its parent, its name there, the
+// folder itself and its identity. The name is removed only if it still is that folder.
+struct ScratchTree {
+    int parent_fd = -1;
+    std::string name;
+    int dir_fd = -1;
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+void remove_scratch_tree(const ScratchTree& t);
 
 // A scratch folder left by a run that was killed (SIGKILL, a crash, a power cut): an iolab.*
 // folder whose lock nobody holds.

@@ -70,7 +70,7 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w) {
     const bool records = w.family == Family::write;
     const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
-    const std::string path = dir_.file(fmt::format("input-{}.in", inputs_.size()));
+    const std::string path = dir_.at(fmt::format("input-{}.in", inputs_.size()));
     return inputs_[key] = make_input(w, path);
 }
 
@@ -82,12 +82,12 @@ std::vector<std::string> InputPool::files() const {
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag)
-    : w_(w), input_(make_input(w, dir.file(tag + ".in"))), dst_(dir.file(tag + ".out")) {
+    : w_(w), input_(make_input(w, dir.at(tag + ".in"))), dst_(dir.at(tag + ".out")) {
     if (!w_.input.empty()) w_.size = input_->digest.size;
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input)
-    : w_(w), input_(std::move(input)), dst_(dir.file(tag + ".out")) {
+    : w_(w), input_(std::move(input)), dst_(dir.at(tag + ".out")) {
     if (!w_.input.empty()) w_.size = input_->digest.size;
     // A shared input is owned by its pool.
 }

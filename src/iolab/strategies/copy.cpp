@@ -149,9 +149,9 @@ void copy_reflink(const Job& j) {
 std::optional<std::string> reflink_unavailable(const std::string& dir) {
     try {
         ScratchDir probe(dir);
-        const sys::Fd a = open_dst(probe.file("a"), O_RDWR);
+        const sys::Fd a = open_dst(probe.at("a"), O_RDWR);
         sys::write_all(a, "iolab", 5);
-        const sys::Fd b = open_dst(probe.file("b"));
+        const sys::Fd b = open_dst(probe.at("b"));
         sys::clone_file(b, a);
         return std::nullopt;
     } catch (const IoError& e) {

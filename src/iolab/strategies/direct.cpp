@@ -14,7 +14,7 @@ namespace iolab {
 std::optional<std::string> direct_unavailable(const std::string& dir) {
     try {
         ScratchDir probe(dir);
-        const sys::Fd fd = detail::open_dst(probe.file("probe"), O_RDWR, O_DIRECT);
+        const sys::Fd fd = detail::open_dst(probe.at("probe"), O_RDWR, O_DIRECT);
         const sys::DirectAlignment a = sys::direct_alignment(fd);
         if (!a.direct_io) return "this filesystem reports no direct I/O support (statx STATX_DIOALIGN)";
         return std::nullopt;

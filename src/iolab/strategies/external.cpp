@@ -18,8 +18,25 @@ namespace iolab {
 
 namespace {
 
-ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null") {
-    ProcessResult r = run_process(argv, stdout_path);
+// The tool's view of the job's files: a file of iolab's scratch folder (held by descriptor) is
+// named relative to the folder, where the tool runs; any other file (--input) by its path.
+struct ToolFiles {
+    int cwd_fd = -1;
+    std::string src, dst;
+};
+
+ToolFiles tool_files(const Job& j) {
+    ToolFiles t{-1, j.src, j.dst};
+    for (std::string* p : {&t.src, &t.dst})
+        if (const auto split = split_fd_path(*p)) {
+            t.cwd_fd = split->first;
+            *p = "./" + split->second;  // never read as an option
+        }
+    return t;
+}
+
+ProcessResult run_tool(const std::vector<std::string>& argv, int cwd_fd, const std::string& stdout_path = "/dev/null") {
+    ProcessResult r = run_process(argv, stdout_path, cwd_fd);
     if (r.status != 0) {
         std::string first = r.errors.substr(0, r.errors.find('\n'));
         throw std::runtime_error(fmt::format("{} exited with status {}{}{}", argv[0], r.status,
@@ -69,22 +86,29 @@ Strategy external(std::string name, Family f, std::string desc, unsigned params,
 
 void dd_read(const Job& j) {
     // dd's own count of the bytes it read is checked (status=noxfer would drop it).
-    std::vector<std::string> argv = {"dd", "if=" + j.src, "of=/dev/null", "bs=" + std::to_string(j.buffer)};
+    const ToolFiles f = tool_files(j);
+    std::vector<std::string> argv = {"dd", "if=" + f.src, "of=/dev/null", "bs=" + std::to_string(j.buffer)};
     if (j.direct) argv.push_back("iflag=direct");
-    j.sink->count_only(dd_bytes(run_tool(argv).errors));
+    j.sink->count_only(dd_bytes(run_tool(argv, f.cwd_fd).errors));
 }
 
 void dd_copy(const Job& j) {
-    run_tool({"dd", "if=" + j.src, "of=" + j.dst, "bs=" + std::to_string(j.buffer), "conv=excl", "status=none"});
+    const ToolFiles f = tool_files(j);
+    run_tool({"dd", "if=" + f.src, "of=" + f.dst, "bs=" + std::to_string(j.buffer), "conv=excl", "status=none"},
+             f.cwd_fd);
 }
 
-void cat_read(const Job& j) { run_tool({"cat", j.src}); }
+void cat_read(const Job& j) {
+    const ToolFiles f = tool_files(j);
+    run_tool({"cat", f.src}, f.cwd_fd);
+}
 
 void cp_copy(const Job& j) {
     // cp --no-clobber skips an existing destination and still exits 0: refuse it here.
     struct stat st {};
     if (::lstat(j.dst.c_str(), &st) == 0) throw IoError(EEXIST, "copy to", j.dst);
-    run_tool({"cp", "--no-clobber", j.src, j.dst});
+    const ToolFiles f = tool_files(j);
+    run_tool({"cp", "--no-clobber", f.src, f.dst}, f.cwd_fd);
 }
 
 void fio_read(const Job& j) {
@@ -94,14 +118,15 @@ void fio_read(const Job& j) {
     // fio reads whole blocks only: on any other size it would read less than the others.
     if (size == 0 || size % j.buffer != 0)
         throw CannotRun(fmt::format("fio reads whole {}-byte blocks and the file has {} bytes", j.buffer, size));
-    std::vector<std::string> argv = {"fio", "--name=iolab", "--filename=" + j.src, "--rw=read",
+    const ToolFiles f = tool_files(j);
+    std::vector<std::string> argv = {"fio", "--name=iolab", "--filename=" + f.src, "--rw=read",
                                      "--bs=" + std::to_string(j.buffer), "--size=" + std::to_string(size),
                                      "--invalidate=0",
                                      "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
                                      "--iodepth=" + std::to_string(j.queue), "--output-format=json",
-                                     "--output=" + j.dst};
+                                     "--output=" + f.dst};
     if (j.direct) argv.push_back("--direct=1");
-    run_tool(argv);
+    run_tool(argv, f.cwd_fd);
     // fio's own count of the bytes it read, from its JSON report (written to the job's output
     // path, which a read does not otherwise use).
     const auto text = read_text_file(j.dst);
