@@ -4,8 +4,8 @@ BUILD ?= build
 TEST_BUILD ?= build-test
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TARGETS := units chain suite cli result_json
-# make test fuzzes each target this long; make fuzz longer (5 targets x 120 s = 10 minutes).
+FUZZ_TARGETS := units chain suite cli result_json exec
+# make test fuzzes each target this long; make fuzz longer (6 targets x 100 s = 10 minutes).
 FUZZ_SECONDS ?= 30
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
 # forks, the throttle shared by threads): run again under ThreadSanitizer.
@@ -53,7 +53,7 @@ fuzz-run: fuzz-build
 	done
 
 fuzz:
-	@$(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=120
+	@$(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=100
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -318,8 +318,22 @@ void write_exports(const RunArgs& a, const Report& report) {
     }
 }
 
-// Validation only: parse and check everything, run nothing (the fuzz target uses it).
-bool g_dry_run = false;
+// Validation only, or small runs only (the fuzz targets use them).
+Mode g_mode = Mode::normal;
+std::string g_small_dir;
+
+// Whether a validated suite is small enough for Mode::small: tiny files, few cases, nothing
+// that waits (a throttle) or forks.
+bool small_enough(const Suite& suite) {
+    std::size_t cases = 0;
+    for (const auto& g : suite.groups) {
+        if (g.options.throttle > 0 || g.options.forks > 0 || g.options.drop_caches) return false;
+        for (const auto& c : group_cases(g)) {
+            if (++cases > 24 || c.workload.bytes() > (256u << 10) || memory_needed(c) > (16u << 20)) return false;
+        }
+    }
+    return true;
+}
 
 int run_suite(const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);
@@ -347,7 +361,7 @@ int run_suite(const RunArgs& a, Suite suite) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-    const std::string dir = checked_dir(a.dir);
+    const std::string dir = checked_dir(g_mode == Mode::small ? g_small_dir : a.dir);
     try {
         std::vector<ResultPath> results;
         for (const auto& [option, path] : {std::pair{"--json", &a.json}, std::pair{"--csv", &a.csv},
@@ -364,7 +378,15 @@ int run_suite(const RunArgs& a, Suite suite) {
         throw UsageError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
                                      format_size(needed), format_size(available)));
 
-    if (g_dry_run) return 0;
+    if (g_mode == Mode::validate) return 0;
+    if (g_mode == Mode::small) {
+        if (!small_enough(suite)) return 0;
+        for (auto& g : suite.groups) {
+            g.options.warmup = Amount{0, 0};
+            g.options.iterations = Amount{1, 0};
+            g.options.timeline = false;
+        }
+    }
     // Folders left by runs that were killed are named, never removed without being asked.
     if (const auto stale = find_stale_scratch(dir); !stale.empty()) {
         std::vector<std::string> names;
@@ -381,7 +403,8 @@ int run_suite(const RunArgs& a, Suite suite) {
     settings.suite = suite.name;
     settings.description = suite.description;
     settings.scratch_parent = dir;
-    settings.keep = a.keep;
+    settings.keep = a.keep && g_mode == Mode::normal;
+    settings.limits = g_mode != Mode::small;  // small runs: no 256 MiB memcpy reference
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c) {
         if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -394,7 +417,15 @@ int run_suite(const RunArgs& a, Suite suite) {
 
     const char* no_colour = std::getenv("NO_COLOR");
     const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
-    if (!a.quiet) fmt::print("{}", render_terminal(report, colour));
+    if (!a.quiet && g_mode == Mode::normal) fmt::print("{}", render_terminal(report, colour));
+    if (g_mode == Mode::small) {
+        // The fuzz target runs it: render every export in memory, write none.
+        (void)render_terminal(report, false);
+        (void)to_json(report);
+        (void)to_csv(report);
+        (void)to_markdown(report);
+        return report.any_failed() ? 1 : 0;
+    }
     write_exports(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
@@ -480,8 +511,10 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
 
 }  // namespace
 
-int iolab_main(int argc, char** argv, bool dry_run) {
-    g_dry_run = dry_run;
+int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
+    g_mode = mode;
+    g_small_dir = small_dir;
+    const bool dry_run = mode != Mode::normal;  // nothing printed but by small runs
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     app.require_subcommand(1);
 
@@ -547,6 +580,7 @@ int iolab_main(int argc, char** argv, bool dry_run) {
     if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
                     clean_cmd->parsed()))
         return 0;
+    if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
     try {
         if (list->parsed()) return list_strategies(family, names);
         if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);

@@ -1,4 +1,8 @@
 #pragma once
-// The iolab command line, as a function (main.cpp calls it; the fuzz target calls it with
-// dry_run, which parses and validates everything and runs nothing).
-int iolab_main(int argc, char** argv, bool dry_run = false);
+// The iolab command line, as a function. main.cpp runs it normally; the fuzz targets run it
+// with `validate` (parse and check everything, run nothing) or `small` (also run what is small
+// enough to run in a fraction of a second, in `small_dir`, writing no result file anywhere).
+#include <string>
+
+enum class Mode { normal, validate, small };
+int iolab_main(int argc, char** argv, Mode mode = Mode::normal, const std::string& small_dir = {});

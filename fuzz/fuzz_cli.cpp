@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    const int status = iolab_main(static_cast<int>(args.size()), argv.data(), true);
+    const int status = iolab_main(static_cast<int>(args.size()), argv.data(), Mode::validate);
     if (status < 0 || status > 2) std::abort();
     return 0;
 }

@@ -10,14 +10,17 @@
 #include <cstdio>
 #include <cstring>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/report/output_file.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"
+#include "support.hpp"
 
 namespace iolab {
 namespace {
@@ -119,6 +122,106 @@ TEST(FaultMatrix, EveryStrategyEveryFaultFirstMiddleLast) {
     EXPECT_EQ(tally.correct + tally.errors + tally.skipped, tally.cells);
     EXPECT_GT(tally.correct, 0);
     EXPECT_GT(tally.errors, 0);
+}
+
+// Hard faults that persist (every targeted call from the middle one on fails, as a dying disk
+// would) end in an error naming the file: no hang, no retry loop, no claimed success.
+TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
+    int cells = 0;
+    for (const auto& s : Registry::builtin().all()) {
+        if (!s.in_syscall_layer) continue;
+        ScratchDir dir;
+        if (s.skip_reason(dir.path())) continue;
+        Fixture fx(small_workload(s), dir);
+        Sink sink;
+        Job job = fx.job(s, sink);
+        const sys::Counters before = sys::thread_counters();
+        s.run(job);
+        const std::uint64_t calls = (sys::thread_counters() - before).data_calls();
+        if (calls == 0) continue;  // mappings: no data calls to fail
+        for (Fault f : {Fault::enospc, Fault::eio}) {
+            SCOPED_TRACE(s.name + " persistent " + std::string(sys::fault_name(f)));
+            ++cells;
+            job = fx.job(s, sink);
+            const sys::ScopedFault armed(sys::fault_at(sys::data_calls_mask(), (calls + 1) / 2, UINT64_MAX, f));
+            EXPECT_THROW(s.run(job), IoError);
+        }
+    }
+    EXPECT_GT(cells, 20);
+}
+
+// The calls around the data: open, fsync/fdatasync, ftruncate and fallocate, failing with EIO at
+// their first call in a strategy that makes them: an error naming the file, or (for a call the
+// strategy can do without) a correct output, never a wrong one.
+TEST(FaultMatrix, FaultsInOpenSyncTruncateAndAllocate) {
+    using sys::Call;
+    int cells = 0, errors = 0;
+    for (const auto& s : Registry::builtin().all()) {
+        if (!s.in_syscall_layer) continue;
+        ScratchDir dir;
+        if (s.skip_reason(dir.path())) continue;
+        Fixture fx(small_workload(s), dir);
+        Sink sink;
+        Job job = fx.job(s, sink);
+        const sys::Counters before = sys::thread_counters();
+        s.run(job);
+        const sys::Counters made = sys::thread_counters() - before;
+        for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate}) {
+            if (made.calls[static_cast<std::size_t>(c)] == 0) continue;
+            SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
+            ++cells;
+            job = fx.job(s, sink);
+            try {
+                const sys::ScopedFault armed(sys::fault_at(sys::call_bit(c), 1, 1, Fault::eio));
+                s.run(job);
+                EXPECT_TRUE(fx.verify(job).ok) << "claimed success with a wrong output";
+            } catch (const IoError& e) {
+                ++errors;
+                EXPECT_EQ(e.code(), EIO) << e.what();
+                const std::string msg = e.what();
+                EXPECT_TRUE(msg.find(job.src) != std::string::npos || msg.find(job.dst) != std::string::npos)
+                    << "error does not name the file: " << msg;
+            }
+        }
+    }
+    std::printf("open/sync/truncate/allocate faults: %d cells, %d clear errors\n", cells, errors);
+    EXPECT_GT(cells, 20);
+    EXPECT_GT(errors, 20);
+}
+
+// The result writer: a full disk or an I/O error while writing leaves the old file as it was
+// and no temporary file behind.
+TEST(FaultMatrix, TheResultWriterUnderEnospcAndEio) {
+    for (Fault f : {Fault::enospc, Fault::eio})
+        for (sys::Call c : {sys::Call::write, sys::Call::fsync}) {
+            ScratchDir dir;
+            const std::string path = dir.file("r.json");
+            write_file_atomically(path, "old", false);
+            {
+                const sys::ScopedFault armed(sys::fault_at(sys::call_bit(c), 1, 1, f));
+                EXPECT_THROW(write_file_atomically(path, std::string(100000, 'x'), true), IoError);
+            }
+            EXPECT_EQ(test::slurp(path), "old");
+            int entries = 0;
+            for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename() != "lock";
+            EXPECT_EQ(entries, 1) << "a temporary file was left behind";
+        }
+}
+
+// The iostream readers, whose calls iolab cannot fault, against a real read error: reading
+// /proc/self/mem from offset 0 fails with EIO (the page at address 0 is never mapped).
+TEST(IostreamReads, ARealReadErrorIsReportedNotTakenForTheEnd) {
+    for (const char* name : {"read.iostream-chunk", "read.byte-iostream"}) {
+        const Strategy* s = Registry::builtin().find(name);
+        Sink sink;
+        sink.set_mode(VerifyMode::full);
+        Job job;
+        job.family = Family::read;
+        job.src = "/proc/self/mem";
+        job.buffer = 4096;
+        job.sink = &sink;
+        EXPECT_THROW(s->run(job), IoError) << name << " read " << sink.bytes() << " bytes and claimed success";
+    }
 }
 
 // A real full filesystem: an 8 MiB tmpfs holding the input, the rest filled with ballast but

@@ -70,7 +70,7 @@ Fault take_fault(Call c) {
         if (!g_armed.load(std::memory_order_relaxed) || !(g_plan.calls_mask & call_bit(c)))
             return Fault::none;
         const std::uint64_t index = ++g_seen;
-        if (index < g_plan.nth || index >= g_plan.nth + g_plan.repeat) return Fault::none;
+        if (index < g_plan.nth || index - g_plan.nth >= g_plan.repeat) return Fault::none;  // no overflow: repeat may be "forever"
         g_fired.fetch_add(1, std::memory_order_relaxed);
         if (g_plan.fault != Fault::hook) return g_plan.fault;
         hook = g_plan.hook;

@@ -25,7 +25,8 @@ struct FaultPlan {
     std::function<void()> hook;   // for Fault::hook
 };
 
-// A plan: `repeat` faults of one kind from the nth targeted call on.
+// A plan: `repeat` faults of one kind from the nth targeted call on (UINT64_MAX: every one from
+// then on, a persistent fault).
 inline FaultPlan fault_at(std::uint64_t mask, std::uint64_t nth, std::uint64_t repeat, Fault f, int err = 0) {
     FaultPlan p;
     p.calls_mask = mask;

@@ -1,0 +1,64 @@
+// The command line, run for real when it is small: arguments (one per line of the input) are
+// parsed, validated and, if every case is tiny, executed in a private folder (result files are
+// rendered but not written). Whatever they are, iolab_main returns 0, 1 or 2, and leaves no
+// scratch folder behind.
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../cli/app.hpp"
+
+namespace {
+
+const std::string& private_dir() {
+    static const std::string dir = [] {
+        char tmpl[] = "/tmp/iolab-fuzz-exec.XXXXXX";
+        if (!::mkdtemp(tmpl)) std::abort();
+        return std::string(tmpl);
+    }();
+    static const bool removed_at_exit = [] {
+        std::atexit([] { ::rmdir(private_dir().c_str()); });  // empty: every run removes its folder
+        return true;
+    }();
+    (void)removed_at_exit;
+    return dir;
+}
+
+bool scratch_left(const std::string& dir) {
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return false;
+    bool left = false;
+    while (dirent* e = ::readdir(d)) left = left || std::strncmp(e->d_name, "iolab.", 6) == 0;
+    ::closedir(d);
+    return left;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::vector<std::string> args = {"iolab"};
+    std::string current;
+    for (std::size_t i = 0; i < size && args.size() < 32; ++i) {
+        const char c = static_cast<char>(data[i]);
+        if (c == '\n') {
+            args.push_back(current);
+            current.clear();
+        } else if (c != '\0') {
+            current += c;
+        }
+    }
+    if (!current.empty()) args.push_back(current);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int status = iolab_main(static_cast<int>(args.size()), argv.data(), Mode::small, private_dir());
+    if (status < 0 || status > 2) std::abort();
+    if (scratch_left(private_dir())) std::abort();
+    return 0;
+}
