@@ -150,10 +150,11 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
     EXPECT_GT(cells, 20);
 }
 
-// The calls around the data: open, fsync/fdatasync, ftruncate and fallocate, failing with EIO at
-// their first call in a strategy that makes them: an error naming the file, or (for a call the
-// strategy can do without) a correct output, never a wrong one.
-TEST(FaultMatrix, FaultsInOpenSyncTruncateAndAllocate) {
+// The calls around the data: open, fsync/fdatasync, ftruncate, fallocate and an explicit close
+// (destructors never fail), failing with EIO at their first call in a strategy that makes them:
+// an error naming the file, or (for a call the strategy can do without) a correct output, never
+// a wrong one.
+TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
     using sys::Call;
     int cells = 0, errors = 0;
     for (const auto& s : Registry::builtin().all()) {
@@ -166,7 +167,7 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAndAllocate) {
         const sys::Counters before = sys::thread_counters();
         s.run(job);
         const sys::Counters made = sys::thread_counters() - before;
-        for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate}) {
+        for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate, Call::close}) {
             if (made.calls[static_cast<std::size_t>(c)] == 0) continue;
             SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
             ++cells;
@@ -184,7 +185,7 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAndAllocate) {
             }
         }
     }
-    std::printf("open/sync/truncate/allocate faults: %d cells, %d clear errors\n", cells, errors);
+    std::printf("open/sync/truncate/allocate/close faults: %d cells, %d clear errors\n", cells, errors);
     EXPECT_GT(cells, 20);
     EXPECT_GT(errors, 20);
 }

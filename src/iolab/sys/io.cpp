@@ -193,9 +193,14 @@ void Fd::close() {
     if (fd_ < 0) return;
     const int fd = std::exchange(fd_, -1);
     count(Call::close);
+    // An explicit close can report a lost write (NFS does): it can be faulted. The descriptor
+    // is released either way.
+    const Fault f = detail::take_fault(Call::close);
+    int injected = f == Fault::eio ? EIO : f == Fault::enospc ? ENOSPC : f == Fault::errno_value ? detail::fault_errno() : 0;
     // close(2): the descriptor is released even when close fails, so never retry it;
     // EINTR here does not mean the data was lost.
-    if (::close(fd) != 0 && errno != EINTR) fail(errno, "close", path_);
+    if (::close(fd) != 0 && errno != EINTR) injected = errno;
+    if (injected != 0) fail(injected, "close", path_);
 }
 
 Fd open(const std::string& path, int flags, mode_t mode) {
