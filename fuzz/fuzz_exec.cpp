@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../cli/app.hpp"
+#include "args.hpp"
 
 namespace {
 
@@ -42,21 +43,8 @@ bool scratch_left(const std::string& dir) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::vector<std::string> args = {"iolab"};
-    std::string current;
-    for (std::size_t i = 0; i < size && args.size() < 32; ++i) {
-        const char c = static_cast<char>(data[i]);
-        if (c == '\n') {
-            args.push_back(current);
-            current.clear();
-        } else if (c != '\0') {
-            current += c;
-        }
-    }
-    if (!current.empty()) args.push_back(current);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    std::vector<std::string> args = fuzz_arguments(data, size);
+    std::vector<char*> argv = fuzz_argv(args);
     const int status = iolab_main(static_cast<int>(args.size()), argv.data(), Mode::small, private_dir());
     if (status < 0 || status > 2) std::abort();
     if (scratch_left(private_dir())) std::abort();

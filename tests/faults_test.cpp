@@ -124,6 +124,16 @@ TEST(FaultMatrix, EveryStrategyEveryFaultFirstMiddleLast) {
     EXPECT_GT(tally.errors, 0);
 }
 
+// The calls a clean run of the strategy makes (its output verified).
+sys::Counters clean_run(const Strategy& s, Fixture& fx, Sink& sink) {
+    const Job job = fx.job(s, sink);
+    const sys::Counters before = sys::thread_counters();
+    s.run(job);
+    const sys::Counters made = sys::thread_counters() - before;
+    EXPECT_TRUE(fx.verify(job).ok) << s.name;
+    return made;
+}
+
 // Hard faults that persist (every targeted call from the middle one on fails, as a dying disk
 // would) end in an error naming the file: no hang, no retry loop, no claimed success.
 TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
@@ -134,15 +144,12 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
         if (s.skip_reason(dir.path())) continue;
         Fixture fx(small_workload(s), dir);
         Sink sink;
-        Job job = fx.job(s, sink);
-        const sys::Counters before = sys::thread_counters();
-        s.run(job);
-        const std::uint64_t calls = (sys::thread_counters() - before).data_calls();
+        const std::uint64_t calls = clean_run(s, fx, sink).data_calls();
         if (calls == 0) continue;  // mappings: no data calls to fail
         for (Fault f : {Fault::enospc, Fault::eio}) {
             SCOPED_TRACE(s.name + " persistent " + std::string(sys::fault_name(f)));
             ++cells;
-            job = fx.job(s, sink);
+            const Job job = fx.job(s, sink);
             const sys::ScopedFault armed(sys::fault_at(sys::data_calls_mask(), (calls + 1) / 2, UINT64_MAX, f));
             EXPECT_THROW(s.run(job), IoError);
         }
@@ -163,15 +170,12 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
         if (s.skip_reason(dir.path())) continue;
         Fixture fx(small_workload(s), dir);
         Sink sink;
-        Job job = fx.job(s, sink);
-        const sys::Counters before = sys::thread_counters();
-        s.run(job);
-        const sys::Counters made = sys::thread_counters() - before;
+        const sys::Counters made = clean_run(s, fx, sink);
         for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate, Call::close}) {
             if (made.calls[static_cast<std::size_t>(c)] == 0) continue;
             SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
             ++cells;
-            job = fx.job(s, sink);
+            const Job job = fx.job(s, sink);
             try {
                 const sys::ScopedFault armed(sys::fault_at(sys::call_bit(c), 1, 1, Fault::eio));
                 s.run(job);

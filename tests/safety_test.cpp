@@ -96,6 +96,15 @@ int processes_mentioning(const std::string& text) {
     return n;
 }
 
+// Whether dir holds `folders` scratch folders, each with its lock written: set up far enough to
+// be registered for removal and to name its owner.
+bool scratch_locked(const std::string& dir, std::size_t folders) {
+    const auto f = scratch_folders(dir);
+    std::size_t with_lock = 0;
+    for (const auto& p : f) with_lock += !test::slurp(p + "/lock").empty();
+    return f.size() == folders && with_lock == folders;
+}
+
 // Whether a strategy in a scratch folder under dir has begun writing its output.
 bool writing_output(const std::string& dir) {
     for (const auto& f : scratch_folders(dir)) {
@@ -203,13 +212,15 @@ TEST(StaleScratch, KilledRunsAreNamedAndCleanedLiveOnesAreLeftAlone) {
                       "--warmup", "0", "--quiet", "--dir", dir.path()},
                      dir.file(out));
     };
+    // Its folder and the lock inside it exist (a folder without a lock is taken for stale only
+    // when it is over a minute old: it may be a run still setting up).
     const pid_t killed = long_run("killed.out");
-    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    ASSERT_TRUE(wait_until([&] { return scratch_locked(dir.path(), 1); }, 20s));
     const std::string stale = scratch_folders(dir.path()).front();
     ::kill(killed, SIGKILL);
     EXPECT_EQ(wait_for(killed, 20s), 128 + SIGKILL);
     const pid_t live = long_run("live.out");
-    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 2; }, 20s));
+    ASSERT_TRUE(wait_until([&] { return scratch_locked(dir.path(), 2); }, 20s));
     // A run names the stale folder and only that one.
     auto r = test::run_cli("run -s read.chunk --size 64K --iterations 6 --quiet --dir " + dir.path());
     EXPECT_EQ(r.status, 0) << r.err;
@@ -233,8 +244,8 @@ TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
     const pid_t pid = spawn({"run", "-s", "write.record-syscall", "--size", "64K", "--record", "4K", "--throttle",
                              "1B/s", "--warmup", "0", "--iterations", "1", "--dir", dir.path(), "--json", json},
                             dir.file("out"));
-    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
-    std::this_thread::sleep_for(300ms);
+    // The first 4 KiB pass (the bucket's burst); the next write waits.
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
     EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
     EXPECT_TRUE(scratch_folders(dir.path()).empty());
@@ -269,7 +280,7 @@ TEST(Interrupt, CompareStopsAtOnce) {
 TEST(Interrupt, DeviceLimitStopsAtOnceAndRemovesItsScratchFolder) {
     ScratchDir dir;
     const pid_t pid = spawn({"info", "--limits", "--device", "--size", "1G", "--dir", dir.path()}, dir.file("out"));
-    if (!wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 30s)) {
+    if (!wait_until([&] { return scratch_locked(dir.path(), 1); }, 30s)) {
         wait_for(pid, 60s);
         GTEST_SKIP() << "no device measurement here: " << test::slurp(dir.file("out"));
     }

@@ -89,29 +89,6 @@ void ScratchDir::remove() {
     remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
 }
 
-namespace {
-
-// Removes everything inside the folder open at dir_fd, without following symbolic links.
-void empty_folder(int dir_fd) {
-    const int fd = ::dup(dir_fd);
-    if (fd < 0) return;
-    ::lseek(fd, 0, SEEK_SET);
-    DIR* d = ::fdopendir(fd);
-    if (!d) {
-        ::close(fd);
-        return;
-    }
-    std::vector<std::string> names;
-    while (dirent* e = ::readdir(d)) {
-        const std::string n = e->d_name;
-        if (n != "." && n != "..") names.push_back(n);
-    }
-    for (const auto& n : names) remove_tree_at(dir_fd, n);
-    ::closedir(d);
-}
-
-}  // namespace
-
 void remove_scratch_tree(const ScratchTree& t) {
     if (t.dir_fd < 0) return;
     empty_folder(t.dir_fd);
@@ -162,11 +139,11 @@ std::vector<StaleScratch> find_stale_scratch(const std::string& parent) {
     return out;
 }
 
-void remove_tree_at(int dirfd, const std::string& name) {
-    // Try it as a file (or symlink: unlinkat removes the link, not its target) first.
-    if (::unlinkat(dirfd, name.c_str(), 0) == 0 || errno == ENOENT) return;
-    const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+void empty_folder(int dir_fd) {
+    // A directory stream of its own (a dup shares the offset: rewind it), closed at the end.
+    const int fd = ::dup(dir_fd);
     if (fd < 0) return;
+    ::lseek(fd, 0, SEEK_SET);
     DIR* d = ::fdopendir(fd);
     if (!d) {
         ::close(fd);
@@ -177,8 +154,17 @@ void remove_tree_at(int dirfd, const std::string& name) {
         const std::string n = e->d_name;
         if (n != "." && n != "..") names.push_back(n);
     }
-    for (const auto& n : names) remove_tree_at(fd, n);
-    ::closedir(d);  // closes fd
+    for (const auto& n : names) remove_tree_at(dir_fd, n);
+    ::closedir(d);
+}
+
+void remove_tree_at(int dirfd, const std::string& name) {
+    // Try it as a file (or symlink: unlinkat removes the link, not its target) first.
+    if (::unlinkat(dirfd, name.c_str(), 0) == 0 || errno == ENOENT) return;
+    const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    empty_folder(fd);
+    ::close(fd);
     ::unlinkat(dirfd, name.c_str(), AT_REMOVEDIR);
 }
 

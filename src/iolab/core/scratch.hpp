@@ -65,6 +65,8 @@ struct StaleScratch {
 std::vector<StaleScratch> find_stale_scratch(const std::string& parent);
 
 std::string default_scratch_parent();
+// Removes everything inside the folder open at dir_fd, without following symbolic links.
+void empty_folder(int dir_fd);
 // Removes the tree under dirfd/name without following symlinks. Errors are ignored:
 // cleanup must never stop a program from reporting what went wrong before it.
 void remove_tree_at(int dirfd, const std::string& name);
