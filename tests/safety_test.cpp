@@ -137,7 +137,7 @@ iterations = "2"
 [[group]]
 id = "slow"
 strategies = ["external.dd-copy"]
-size = "256M"
+size = "32M"
 buffer = "1"
 warmup = "0"
 iterations = "50"
@@ -152,7 +152,7 @@ void interrupt_with(int sig, int expected_status) {
     // Wait for dd to be running on a file of iolab's scratch folder.
     ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
     const std::string scratch = scratch_folders(dir.path()).front();
-    ASSERT_TRUE(wait_until([&] { return processes_mentioning(scratch) > 0; }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return processes_mentioning(scratch) > 0; }, 180s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, sig), 0);
     const int status = wait_for(pid, 30s);
     EXPECT_EQ(status, expected_status) << test::slurp(dir.file("out"));
@@ -169,12 +169,12 @@ TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143);
 
 TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
     ScratchDir dir;
-    // One long iteration that the syscall layer cannot cut short: libstdc++ writes 1 GiB one
+    // One long iteration that the syscall layer cannot cut short: libstdc++ writes 512 MiB one
     // byte at a time.
-    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations",
+    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations",
                              "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
                             dir.file("out"));
-    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
     ::kill(pid, SIGINT);
     std::this_thread::sleep_for(200ms);
     const auto t0 = std::chrono::steady_clock::now();
@@ -192,10 +192,10 @@ TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
 
 TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
     ScratchDir dir;
-    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations",
+    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations",
                              "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
                             dir.file("out"));
-    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, SIGINT), 0);
     EXPECT_EQ(wait_for(pid, 20s), 130);
     EXPECT_TRUE(scratch_folders(dir.path()).empty());
@@ -208,7 +208,7 @@ TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
 TEST(StaleScratch, KilledRunsAreNamedAndCleanedLiveOnesAreLeftAlone) {
     ScratchDir dir;
     const auto long_run = [&](const char* out) {
-        return spawn({"run", "-s", "write.byte-iostream", "--size", "1G", "--byte-slice", "0", "--iterations", "3",
+        return spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations", "3",
                       "--warmup", "0", "--quiet", "--dir", dir.path()},
                      dir.file(out));
     };
@@ -245,7 +245,7 @@ TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
                              "1B/s", "--warmup", "0", "--iterations", "1", "--dir", dir.path(), "--json", json},
                             dir.file("out"));
     // The first 4 KiB pass (the bucket's burst); the next write waits.
-    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 60s)) << test::slurp(dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, SIGTERM), 0);
     EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
     EXPECT_TRUE(scratch_folders(dir.path()).empty());
