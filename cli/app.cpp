@@ -27,7 +27,7 @@
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/harness/session.hpp"
+#include "iolab/report/session.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/csv.hpp"
 #include "iolab/report/read.hpp"

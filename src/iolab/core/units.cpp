@@ -140,4 +140,11 @@ std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uin
     return p;
 }
 
+std::string format_ratio(double r) {
+    if (!(r > 0) || !std::isfinite(r)) return "-";
+    if (r < 10) return fmt::format("{:.2f}x", r);
+    if (r < 100) return fmt::format("{:.1f}x", r);
+    return fmt::format("{:.0f}x", r);
+}
+
 }  // namespace iolab

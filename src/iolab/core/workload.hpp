@@ -5,7 +5,7 @@
 #include <string>
 
 #include "iolab/core/data.hpp"
-#include "iolab/strategies/strategy.hpp"
+#include "iolab/core/family.hpp"
 
 namespace iolab {
 

@@ -85,13 +85,6 @@ std::string Report::header() const {
         environment.one_line());
 }
 
-std::string format_ratio(double r) {
-    if (!(r > 0) || !std::isfinite(r)) return "-";
-    if (r < 10) return fmt::format("{:.2f}x", r);
-    if (r < 100) return fmt::format("{:.1f}x", r);
-    return fmt::format("{:.0f}x", r);
-}
-
 std::string format_seconds(double s) {
     if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
     if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);

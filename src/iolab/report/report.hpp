@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/core/units.hpp"
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/runner.hpp"
@@ -44,8 +45,6 @@ struct Report {
     std::string header() const;  // what was measured, in one or two lines
 };
 
-// "1.00x", "3.2x", "312x"
-std::string format_ratio(double r);
 // "812 us", "12.3 ms", "1.24 s"
 std::string format_seconds(double s);
 // Data calls per MiB for a case, or -1 when its I/O is not in the syscall layer.

@@ -7,21 +7,6 @@
 
 namespace iolab {
 
-std::string_view to_string(Family f) {
-    switch (f) {
-        case Family::read: return "read";
-        case Family::write: return "write";
-        case Family::copy: return "copy";
-    }
-    return "?";
-}
-
-std::optional<Family> parse_family(std::string_view s) {
-    for (Family f : {Family::read, Family::write, Family::copy})
-        if (s == to_string(f)) return f;
-    return std::nullopt;
-}
-
 Strategy make_strategy(Family f, const std::string& what, std::string description, std::string jvm,
                        unsigned params, void (*run)(const Job&)) {
     Strategy s;

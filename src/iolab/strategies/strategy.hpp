@@ -14,13 +14,11 @@
 #include <vector>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/family.hpp"
 #include "iolab/core/sink.hpp"
 
 namespace iolab {
 
-enum class Family { read, write, copy };
-std::string_view to_string(Family f);
-std::optional<Family> parse_family(std::string_view s);
 
 // The parameters a strategy honours (a bit set).
 enum Param : unsigned {

@@ -10,7 +10,6 @@
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/stats.hpp"
-#include "iolab/report/report.hpp"
 
 namespace iolab {
 

@@ -1,4 +1,4 @@
-#include "iolab/harness/session.hpp"
+#include "iolab/report/session.hpp"
 
 #include <sys/statvfs.h>
 
