@@ -1,0 +1,159 @@
+// The small commands, and the checks the others share.
+#include "commands.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "iolab/core/interrupt.hpp"
+#include "iolab/core/scratch.hpp"
+#include "iolab/core/timeline.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/harness/environment.hpp"
+#include "iolab/harness/limits.hpp"
+#include "iolab/harness/plan.hpp"
+#include "iolab/report/session.hpp"
+#include "iolab/report/compare.hpp"
+#include "iolab/report/csv.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/markdown.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/table.hpp"
+#include "iolab/suite/suite.hpp"
+#include "iolab/sys/error.hpp"
+#include "iolab/sys/io.hpp"
+#include "common.hpp"
+#include "run_options.hpp"
+
+namespace iolab::cli {
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        std::size_t start = 0;
+        while (start <= item.size()) {
+            const std::size_t comma = std::min(item.find(',', start), item.size());
+            if (comma > start) out.push_back(item.substr(start, comma - start));
+            start = comma + 1;
+        }
+    }
+    return out;
+}
+
+// --dir: an existing, writable folder that is not a symbolic link.
+std::string checked_dir(const std::string& dir) {
+    if (dir.empty()) return default_scratch_parent();
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        throw UsageError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
+    if (S_ISLNK(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
+    if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
+                                     "folder (to read a block device: --input DEVICE --allow-device)",
+                                     dir));
+    if (!S_ISDIR(st.st_mode))
+        throw UsageError(fmt::format("invalid --dir '{}': it is not a folder", dir));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw UsageError(fmt::format("invalid --dir '{}': it is not writable", dir));
+    return dir;
+}
+
+int list_strategies(const std::string& family_filter, bool names_only) {
+    std::optional<Family> family;
+    if (!family_filter.empty()) {
+        family = parse_family(family_filter);
+        if (!family) throw UsageError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
+    }
+    const std::string dir = default_scratch_parent();
+    for (const auto& s : Registry::builtin().all()) {
+        if (family && s.family != *family) continue;
+        if (names_only) {
+            fmt::print("{}\n", s.name);
+            continue;
+        }
+        const auto why = s.skip_reason(dir);
+        fmt::print("{:<6} {:<30} {}\n", to_string(s.family), s.name, s.description);
+        if (!s.jvm.empty()) fmt::print("{:<6} {:<30}   like {}\n", "", "", s.jvm);
+        fmt::print("{:<6} {:<30}   {}\n", "", "", why ? "skipped here: " + *why : std::string("available"));
+    }
+    return 0;
+}
+
+int show_info(const std::string& dir, bool limits, bool device, const std::string& device_size) {
+    const Environment e = collect_environment(checked_dir(dir));
+    fmt::print("iolab         {} (commit {}, {} build, {})\n", e.iolab_version, e.commit, e.build_type, e.compiler);
+    fmt::print("kernel        Linux {}\n", e.kernel);
+    fmt::print("cpu           {} x {}\n", e.cpus, e.cpu_model);
+    fmt::print("memory        {}\n", format_size(e.memory_bytes));
+    fmt::print("scratch       {} ({}, {})\n", e.scratch_dir, e.fs_type.empty() ? "unknown" : e.fs_type,
+               e.mount_options);
+    fmt::print("device        {}{}{}\n", e.device.empty() ? "none" : e.device,
+               e.device_model.empty() ? "" : " (" + e.device_model + ")",
+               e.rotational < 0 ? "" : (e.rotational ? ", rotational" : ", non-rotational"));
+    fmt::print("date          {}\n", e.date);
+    if (limits) {
+        Limits l = measure_memory_limits();
+        fmt::print("memcpy        {:.0f} MiB/s into a 64 KiB buffer (the limit of a page-cache read)\n",
+                   l.memcpy_cache_mib_s);
+        fmt::print("memcpy        {:.0f} MiB/s from 256 MiB to 256 MiB (the limit of a cached copy)\n",
+                   l.memcpy_large_mib_s);
+        if (device) {
+            std::uint64_t size = 1ull << 30;
+            try {
+                if (!device_size.empty()) size = parse_size(device_size);
+            } catch (const std::invalid_argument& ex) {
+                throw UsageError(ex.what());
+            }
+            if (size == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
+            const std::string where = checked_dir(dir);
+            if (free_space(where) < size + (16ull << 20))
+                throw UsageError(fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
+            measure_device_limit(l, where, size);
+            if (l.device_read_mib_s > 0)
+                fmt::print("device read   {:.0f} MiB/s ({})\n", l.device_read_mib_s, l.device_note);
+            else
+                fmt::print("device read   not measured: {}\n", l.device_note);
+        }
+    }
+    return 0;
+}
+
+int list_suites() {
+    for (const auto& name : builtin_suite_names()) {
+        const Suite s = load_named(name);
+        fmt::print("{:<16} {}\n", name, s.description);
+    }
+    return 0;
+}
+
+// iolab clean: removes the scratch folders that killed runs left (only iolab's, only unlocked).
+int clean(const std::string& parent) {
+    const std::string dir = checked_dir(parent);
+    const auto stale = find_stale_scratch(dir);
+    for (const auto& st : stale) {
+        const auto slash = st.path.rfind('/');
+        const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
+        remove_tree_at(d.get(), st.path.substr(slash + 1));
+        fmt::print("removed {}{}\n", one_line(st.path), st.owner.empty() ? "" : one_line(" (" + st.owner + ")"));
+    }
+    if (stale.empty()) fmt::print("no stale scratch folders in {}\n", one_line(dir));
+    return 0;
+}
+
+}  // namespace iolab::cli

@@ -1,0 +1,119 @@
+// Running a group in child processes (--forks N) and pooling their samples case by case.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/interrupt.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/harness/serialize.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+
+CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir) {
+    return std::move(run_group_forked({spec}, opts, dir).front());
+}
+
+std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
+                                         const ScratchDir& dir, const ProgressFn& progress) {
+    RunOptions child_opts = opts;
+    child_opts.forks = 0;
+    std::vector<CaseResult> pooled(specs.size());
+    std::vector<Checked> checked(specs.size(), Checked::content);
+    std::vector<bool> settled(specs.size(), false);  // failed or skipped in some fork
+    for (std::size_t i = 0; i < specs.size(); ++i) pooled[i].spec = specs[i];
+    bool stop = false;
+    for (unsigned f = 0; f < opts.forks && !stop; ++f) {
+        if (progress && !specs.empty()) progress(0, specs.front());
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
+        std::fflush(nullptr);
+        const pid_t pid = ::fork();
+        if (pid < 0) throw IoError(errno, "fork", "");
+        if (pid == 0) {
+            interrupt::prepare_child();
+            ::close(fds[0]);
+            nlohmann::json j = nlohmann::json::array();
+            for (const CaseResult& cr : run_group(specs, child_opts, dir))
+                j.push_back({{"status", to_string(cr.status)},
+                             {"reason", cr.reason},
+                             {"checked", to_string(cr.checked)},
+                             {"samples", cr.samples}});
+            const std::string text = j.dump();
+            std::size_t off = 0;
+            while (off < text.size()) {
+                const ssize_t w = ::write(fds[1], text.data() + off, text.size() - off);
+                if (w <= 0 && errno != EINTR) ::_exit(3);
+                if (w > 0) off += static_cast<std::size_t>(w);
+            }
+            ::_exit(0);
+        }
+        ::setpgid(pid, pid);
+        interrupt::add_child(pid);
+        ::close(fds[1]);
+        std::string text;
+        char buf[65536];
+        for (;;) {
+            const ssize_t n = ::read(fds[0], buf, sizeof buf);
+            if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+            else if (n == 0 || errno != EINTR) break;
+        }
+        ::close(fds[0]);
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        interrupt::remove_child(pid);
+        const auto settle_all = [&](Status st, const std::string& why) {
+            for (std::size_t i = 0; i < specs.size(); ++i)
+                if (!settled[i]) {
+                    pooled[i].status = st;
+                    pooled[i].reason = why;
+                    settled[i] = true;
+                }
+            stop = true;
+        };
+        if (interrupt::requested()) {
+            settle_all(Status::failed, "interrupted");
+            break;
+        }
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_array() ||
+            j.size() != specs.size()) {
+            settle_all(Status::failed, fmt::format("fork {} ended abnormally (status {:#x})", f + 1, status));
+            break;
+        }
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            if (settled[i]) continue;
+            const auto& c = j[i];
+            const auto child_status = c.at("status").get<std::string>();
+            if (child_status != "ok") {
+                pooled[i].status = child_status == "skipped" ? Status::skipped : Status::failed;
+                pooled[i].reason = c.at("reason").get<std::string>();
+                pooled[i].samples.clear();
+                settled[i] = true;
+                continue;
+            }
+            const auto ch = c.at("checked").get<std::string>();
+            // The weakest check of any fork is what the pooled samples can claim.
+            const Checked this_fork = ch == "content" ? Checked::content : ch == "byte count" ? Checked::byte_count
+                                                                                                : Checked::none;
+            checked[i] = std::max(checked[i], this_fork);
+            for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
+        }
+    }
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        CaseResult& r = pooled[i];
+        r.checked = r.status == Status::ok ? checked[i] : Checked::none;
+        r.verified = r.status == Status::ok && r.checked == Checked::content;
+        finish(r, opts, system_clock().resolution_s());
+    }
+    return pooled;
+}
+
+}  // namespace iolab
