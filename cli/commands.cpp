@@ -146,10 +146,9 @@ int list_suites() {
 int clean(const std::string& parent) {
     const std::string dir = checked_dir(parent);
     const auto stale = find_stale_scratch(dir);
+    const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
     for (const auto& st : stale) {
-        const auto slash = st.path.rfind('/');
-        const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
-        remove_tree_at(d.get(), st.path.substr(slash + 1));
+        remove_tree_at(d.get(), st.path.substr(st.path.rfind('/') + 1));
         fmt::print("removed {}{}\n", one_line(st.path), st.owner.empty() ? "" : one_line(" (" + st.owner + ")"));
     }
     if (stale.empty()) fmt::print("no stale scratch folders in {}\n", one_line(dir));

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <new>
@@ -76,11 +77,7 @@ std::optional<std::string> read_text_file(const std::string& path, std::string* 
     return text;
 }
 
-namespace {
-
-// Reads a whole file through the syscall layer in large blocks, handing each to f.
-template <class F>
-void for_each_block(const std::string& path, F&& f) {
+void read_blocks(const std::string& path, const std::function<void(const std::byte*, std::size_t)>& f) {
     sys::Fd fd = sys::open(path, O_RDONLY);
     std::vector<std::byte> buf(kChunk);
     for (;;) {
@@ -90,24 +87,26 @@ void for_each_block(const std::string& path, F&& f) {
     }
 }
 
-}  // namespace
+void ReferenceDigests::update(const void* p, std::size_t n) {
+    hash_.update(p, n);
+    fingerprint_.update(p, n);
+    sums_.update(p, n);
+}
+
+FileDigest ReferenceDigests::digests() const {
+    return {hash_.digest(), hash_.bytes(), fingerprint_.digest(), sums_.digest()};
+}
 
 FileDigest checksum_file(const std::string& path) {
     Hasher h;
-    for_each_block(path, [&](const std::byte* p, std::size_t n) { h.update(p, n); });
+    read_blocks(path, [&](const std::byte* p, std::size_t n) { h.update(p, n); });
     return {h.digest(), h.bytes(), 0, 0};
 }
 
 FileDigest reference_digests(const std::string& path) {
-    Hasher h;
-    Fingerprint f;
-    ByteSums b;
-    for_each_block(path, [&](const std::byte* p, std::size_t n) {
-        h.update(p, n);
-        f.update(p, n);
-        b.update(p, n);
-    });
-    return {h.digest(), h.bytes(), f.digest(), b.digest()};
+    ReferenceDigests d;
+    read_blocks(path, [&](const std::byte* p, std::size_t n) { d.update(p, n); });
+    return d.digests();
 }
 
 std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size) {

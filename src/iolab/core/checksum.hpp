@@ -3,6 +3,7 @@
 // file that was written or copied.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -48,6 +49,8 @@ struct FileDigest {
 FileDigest checksum_file(const std::string& path);
 // The same, with the sampled fingerprint and the byte sums too: the references of a read input.
 FileDigest reference_digests(const std::string& path);
+// Reads a whole file through the syscall layer in 1 MiB blocks, handing each to f.
+void read_blocks(const std::string& path, const std::function<void(const std::byte*, std::size_t)>& f);
 // The checksum of the first `size` bytes of a generated data stream, without any file.
 std::uint64_t reference_checksum(const DataSpec& spec, std::uint64_t size);
 

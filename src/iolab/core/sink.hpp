@@ -98,6 +98,19 @@ struct ByteSums {
     std::uint64_t digest() const;
 };
 
+// Every reference a read's verification may need, computed in one pass: the XXH3 hash, the
+// sampled fingerprint and the byte sums (sink.hpp).
+class ReferenceDigests {
+public:
+    void update(const void* p, std::size_t n);
+    FileDigest digests() const;
+
+private:
+    Hasher hash_;
+    Fingerprint fingerprint_;
+    ByteSums sums_;
+};
+
 class Sink {
 public:
     void set_mode(VerifyMode m) { mode_ = m; }

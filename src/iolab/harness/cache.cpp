@@ -29,10 +29,7 @@ double resident_fraction(const std::string& path) {
 }
 
 void warm_file(const std::string& path) {
-    const sys::Fd fd = sys::open(path, O_RDONLY);
-    std::vector<std::byte> buf(1 << 20);
-    while (sys::read_some(fd, buf.data(), buf.size()) > 0) {
-    }
+    read_blocks(path, [](const std::byte*, std::size_t) {});
 }
 
 void evict_file(const std::string& path, bool drop_caches) {

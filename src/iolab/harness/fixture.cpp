@@ -23,19 +23,15 @@ std::string Verdict::describe() const {
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size) {
     const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
     std::vector<std::byte> buf(1 << 20);
-    Hasher h;
-    Fingerprint f;
-    ByteSums b;
+    ReferenceDigests d;
     for (std::uint64_t off = 0; off < size;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - off));
         fill(spec, off, std::span(buf.data(), n));
-        h.update(buf.data(), n);
-        f.update(buf.data(), n);
-        b.update(buf.data(), n);
+        d.update(buf.data(), n);
         sys::write_all(fd, buf.data(), n);
         off += n;
     }
-    return {h.digest(), h.bytes(), f.digest(), b.digest()};
+    return d.digests();
 }
 
 namespace {

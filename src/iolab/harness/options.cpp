@@ -68,15 +68,18 @@ double parse_precision(std::string_view text, const char* what) {
 }
 
 double parse_budget(std::string_view text, const char* what) {
+    // A time, as parse_amount reads it; a count is not a budget.
+    const auto bad = [&] {
+        return std::invalid_argument(
+            one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
+    };
     Amount a;
     try {
         a = parse_amount(text, what, false);
     } catch (const std::invalid_argument&) {
-        a = Amount{};
+        throw bad();
     }
-    if (a.seconds <= 0)
-        throw std::invalid_argument(
-            one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
+    if (a.seconds <= 0) throw bad();
     return a.seconds;
 }
 

@@ -312,7 +312,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     for (const auto& smp : r.samples) walls.push_back(smp.wall_s);
     r.stats = summarize(walls);
     r.warnings.clear();
-    r.cold_unproven = false;
+    if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     if (r.samples.empty()) return;
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     const std::string name = r.spec.label();

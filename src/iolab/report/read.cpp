@@ -66,7 +66,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
                 : checked == "byte count"          ? Checked::byte_count
                                                    : Checked::none;
     const auto cold = c.find("cold_unproven");
-    const bool cold_unproven = cold != c.end() && cold->is_boolean() && cold->get<bool>();
+    r.cold_unproven = cold != c.end() && cold->is_boolean() && cold->get<bool>();
     const auto samples = c.find("samples");
     if (samples == c.end() || !samples->is_array()) throw where("missing samples");
     try {
@@ -77,7 +77,6 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     for (const auto& s : r.samples)
         if (!(s.wall_s >= 0) || !(s.user_s >= 0) || !(s.sys_s >= 0)) throw where("a sample has a negative or invalid time");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
-    r.cold_unproven = cold_unproven;
     return r;
 }
 
@@ -108,9 +107,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {
         CaseResult c = read_case((*cases)[i], origin, i);
-        const bool cold_unproven = c.cold_unproven;
         finish(c, r.options, 1e-9);
-        c.cold_unproven = cold_unproven;
         r.cases.push_back(std::move(c));
     }
     return r;

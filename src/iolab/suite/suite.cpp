@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -231,6 +233,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
                "[defaults]");
         r.settings(*t, base_plan, base_opts);
     }
+    std::map<std::string, std::set<std::string>> strategies_of;  // the strategies each group runs
     const toml::node* groups = doc.get("group");
     if (!groups || !groups->is_array_of_tables()) r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
     for (const auto& g : *groups->as_array()) {
@@ -248,7 +251,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         if (grp.plan.patterns.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
         r.settings(t, grp.plan, grp.options);
         try {
-            build_plan(grp.plan);  // unknown strategies and impossible grids fail here, not mid-run
+            // Unknown strategies and impossible grids fail here, not mid-run.
+            for (const auto& c : build_plan(grp.plan)) strategies_of[grp.id].insert(c.strategy->name);
         } catch (const std::invalid_argument& e) {
             r.fail_in(t, "strategies", e.what());
         }
@@ -261,11 +265,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     };
     // Whether a strategy name or glob names a strategy the group runs.
     const auto group_has = [&](const std::string& id, const std::string& pattern) {
-        for (const auto& g : s.groups) {
-            if (g.id != id) continue;
-            for (const auto& c : build_plan(g.plan))
-                if (::fnmatch(pattern.c_str(), c.strategy->name.c_str(), 0) == 0) return true;
-        }
+        for (const auto& name : strategies_of[id])
+            if (::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
         return false;
     };
     if (const toml::node* fs = doc.get("finding")) {
