@@ -134,18 +134,28 @@ sys::Counters clean_run(const Strategy& s, Fixture& fx, Sink& sink) {
     return made;
 }
 
-// Hard faults that persist (every targeted call from the middle one on fails, as a dying disk
-// would) end in an error naming the file: no hang, no retry loop, no claimed success.
-TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
-    int cells = 0;
+// Calls f(strategy, fixture, sink, calls of a clean run) for every available strategy whose I/O
+// goes through the syscall layer.
+template <class F>
+void for_each_layer_strategy(F&& f) {
     for (const auto& s : Registry::builtin().all()) {
         if (!s.in_syscall_layer) continue;
         ScratchDir dir;
         if (s.skip_reason(dir.path())) continue;
         Fixture fx(small_workload(s), dir);
         Sink sink;
-        const std::uint64_t calls = clean_run(s, fx, sink).data_calls();
-        if (calls == 0) continue;  // mappings: no data calls to fail
+        const sys::Counters made = clean_run(s, fx, sink);
+        f(s, fx, sink, made);
+    }
+}
+
+// Hard faults that persist (every targeted call from the middle one on fails, as a dying disk
+// would) end in an error naming the file: no hang, no retry loop, no claimed success.
+TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
+    int cells = 0;
+    for_each_layer_strategy([&](const Strategy& s, Fixture& fx, Sink& sink, const sys::Counters& made) {
+        const std::uint64_t calls = made.data_calls();
+        if (calls == 0) return;  // mappings: no data calls to fail
         for (Fault f : {Fault::enospc, Fault::eio}) {
             SCOPED_TRACE(s.name + " persistent " + std::string(sys::fault_name(f)));
             ++cells;
@@ -153,7 +163,7 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
             const sys::ScopedFault armed(sys::fault_at(sys::data_calls_mask(), (calls + 1) / 2, UINT64_MAX, f));
             EXPECT_THROW(s.run(job), IoError);
         }
-    }
+    });
     EXPECT_GT(cells, 20);
 }
 
@@ -164,13 +174,7 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
 TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
     using sys::Call;
     int cells = 0, errors = 0;
-    for (const auto& s : Registry::builtin().all()) {
-        if (!s.in_syscall_layer) continue;
-        ScratchDir dir;
-        if (s.skip_reason(dir.path())) continue;
-        Fixture fx(small_workload(s), dir);
-        Sink sink;
-        const sys::Counters made = clean_run(s, fx, sink);
+    for_each_layer_strategy([&](const Strategy& s, Fixture& fx, Sink& sink, const sys::Counters& made) {
         for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate, Call::close}) {
             if (made.calls[static_cast<std::size_t>(c)] == 0) continue;
             SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
@@ -188,7 +192,7 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
                     << "error does not name the file: " << msg;
             }
         }
-    }
+    });
     std::printf("open/sync/truncate/allocate/close faults: %d cells, %d clear errors\n", cells, errors);
     EXPECT_GT(cells, 20);
     EXPECT_GT(errors, 20);

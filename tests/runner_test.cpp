@@ -9,17 +9,12 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/sys/io.hpp"
+#include "support.hpp"
 
 namespace iolab {
 namespace {
 
-class FakeClock : public Clock {
-public:
-    std::uint64_t now_ns() override { return t; }
-    double resolution_s() override { return 1e-9; }
-    std::uint64_t t = 0;
-};
-
+using test::FakeClock;
 FakeClock* g_clock = nullptr;
 std::uint64_t g_step_ns = 0;
 int g_runs = 0;

@@ -115,6 +115,14 @@ bool writing_output(const std::string& dir) {
     return false;
 }
 
+// A run whose iterations the syscall layer cannot cut short (libstdc++ writes 512 MiB one byte at
+// a time, for seconds), in a scratch folder under dir; its output goes to dir/out.
+pid_t long_write(const ScratchDir& dir, const char* out) {
+    return spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations", "3",
+                  "--warmup", "0", "--quiet", "--dir", dir.path(), "--json", dir.file("r.json")},
+                 dir.file(out));
+}
+
 bool wait_until(const std::function<bool()>& cond, std::chrono::milliseconds limit) {
     const auto end = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < end) {
@@ -171,9 +179,7 @@ TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
     ScratchDir dir;
     // One long iteration that the syscall layer cannot cut short: libstdc++ writes 512 MiB one
     // byte at a time.
-    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations",
-                             "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
-                            dir.file("out"));
+    const pid_t pid = long_write(dir, "out");
     ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
     ::kill(pid, SIGINT);
     std::this_thread::sleep_for(200ms);
@@ -192,9 +198,7 @@ TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
 
 TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
     ScratchDir dir;
-    const pid_t pid = spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations",
-                             "3", "--warmup", "0", "--dir", dir.path(), "--json", dir.file("r.json")},
-                            dir.file("out"));
+    const pid_t pid = long_write(dir, "out");
     ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
     ASSERT_EQ(::kill(pid, SIGINT), 0);
     EXPECT_EQ(wait_for(pid, 20s), 130);
@@ -207,11 +211,7 @@ TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
 // iolab clean, which never touches a folder a live run holds.
 TEST(StaleScratch, KilledRunsAreNamedAndCleanedLiveOnesAreLeftAlone) {
     ScratchDir dir;
-    const auto long_run = [&](const char* out) {
-        return spawn({"run", "-s", "write.byte-iostream", "--size", "512M", "--byte-slice", "0", "--iterations", "3",
-                      "--warmup", "0", "--quiet", "--dir", dir.path()},
-                     dir.file(out));
-    };
+    const auto long_run = [&](const char* out) { return long_write(dir, out); };
     // Its folder and the lock inside it exist (a folder without a lock is taken for stale only
     // when it is over a minute old: it may be a run still setting up).
     const pid_t killed = long_run("killed.out");

@@ -8,8 +8,17 @@
 #include <string>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/harness/runner.hpp"
 
 namespace iolab::test {
+
+// A clock that moves only when a test moves it.
+class FakeClock : public Clock {
+public:
+    std::uint64_t now_ns() override { return t; }
+    double resolution_s() override { return 1e-9; }
+    std::uint64_t t = 0;
+};
 
 struct CliResult {
     int status = -1;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/sys/io.hpp"
+#include "support.hpp"
 
 namespace iolab {
 namespace {
@@ -55,6 +57,16 @@ TEST(Fingerprint, CatchesSkipsRepeatsReordersAndTruncation) {
     for (std::size_t k = 0; k < streams.size(); ++k) EXPECT_NE(fingerprint_in_chunks(streams[k], 4096), good) << k;
 }
 
+// A read strategy for the tests below.
+Strategy test_reader(const char* name, std::function<void(const Job&)> run) {
+    Strategy s;
+    s.name = name;
+    s.family = Family::read;
+    s.description = "test";
+    s.run = std::move(run);
+    return s;
+}
+
 // A reader that breaks on chosen runs: it skips a page, reads one twice, or stops short.
 enum class Break { skip_page, repeat_page, stop_short };
 int g_run = 0;
@@ -80,14 +92,7 @@ void breaking_read(const Job& j) {
     }
 }
 
-Strategy breaking_reader() {
-    Strategy s;
-    s.name = "read.breaking";
-    s.family = Family::read;
-    s.description = "test";
-    s.run = breaking_read;
-    return s;
-}
+Strategy breaking_reader() { return test_reader("read.breaking", breaking_read); }
 
 CaseSpec read_case(const Strategy& s, std::uint64_t size) {
     CaseSpec c;
@@ -129,12 +134,7 @@ TEST(SampledVerification, ABrokenReaderFailsInEveryMeasuredIteration) {
 // Byte-at-a-time readers: two bytes swapped, or one dropped, fail a measured iteration.
 TEST(SampledVerification, AByteReaderThatSwapsOrDropsABytesFails) {
     ScratchDir dir;
-    Strategy s;
-    s.name = "read.byte-swapping";
-    s.family = Family::read;
-    s.description = "test";
-    s.byte_at_a_time = true;
-    s.run = [](const Job& j) {
+    Strategy s = test_reader("read.byte-swapping", [](const Job& j) {
         ++g_run;
         const sys::Fd in = sys::open(j.src, O_RDONLY);
         std::vector<unsigned char> all(sys::file_size(in));
@@ -144,7 +144,8 @@ TEST(SampledVerification, AByteReaderThatSwapsOrDropsABytesFails) {
         if (broken && g_how == Break::skip_page) all.erase(all.begin() + 5000);
         std::size_t i = 0;
         ByteStager(*j.sink).drain([&] { return i < all.size() ? int{all[i++]} : -1; });
-    };
+    });
+    s.byte_at_a_time = true;
     RunOptions opts;
     opts.iterations = Amount{4, 0};
     for (Break how : {Break::repeat_page, Break::skip_page}) {
@@ -163,18 +164,14 @@ TEST(SampledVerification, AByteReaderThatSwapsOrDropsABytesFails) {
 // between them) is caught there.
 TEST(SampledVerification, TheFirstRunHashesEveryByte) {
     ScratchDir dir;
-    Strategy s;
-    s.name = "read.flipping";
-    s.family = Family::read;
-    s.description = "test";
-    s.run = [](const Job& j) {
+    const Strategy s = test_reader("read.flipping", [](const Job& j) {
         const sys::Fd in = sys::open(j.src, O_RDONLY);
         std::vector<std::byte> all(sys::file_size(in));
         sys::read_full(in, all.data(), all.size());
         // Page 0's sampled word is its bytes 0-7: its last byte is one no fingerprint sees.
         all[4095] ^= std::byte{1};
         j.sink->consume(all.data(), all.size());
-    };
+    });
     RunOptions opts;
     opts.iterations = Amount{5, 0};
     const CaseResult r = run_case(read_case(s, 8 * 4096), opts, dir);
@@ -235,25 +232,16 @@ TEST(Interleaving, RoundsRunEveryCaseOnceInASeededOrder) {
 
 // The stopping rule, on a fake clock: steady times stop at the minimum count; times that never
 // settle stop when the budget is spent.
-class StepClock : public Clock {
-public:
-    std::uint64_t now_ns() override { return t; }
-    double resolution_s() override { return 1e-9; }
-    std::uint64_t t = 0;
-};
-StepClock* g_clock = nullptr;
+using test::FakeClock;
+FakeClock* g_clock = nullptr;
 std::vector<std::uint64_t> g_steps;
 std::size_t g_step = 0;
 
 TEST(Adaptive, StopsAtThePrecisionTargetOrTheBudget) {
     ScratchDir dir;
-    StepClock clock;
+    FakeClock clock;
     g_clock = &clock;
-    Strategy s;
-    s.name = "read.timed";
-    s.family = Family::read;
-    s.description = "test";
-    s.run = [](const Job&) { g_clock->t += g_steps[g_step++ % g_steps.size()]; };
+    const Strategy s = test_reader("read.timed", [](const Job&) { g_clock->t += g_steps[g_step++ % g_steps.size()]; });
     RunOptions opts;
     ASSERT_TRUE(opts.iterations.adaptive);
     opts.budget_s = 10;
