@@ -29,12 +29,9 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/report/compare.hpp"
-#include "iolab/report/csv.hpp"
 #include "iolab/report/read.hpp"
-#include "iolab/report/json.hpp"
-#include "iolab/report/markdown.hpp"
+#include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
-#include "iolab/report/table.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
@@ -47,25 +44,12 @@ namespace {
 using namespace iolab;
 using namespace iolab::cli;
 
-void write_exports(const RunArgs& a, const Report& report) {
-    if (!a.json.empty()) write_file_atomically(a.json, to_json(report), a.force);
-    if (!a.csv.empty()) write_file_atomically(a.csv, to_csv(report), a.force);
-    if (!a.markdown.empty()) write_file_atomically(a.markdown, to_markdown(report), a.force);
-    if (!a.trace.empty()) {
-        std::vector<const Timeline*> timelines;
-        std::vector<std::string> names;
-        for (const auto& c : report.cases)
-            if (c.timeline) {
-                timelines.push_back(c.timeline.get());
-                names.push_back(c.spec.label());
-            }
-        write_file_atomically(a.trace, chrome_trace_json(timelines, names), a.force);
-    }
-}
-
-// Validation only, or small runs only (the fuzz targets use them).
-Mode g_mode = Mode::normal;
-std::string g_small_dir;
+// How the command was started: normally, or by a fuzz target (validation only, or small runs
+// in `small_dir`).
+struct Context {
+    Mode mode = Mode::normal;
+    std::string small_dir;
+};
 
 // Whether a validated suite is small enough for Mode::small: tiny files, few cases, nothing
 // that waits (a throttle) or forks.
@@ -80,51 +64,43 @@ bool small_enough(const Suite& suite) {
     return true;
 }
 
-int run_suite(const RunArgs& a, Suite suite) {
+int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);
     apply_overrides(a, suite);
-    if (a.drop_caches && ::geteuid() != 0) throw UsageError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
+    const bool drop = std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
+    if (drop && ::geteuid() != 0) throw InputError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
     std::uint64_t needed = 0;
     // Memory is bounded: no case may hold more than half of this machine's memory.
     const std::uint64_t memory_limit =
         static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
-    try {
-        std::size_t total = 0;
-        for (const auto& g : suite.groups) {
-            const auto cases = group_cases(g);
-            total += cases.size();
-            if (total > kMaxCases)
-                throw UsageError(fmt::format("the run has more than {} cases in all; narrow --strategy or the lists",
-                                             kMaxCases));
-            needed = std::max(needed, scratch_needed(cases));
-            for (const auto& c : cases)
-                if (memory_needed(c) > memory_limit)
-                    throw UsageError(fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
-                                                 "limit is {}, half of this machine's memory",
-                                                 c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
-        }
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
+    std::size_t total = 0;
+    for (const auto& g : suite.groups) {
+        const auto cases = group_cases(g);
+        total += cases.size();
+        if (total > kMaxCases)
+            throw InputError(fmt::format("the run has more than {} cases in all; narrow --strategy or the lists",
+                                         kMaxCases));
+        needed = std::max(needed, scratch_needed(cases));
+        for (const auto& c : cases)
+            if (memory_needed(c) > memory_limit)
+                throw InputError(fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
+                                             "limit is {}, half of this machine's memory",
+                                             c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
     }
-    const std::string dir = checked_dir(g_mode == Mode::small ? g_small_dir : a.dir);
-    try {
-        std::vector<ResultPath> results;
-        for (const auto& [option, path] : {std::pair{"--json", &a.json}, std::pair{"--csv", &a.csv},
-                                           std::pair{"--markdown", &a.markdown}, std::pair{"--trace", &a.trace}})
-            if (!path->empty()) results.push_back({option, *path});
-        check_output_paths(results, a.force, a.input);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
+    const std::string dir = checked_dir(ctx.mode == Mode::small ? ctx.small_dir : a.dir);
+    std::vector<ResultPath> results;
+    for (const auto& [option, path] : a.outputs)
+        if (!path.empty()) results.push_back({"--" + std::string(option), path});
+    check_output_paths(results, a.force, a.input);
     // The largest case's files plus a margin, checked before anything is created.
     needed = saturating_add(needed, 16ull << 20);
     const std::uint64_t available = free_space(dir);
     if (available < needed)
-        throw UsageError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
+        throw InputError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
                                      format_size(needed), format_size(available)));
 
-    if (g_mode == Mode::validate) return 0;
-    if (g_mode == Mode::small) {
+    if (ctx.mode == Mode::validate) return 0;
+    if (ctx.mode == Mode::small) {
         if (!small_enough(suite)) return 0;
         for (auto& g : suite.groups) {
             g.options.warmup = Amount{0, 0};
@@ -148,8 +124,8 @@ int run_suite(const RunArgs& a, Suite suite) {
     settings.suite = suite.name;
     settings.description = suite.description;
     settings.scratch_parent = dir;
-    settings.keep = a.keep && g_mode == Mode::normal;
-    settings.limits = g_mode != Mode::small;  // small runs: no 256 MiB memcpy reference
+    settings.keep = a.keep && ctx.mode == Mode::normal;
+    settings.limits = ctx.mode != Mode::small;  // small runs: no 256 MiB memcpy reference
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c) {
         if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -162,40 +138,35 @@ int run_suite(const RunArgs& a, Suite suite) {
 
     const char* no_colour = std::getenv("NO_COLOR");
     const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
-    if (!a.quiet && g_mode == Mode::normal) fmt::print("{}", render_terminal(report, colour));
-    if (g_mode == Mode::small) {
+    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour));
+    if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.
         (void)render_terminal(report, false);
-        (void)to_json(report);
-        (void)to_csv(report);
-        (void)to_markdown(report);
+        for (const Exporter& e : exporters()) (void)e.render(report);
         return report.any_failed() ? 1 : 0;
     }
-    write_exports(a, report);
+    for (const Exporter& e : exporters())
+        if (const std::string& path = a.outputs.at(e.option); !path.empty())
+            write_file_atomically(path, e.render(report), a.force);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
         fmt::print(stderr, "iolab: interrupted by signal {}: {} of the planned cases completed{}\n", sig,
-                   report.cases.size(), a.json.empty() && a.csv.empty() && a.markdown.empty()
-                                            ? std::string()
-                                            : "; the result files are marked partial");
+                   report.cases.size(), results.empty() ? std::string() : "; the result files are marked partial");
         return 128 + sig;
     }
     return report.any_failed() ? 1 : 0;
 }
 
-int run(const RunArgs& a) { return run_suite(a, requested_suite(a)); }
-
-int replicate(const RunArgs& a) {
+int replicate(const Context& ctx, const RunArgs& a) {
     std::vector<Suite> suites;
     for (const auto& name : replication_suites()) suites.push_back(load_named(name));
-    return run_suite(a, combine(suites, "replicate"));
+    return run_suite(ctx, a, combine(suites, "replicate"));
 }
 
 }  // namespace
 
 int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
-    g_mode = mode;
-    g_small_dir = small_dir;
+    const Context ctx{mode, small_dir};
     const bool dry_run = mode != Mode::normal;  // nothing printed but by small runs
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     app.require_subcommand(1);
@@ -266,22 +237,15 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     try {
         if (list->parsed()) return list_strategies(family, names);
         if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);
-        if (run_cmd->parsed()) return run(a);
-        if (replicate_cmd->parsed()) return replicate(a);
+        if (run_cmd->parsed()) return run_suite(ctx, a, requested_suite(a));
+        if (replicate_cmd->parsed()) return replicate(ctx, a);
         if (suites_cmd->parsed()) return list_suites();
         if (clean_cmd->parsed()) return clean(clean_dir);
         if (compare_cmd->parsed()) {
-            Report a, b;
-            try {
-                a = read_report_file(before);
-                b = read_report_file(after);
-            } catch (const ResultFormatError& e) {
-                throw UsageError(e.what());
-            }
-            fmt::print("{}", render_comparison(a, b, compare_md));
+            fmt::print("{}", render_comparison(read_report_file(before), read_report_file(after), compare_md));
             return 0;
         }
-    } catch (const UsageError& e) {
+    } catch (const InputError& e) {
         if (!dry_run) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;
     } catch (const std::exception& e) {

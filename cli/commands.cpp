@@ -28,10 +28,8 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/report/compare.hpp"
-#include "iolab/report/csv.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/markdown.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/suite/suite.hpp"
@@ -60,17 +58,17 @@ std::string checked_dir(const std::string& dir) {
     if (dir.empty()) return default_scratch_parent();
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0)
-        throw UsageError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
     if (S_ISLNK(st.st_mode))
-        throw UsageError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
     if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
-        throw UsageError(fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
+        throw InputError(fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
                                      "folder (to read a block device: --input DEVICE --allow-device)",
                                      dir));
     if (!S_ISDIR(st.st_mode))
-        throw UsageError(fmt::format("invalid --dir '{}': it is not a folder", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it is not a folder", dir));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw UsageError(fmt::format("invalid --dir '{}': it is not writable", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it is not writable", dir));
     return dir;
 }
 
@@ -78,7 +76,7 @@ int list_strategies(const std::string& family_filter, bool names_only) {
     std::optional<Family> family;
     if (!family_filter.empty()) {
         family = parse_family(family_filter);
-        if (!family) throw UsageError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
+        if (!family) throw InputError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
     }
     const std::string dir = default_scratch_parent();
     for (const auto& s : Registry::builtin().all()) {
@@ -115,15 +113,11 @@ int show_info(const std::string& dir, bool limits, bool device, const std::strin
                    l.memcpy_large_mib_s);
         if (device) {
             std::uint64_t size = 1ull << 30;
-            try {
-                if (!device_size.empty()) size = parse_size(device_size);
-            } catch (const std::invalid_argument& ex) {
-                throw UsageError(ex.what());
-            }
-            if (size == 0) throw UsageError("invalid --size '0': expected a size of at least 1 byte");
+            if (!device_size.empty()) size = parse_size(device_size);
+            if (size == 0) throw InputError("invalid --size '0': expected a size of at least 1 byte");
             const std::string where = checked_dir(dir);
             if (free_space(where) < size + (16ull << 20))
-                throw UsageError(fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
+                throw InputError(fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
             measure_device_limit(l, where, size);
             if (l.device_read_mib_s > 0)
                 fmt::print("device read   {:.0f} MiB/s ({})\n", l.device_read_mib_s, l.device_note);

@@ -1,15 +1,11 @@
 #pragma once
-// What the parts of the iolab command share: the bad-input error and two checks.
-#include <stdexcept>
+// What the parts of the iolab command share: two checks.
 #include <string>
 #include <vector>
 
-namespace iolab::cli {
+#include "iolab/sys/error.hpp"
 
-// Bad input: reported as one line, exit status 2.
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+namespace iolab::cli {
 
 // "a,b" "c" -> a, b, c (empty items dropped).
 std::vector<std::string> split_commas(const std::vector<std::string>& items);

@@ -1,6 +1,8 @@
 #pragma once
 // The options of run and replicate, and what they ask for as a suite.
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -12,12 +14,15 @@ namespace iolab::cli {
 struct RunArgs {
     std::string suite, suite_file;
     std::vector<std::string> strategies;
-    std::string size, buffer, record, count, data;
-    std::string cache, sync, warmup, iterations, forks, verify, precision, budget;
-    std::string queue, iov, feed, throttle, byte_slice;
-    std::vector<std::string> chains;
-    std::string dir, json, csv, markdown, trace, input;
-    bool keep = false, quiet = false, force = false, drop_caches = false, smoke = false, allow_device = false;
+    // The settings table's options (harness/settings.hpp), by key: every --key given.
+    std::map<std::string_view, std::vector<std::string>> values;
+    std::map<std::string_view, bool> flags;
+    // The result files asked for, by exporter option (report/exporter.hpp): "json" -> path.
+    std::map<std::string_view, std::string> outputs;
+    std::string dir, input;
+    bool keep = false, quiet = false, force = false, smoke = false, allow_device = false;
+
+    bool given(std::string_view key) const;
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& a);

@@ -8,9 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/report/compare.hpp"
-#include "iolab/report/csv.hpp"
+#include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/markdown.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/sys/error.hpp"

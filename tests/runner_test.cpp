@@ -133,8 +133,8 @@ TEST_F(RunnerTest, WarningsForOutliersAndASlowFirstIteration) {
     }
     finish(r, RunOptions{}, 1e-9);
     ASSERT_EQ(r.warnings.size(), 2u);
-    EXPECT_EQ(r.warnings[0].kind, "outliers");
-    EXPECT_EQ(r.warnings[1].kind, "first-iteration");
+    EXPECT_EQ(r.warnings[0].kind, WarningKind::outliers);
+    EXPECT_EQ(r.warnings[1].kind, WarningKind::first_iteration);
     EXPECT_NEAR(r.throughput_mib_s, 1.0, 1e-9);
 }
 
@@ -152,7 +152,7 @@ TEST_F(RunnerTest, ColdIterationsThatStartCachedAreFlagged) {
     cold.cache = CacheMode::cold;
     finish(r, cold, 1e-9);
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0].kind, "not-cold");
+    EXPECT_EQ(r.warnings[0].kind, WarningKind::not_cold);
     EXPECT_NE(r.warnings[0].message.find("1 of 3"), std::string::npos);
 }
 

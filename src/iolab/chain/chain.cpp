@@ -20,7 +20,7 @@ namespace iolab {
 namespace {
 
 [[noreturn]] void bad_chain(std::string_view chain, std::string_view why) {
-    throw std::invalid_argument(one_line(fmt::format("invalid chain '{}': {}", chain, why)));
+    throw InputError(one_line(fmt::format("invalid chain '{}': {}", chain, why)));
 }
 
 int parse_level(std::string_view chain, std::string_view layer, std::string_view arg, int lo, int hi) {
@@ -260,7 +260,7 @@ std::vector<LayerSpec> parse_chain(std::string_view text) {
             if (has_arg) {
                 try {
                     l.size = parse_size(arg);
-                } catch (const std::invalid_argument&) {
+                } catch (const InputError&) {
                     bad_chain(text, fmt::format("buffer size '{}' is not a size such as 64K", arg));
                 }
                 if (l.size == 0) bad_chain(text, "a buffer needs at least 1 byte");

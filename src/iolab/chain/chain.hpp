@@ -12,6 +12,7 @@
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/sys/io.hpp"
+#include "iolab/sys/error.hpp"
 
 namespace iolab {
 
@@ -21,7 +22,7 @@ struct LayerSpec {
     int level = 0;            // compressors: deflate 0..9 (6), zstd 1..22 (3), lz4 0..12 (0)
 };
 
-// Throws std::invalid_argument naming the chain and the bad layer or level.
+// Throws InputError naming the chain and the bad layer or level.
 std::vector<LayerSpec> parse_chain(std::string_view text);
 std::string describe(const std::vector<LayerSpec>& chain);  // canonical text, e.g. buffer:8K>deflate:6>file
 

@@ -121,7 +121,7 @@ DataSpec parse_data_spec(std::string_view text) {
             return spec;
         }
     }
-    throw std::invalid_argument(one_line(fmt::format(
+    throw InputError(one_line(fmt::format(
         "invalid data kind '{}': expected random, text, zeros or compressible:R with 1 <= R <= 4096", text)));
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "iolab/sys/error.hpp"
+
 namespace iolab {
 
 enum class DataKind { random, text, zeros, compressible };
@@ -19,7 +21,7 @@ struct DataSpec {
     std::uint64_t seed = 0x10ab'5eed;
 };
 
-// "random", "text", "zeros" or "compressible:R" (R > 1). Throws std::invalid_argument.
+// "random", "text", "zeros" or "compressible:R" (R > 1). Throws InputError.
 DataSpec parse_data_spec(std::string_view text);
 std::string to_string(const DataSpec& spec);
 

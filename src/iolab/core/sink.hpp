@@ -10,11 +10,13 @@
 #include <string_view>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/names.hpp"
 
 namespace iolab {
 
 enum class VerifyMode { sampled, full };
-inline std::string_view to_string(VerifyMode m) { return m == VerifyMode::full ? "full" : "sampled"; }
+inline constexpr Named<VerifyMode> kVerifyModes[] = {{VerifyMode::sampled, "sampled"}, {VerifyMode::full, "full"}};
+inline std::string_view to_string(VerifyMode m) { return name_of(kVerifyModes, m); }
 
 // The sampled fingerprint of a stream, fed in chunks of any size.
 class Fingerprint {

@@ -19,7 +19,7 @@ std::string_view trim(std::string_view s) {
 }
 
 [[noreturn]] void bad_size(std::string_view text) {
-    throw std::invalid_argument(one_line(fmt::format(
+    throw InputError(one_line(fmt::format(
         "invalid size '{}': expected a non-negative number with an optional unit B, K, M, G or T "
         "(binary: 1K = 1024), e.g. 4K, 64KiB, 1.5G",
         text)));
@@ -62,11 +62,11 @@ double parse_rate(std::string_view text) {
     std::uint64_t bytes = 0;
     try {
         bytes = parse_size(s);
-    } catch (const std::invalid_argument&) {
+    } catch (const InputError&) {
         bytes = 0;
     }
     if (bytes == 0)
-        throw std::invalid_argument(one_line(fmt::format(
+        throw InputError(one_line(fmt::format(
             "invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text)));
     return static_cast<double>(bytes);
 }
@@ -84,7 +84,7 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text) {
             const std::uint64_t lo = parse_size(item.substr(0, dots));
             const std::uint64_t hi = parse_size(item.substr(dots + 2));
             if (lo == 0 || hi < lo)
-                throw std::invalid_argument(one_line(fmt::format(
+                throw InputError(one_line(fmt::format(
                     "invalid range '{}': expected LOW..HIGH with 0 < LOW <= HIGH, e.g. 4K..1M", item)));
             for (std::uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
         }
@@ -134,7 +134,7 @@ std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uin
                               std::uint64_t limit, std::string_view limit_what) {
     std::uint64_t p;
     if (__builtin_mul_overflow(a, b, &p) || p > limit)
-        throw std::invalid_argument(one_line(fmt::format("{} {} x {} {} is more than {} bytes, {}", a_name,
+        throw InputError(one_line(fmt::format("{} {} x {} {} is more than {} bytes, {}", a_name,
                                                          format_compact(a), b_name, b, format_compact(limit),
                                                          limit_what)));
     return p;

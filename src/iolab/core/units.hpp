@@ -1,11 +1,13 @@
 #pragma once
 // Parsing and printing of byte sizes ("4K", "64KiB", "1.5G": binary units, as fio and dd
-// read them) and of rates ("1MiB/s"). Parse errors throw std::invalid_argument whose message
+// read them) and of rates ("1MiB/s"). Parse errors throw InputError whose message
 // names the value and what was expected, ready to print as a one-line error.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "iolab/sys/error.hpp"
 
 namespace iolab {
 
@@ -24,7 +26,7 @@ std::string format_size(std::uint64_t bytes);    // "64 MiB", "1.5 GiB", "4095 B
 std::string format_compact(std::uint64_t bytes); // "64M", "4K", "4095": the form parse_size reads
 std::string format_ratio(double r);              // "1.00x", "3.2x", "312x"; "-" when not positive
 
-// a * b, when it is at most limit; otherwise std::invalid_argument naming both operands:
+// a * b, when it is at most limit; otherwise InputError naming both operands:
 // "record 1P x count 16384 is more than 1E bytes, the limit of one case".
 std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uint64_t b, std::string_view b_name,
                               std::uint64_t limit, std::string_view limit_what);

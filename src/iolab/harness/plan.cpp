@@ -24,9 +24,9 @@ std::vector<const Strategy*> select(const std::vector<std::string>& patterns, co
         if (found.empty()) {
             const bool glob = p.find_first_of("*?[") != std::string::npos;
             if (glob)
-                throw std::invalid_argument(one_line(fmt::format("strategy pattern '{}' matches no strategy "
+                throw InputError(one_line(fmt::format("strategy pattern '{}' matches no strategy "
                                                                  "(see iolab list --names)", p)));
-            throw std::invalid_argument(one_line(fmt::format("unknown strategy '{}': did you mean {}?", p,
+            throw InputError(one_line(fmt::format("unknown strategy '{}': did you mean {}?", p,
                                                              fmt::join(registry.closest(p), ", "))));
         }
         for (const auto* s : found)
@@ -42,42 +42,42 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     if (!req.input.empty())
         for (const Strategy* s : strategies) {
             if (s->family == Family::write)
-                throw std::invalid_argument(fmt::format("with --input only read and copy strategies run (the input "
+                throw InputError(fmt::format("with --input only read and copy strategies run (the input "
                                                         "is never written); {} is a write strategy",
                                                         s->name));
             if (s->byte_at_a_time && req.sizes.front() > req.byte_slice)
-                throw std::invalid_argument(fmt::format("{} makes one call per byte and would read all {} of --input "
+                throw InputError(fmt::format("{} makes one call per byte and would read all {} of --input "
                                                         "'{}'; choose strategies that read in blocks",
                                                         s->name, format_size(req.sizes.front()), req.input));
         }
     for (auto size : req.sizes)
         if (size > kMaxCaseBytes)
-            throw std::invalid_argument(fmt::format("size {} is more than {} bytes, the limit of one case",
+            throw InputError(fmt::format("size {} is more than {} bytes, the limit of one case",
                                                     format_compact(size), format_compact(kMaxCaseBytes)));
     for (auto size : req.sizes)
         for (auto b : req.buffers) {
-            if (b == 0) throw std::invalid_argument("invalid buffer '0': expected at least 1 byte");
+            if (b == 0) throw InputError("invalid buffer '0': expected at least 1 byte");
             if (b > kMaxBuffer)
-                throw std::invalid_argument(fmt::format("buffer {} is over the limit of {}", format_compact(b),
+                throw InputError(fmt::format("buffer {} is over the limit of {}", format_compact(b),
                                                         format_compact(kMaxBuffer)));
             // (An existing --input may be small: a larger buffer simply reads it in one call.)
             if (size > 0 && b > size && req.input.empty())
-                throw std::invalid_argument(fmt::format(
+                throw InputError(fmt::format(
                     "buffer {} is larger than the {} file: expected a buffer no larger than --size",
                     format_compact(b), format_compact(size)));
         }
     for (auto r : req.records) {
-        if (r == 0) throw std::invalid_argument("invalid record '0': expected at least 1 byte");
+        if (r == 0) throw InputError("invalid record '0': expected at least 1 byte");
         if (r > kMaxBuffer)
-            throw std::invalid_argument(fmt::format("record {} is over the limit of {}", format_compact(r),
+            throw InputError(fmt::format("record {} is over the limit of {}", format_compact(r),
                                                     format_compact(kMaxBuffer)));
     }
     for (auto q : req.queues)
         if (q == 0 || q > kMaxQueue)
-            throw std::invalid_argument(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
+            throw InputError(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
     for (auto v : req.iovs)
         if (v == 0 || v > kMaxIov)
-            throw std::invalid_argument(fmt::format("invalid vector length '{}': expected 1 to {}", v, kMaxIov));
+            throw InputError(fmt::format("invalid vector length '{}': expected 1 to {}", v, kMaxIov));
     for (const auto& c : req.chains) parse_chain(c);
 
     std::vector<CaseSpec> plan;
@@ -131,7 +131,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                     }
                     plan.push_back(c);
                     if (plan.size() > kMaxCases)
-                        throw std::invalid_argument(fmt::format(
+                        throw InputError(fmt::format(
                             "the parameter lists make more than {} cases; narrow --strategy or the lists", kMaxCases));
                 }
     }

@@ -8,6 +8,7 @@
 #include "iolab/core/data.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/error.hpp"
 
 namespace iolab {
 
@@ -32,7 +33,7 @@ struct PlanRequest {
 // The byte_slice setting: 0 means "no slice: the whole file", on the command line and in suites.
 inline std::uint64_t byte_slice_from(std::uint64_t setting) { return setting == 0 ? UINT64_MAX : setting; }
 
-// Throws std::invalid_argument with a one-line message for an unknown strategy (naming the
+// Throws InputError with a one-line message for an unknown strategy (naming the
 // closest ones), a pattern that matches nothing, a buffer larger than the file, a queue or
 // vector length out of range, or a malformed chain.
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());

@@ -307,48 +307,4 @@ CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchD
     return std::move(run_group({spec}, opts, dir, clock).front());
 }
 
-void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
-    std::vector<double> walls;
-    for (const auto& smp : r.samples) walls.push_back(smp.wall_s);
-    r.stats = summarize(walls);
-    r.warnings.clear();
-    if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
-    if (r.samples.empty()) return;
-    if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
-    const std::string name = r.spec.label();
-
-    // The modified z-score needs a few samples to mean anything (its MAD comes from them).
-    if (const auto out = walls.size() >= 5 ? outliers(walls) : std::vector<std::size_t>{}; !out.empty())
-        r.warnings.push_back({"outliers", name, fmt::format("{} of {} samples", out.size(), walls.size())});
-    if (walls.size() >= 3) {
-        const double rest = median(std::vector<double>(walls.begin() + 1, walls.end()));
-        if (rest > 0 && walls[0] > 2 * rest)
-            r.warnings.push_back({"first-iteration", name,
-                                  fmt::format("the first measured iteration took {:.2f}x the median of the rest; "
-                                              "the warm-up may be too short (--warmup)",
-                                              walls[0] / rest)});
-    }
-    if (opts.cache == CacheMode::cold) {
-        std::size_t warm = 0;
-        double worst = 0;
-        for (const auto& smp : r.samples)
-            if (smp.resident > 0.05) {
-                ++warm;
-                worst = std::max(worst, smp.resident);
-            }
-        if (warm > 0) {
-            r.cold_unproven = true;
-            r.warnings.push_back({"not-cold", name,
-                                  fmt::format("{} of {} cold iterations started with up to {:.0f}% of the input in "
-                                              "the page cache, so the case is not ranked as cold; the filesystem "
-                                              "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
-                                              warm, r.samples.size(), worst * 100)});
-        }
-    }
-    if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)
-        r.warnings.push_back({"resolution", name,
-                              "the median time is under 1,000 ticks of the clock; use a larger --size for a "
-                              "meaningful figure"});
-}
-
 }  // namespace iolab

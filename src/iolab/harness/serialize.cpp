@@ -34,7 +34,7 @@ void to_json(nlohmann::json& j, const Summary& s) {
 }
 
 void to_json(nlohmann::json& j, const Warning& w) {
-    j = nlohmann::json{{"kind", w.kind}, {"case", w.subject}, {"message", w.message}};
+    j = nlohmann::json{{"kind", to_string(w.kind)}, {"case", w.subject}, {"message", w.message}};
 }
 
 }  // namespace iolab

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "iolab/harness/stats.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/suite/findings.hpp"
 
 namespace iolab {
@@ -29,7 +30,9 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
     for (const auto& c : after.cases)
         if (c.status == Status::ok) later[key(c)] = &c;
 
-    std::vector<std::vector<std::string>> rows;
+    Table t;
+    t.columns = {{"case", true},   {"MiB/s before"}, {"MiB/s after"},         {"time ratio"},
+                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)}, {"p (U test)"}, {"change", true}};
     std::vector<double> ratios;
     int only_before = 0, significant = 0;
     const double alpha = 1 - kRatioConfidence;
@@ -48,37 +51,17 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
         const bool changed = enough && p < alpha && (r.high < 1 || r.low > 1);
         ratios.push_back(r.ratio);
         significant += changed;
-        rows.push_back({(b.spec.group.empty() ? "" : b.spec.group + " ") + b.spec.label(),
-                        fmt::format("{:.1f}", b.throughput_mib_s), fmt::format("{:.1f}", a.throughput_mib_s),
-                        fmt::format("{:.3f}", r.ratio), fmt::format("[{:.3f}, {:.3f}]", r.low, r.high),
-                        enough ? fmt::format("{:.3g}", p) : "-",
-                        !enough ? "~ (fewer than 5 samples)" : !changed ? "~" : r.ratio < 1 ? "faster" : "slower"});
+        Row row;
+        row.cells = {(b.spec.group.empty() ? "" : b.spec.group + " ") + b.spec.label(),
+                     fmt::format("{:.1f}", b.throughput_mib_s),
+                     fmt::format("{:.1f}", a.throughput_mib_s),
+                     fmt::format("{:.3f}", r.ratio),
+                     fmt::format("[{:.3f}, {:.3f}]", r.low, r.high),
+                     enough ? fmt::format("{:.3g}", p) : "-",
+                     !enough ? "~ (fewer than 5 samples)" : !changed ? "~" : r.ratio < 1 ? "faster" : "slower"};
+        t.rows.push_back(std::move(row));
     }
-    const std::vector<std::string> cols = {"case",  "MiB/s before", "MiB/s after", "time ratio",
-                                           fmt::format("{:.0f}% interval", kRatioConfidence * 100), "p (U test)",
-                                           "change"};
-    std::string out;
-    if (markdown) {
-        out += fmt::format("| {} |\n|", fmt::join(cols, " | "));
-        for (std::size_t i = 0; i < cols.size(); ++i) out += i == 0 || i + 1 == cols.size() ? " --- |" : " ---: |";
-        out += "\n";
-        for (const auto& r : rows) out += fmt::format("| {} |\n", fmt::join(r, " | "));
-    } else {
-        std::vector<std::size_t> w(cols.size());
-        for (std::size_t i = 0; i < cols.size(); ++i) w[i] = cols[i].size();
-        for (const auto& r : rows)
-            for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], r[i].size());
-        const auto line = [&](const std::vector<std::string>& cells) {
-            std::string l;
-            for (std::size_t i = 0; i < cells.size(); ++i)
-                l += (i ? "  " : "") + (i == 0 || i + 1 == cells.size() ? fmt::format("{:<{}}", cells[i], w[i])
-                                                                        : fmt::format("{:>{}}", cells[i], w[i]));
-            while (!l.empty() && l.back() == ' ') l.pop_back();
-            return l + "\n";
-        };
-        out += line(cols);
-        for (const auto& r : rows) out += line(r);
-    }
+    std::string out = markdown ? markdown_table(t) : text_table(t, false);
     if (!ratios.empty())
         out += fmt::format("\ngeometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at "
                            "p < {:g}; ~: no significant difference)\n",

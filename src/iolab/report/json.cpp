@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "iolab/harness/serialize.hpp"
+#include "iolab/report/exporter.hpp"
 
 namespace iolab {
 

@@ -11,6 +11,5 @@ namespace iolab {
 inline constexpr const char* kResultSchema = "iolab.result/1";
 
 nlohmann::json report_to_json(const Report& report);
-std::string to_json(const Report& report);
 
 }  // namespace iolab

@@ -28,15 +28,15 @@ std::string folder_of(const std::string& path) {
 
 void check_output_path(const std::string& path, bool force, const char* option) {
     if (path.empty() || path.back() == '/')
-        throw std::invalid_argument(fmt::format("invalid {} '{}': expected a file name", option, path));
+        throw InputError(fmt::format("invalid {} '{}': expected a file name", option, path));
     const std::string dir = folder_of(path);
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw std::invalid_argument(fmt::format("invalid {} '{}': the folder '{}' does not exist", option, path, dir));
+        throw InputError(fmt::format("invalid {} '{}': the folder '{}' does not exist", option, path, dir));
     if (::access(dir.c_str(), W_OK) != 0)
-        throw std::invalid_argument(fmt::format("invalid {} '{}': the folder '{}' is not writable", option, path, dir));
+        throw InputError(fmt::format("invalid {} '{}': the folder '{}' is not writable", option, path, dir));
     if (!force && ::lstat(path.c_str(), &st) == 0)
-        throw std::invalid_argument(
+        throw InputError(
             fmt::format("{} '{}' already exists: choose another name, or add --force to replace it", option, path));
 }
 
@@ -71,7 +71,7 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         check_output_path(path, force, option.c_str());
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-            throw std::invalid_argument(fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
+            throw InputError(fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
                                                     "file",
                                                     option, path, kind_of(st.st_mode)));
         struct stat target {};
@@ -79,14 +79,14 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         if (!input.empty() &&
             (canonical_name(path) == canonical_name(input) ||
              (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
-            throw std::invalid_argument(
+            throw InputError(
                 fmt::format("invalid {} '{}': it is the --input file, which iolab never writes", option, path));
         for (std::size_t k = 0; k < i; ++k) {
             struct stat other {};
             const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&
                                     other.st_dev == target.st_dev && other.st_ino == target.st_ino;
             if (same_inode || canonical_name(path) == canonical_name(results[k].path))
-                throw std::invalid_argument(fmt::format("{} and {} name the same file '{}': give each result its own "
+                throw InputError(fmt::format("{} and {} name the same file '{}': give each result its own "
                                                         "file",
                                                         results[k].option, option, path));
         }

@@ -6,10 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "iolab/sys/error.hpp"
+
 namespace iolab {
 
 // Checks before a run starts: the folder exists and is a folder, and the file does not exist
-// unless force. Throws std::invalid_argument with a one-line message.
+// unless force. Throws InputError with a one-line message.
 void check_output_path(const std::string& path, bool force, const char* option);
 
 // The result files of one run, checked together before it starts: each as check_output_path;

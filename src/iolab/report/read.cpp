@@ -36,17 +36,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     try {
         for (const auto& [k, v] : params->items()) {
             if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
-            const std::string s = v.get<std::string>();
-            if (k == "buffer") w.buffer = parse_size(s);
-            else if (k == "record") w.record = parse_size(s);
-            else if (k == "count") w.count = std::stoull(s);
-            else if (k == "size") w.size = parse_size(s);
-            else if (k == "slice_of") r.spec.full_bytes = parse_size(s);
-            else if (k == "data") w.data = parse_data_spec(s);
-            else if (k == "queue") w.queue = static_cast<unsigned>(std::stoul(s));
-            else if (k == "iov") w.iov = static_cast<unsigned>(std::stoul(s));
-            else if (k == "chain") w.chain = one_line(s);
-            else if (k == "feed") w.feed_bytes = s == "byte";
+            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, one_line(v.get<std::string>()));
         }
     } catch (const ResultFormatError&) {
         throw;
@@ -54,10 +44,9 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         throw where(e.what());
     }
     const std::string status = str(c, "status");
-    if (status == "ok") r.status = Status::ok;
-    else if (status == "failed") r.status = Status::failed;
-    else if (status == "skipped") r.status = Status::skipped;
-    else throw where(fmt::format("status '{}' is not ok, failed or skipped", status));
+    const auto st = value_of(kStatuses, status);
+    if (!st) throw where(fmt::format("status '{}' is not {}", status, names_of(kStatuses)));
+    r.status = *st;
     r.reason = str(c, "reason");
     const auto verified = c.find("verified");
     r.verified = verified != c.end() && verified->is_boolean() && verified->get<bool>();

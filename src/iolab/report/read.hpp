@@ -8,8 +8,8 @@
 
 namespace iolab {
 
-struct ResultFormatError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct ResultFormatError : InputError {
+    using InputError::InputError;
 };
 
 // Parses an "iolab.result/1" document. Statistics are recomputed from the samples, so a

@@ -19,7 +19,7 @@ std::vector<Warning> Report::warnings() const {
 std::vector<std::string> Report::warning_lines() const {
     std::vector<std::string> lines, outliers;
     for (const auto& w : warnings()) {
-        if (w.kind == "outliers") outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
+        if (w.kind == WarningKind::outliers) outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
         else lines.push_back(fmt::format("{}: {}", w.subject, w.message));
     }
     if (!outliers.empty()) {

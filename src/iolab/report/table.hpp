@@ -1,5 +1,6 @@
 #pragma once
-// The ranked tables, as rows of text cells: the terminal and Markdown exporters both draw them.
+// The tables of a report as typed rows (ranked, failed, skipped, reference), built once from a
+// report and drawn by every exporter: terminal, Markdown, and the comparison of two runs.
 #include <string>
 #include <vector>
 
@@ -7,27 +8,48 @@
 
 namespace iolab {
 
-struct TableRow {
-    std::vector<std::string> cells;
-    Status status = Status::ok;
-    bool reference = false;  // a limit shown for comparison: not ranked, drawn like a skipped row
+enum class RowKind {
+    ranked,     // every cell filled
+    failed,     // the leading cells, then "status: reason" across the rest
+    skipped,    // as failed
+    reference,  // a limit shown for comparison, not ranked: drawn as skipped
+};
+
+// How a renderer may colour a ranked row's first cell (a finding's verdict).
+enum class Tone { plain, good, bad, doubtful };
+
+struct Row {
+    RowKind kind = RowKind::ranked;
+    std::vector<std::string> cells;  // ranked: one per column; otherwise the leading ones
+    std::string status, reason;      // failed, skipped, reference
+    Tone tone = Tone::plain;
+};
+
+struct Column {
+    std::string name;
+    bool left = false;  // text (names, claims) is left-aligned; figures right-aligned
 };
 
 struct Table {
     Family family = Family::read;
     std::string title;  // "copy (cache warm, sync none)" or "small: copy (...)"
-    std::vector<std::string> columns;
-    std::vector<TableRow> rows;
+    std::vector<Column> columns;
+    std::vector<Row> rows;
     std::vector<std::string> notes;  // footnotes (scaled slices)
 };
 
+// A ranked table per group and family.
 std::vector<Table> ranked_tables(const Report& report);
-
-// The findings as a table: verdict, measured ratio and interval, threshold, claim.
+// The findings: verdict, measured ratio and interval, threshold, claim.
 Table findings_table(const Report& report);
 std::vector<std::string> knee_lines(const Report& report);
+// "cache warm, sync none, verify sampled[, writes throttled ...]"
+std::string options_text(const RunOptions& o);
 
-// The whole terminal output: header, a table per family, then the warnings.
-std::string render_terminal(const Report& report, bool colour);
+// A table as aligned text columns (UTF-8 aware), optionally coloured, without its title.
+std::string text_table(const Table& t, bool colour);
+// A table as a Markdown pipe table, without its title.
+std::string markdown_table(const Table& t);
+std::string markdown_escape(const std::string& s);
 
 }  // namespace iolab

@@ -13,31 +13,23 @@
 
 namespace iolab {
 
-std::string_view to_string(Verdict3 v) {
-    switch (v) {
-        case Verdict3::holds: return "HOLDS";
-        case Verdict3::does_not_hold: return "DOES NOT HOLD";
-        case Verdict3::inconclusive: return "INCONCLUSIVE";
-    }
-    return "?";
-}
-
 namespace {
 
+// Whether the case's parameter reads as `want` does (16K is 16384; chains compare by layers).
+// A byte-at-a-time case matches a size by the whole file it stands for.
 bool param_matches(const CaseSpec& c, const std::string& key, const std::string& want) {
-    const Workload& w = c.workload;
+    const CaseParam* p = find_case_param(key == "size" && c.full_bytes ? "slice_of" : key);
+    if (!p || !p->has(c)) return false;
+    const auto canonical = [&](const std::string& text) {
+        CaseSpec copy = c;
+        p->set(copy, text);
+        return p->get(copy);
+    };
     try {
-        if (key == "buffer") return c.strategy->honours(kParamBuffer) && w.buffer == parse_size(want);
-        if (key == "record") return w.record == parse_size(want);
-        if (key == "size") return (c.full_bytes ? c.full_bytes : w.bytes()) == parse_size(want);
-        if (key == "queue") return w.queue == std::stoul(want);
-        if (key == "iov") return w.iov == std::stoul(want);
-        if (key == "feed") return (w.feed_bytes ? "byte" : "record") == want;
-        if (key == "chain") return describe(parse_chain(w.chain)) == describe(parse_chain(want));
-    } catch (const std::exception&) {
+        return canonical(p->get(c)) == canonical(want);
+    } catch (const InputError&) {
         return false;
     }
-    return false;
 }
 
 bool matches(const Selector& s, const CaseResult& c) {

@@ -10,7 +10,10 @@
 namespace iolab {
 
 enum class Verdict3 { holds, does_not_hold, inconclusive };
-std::string_view to_string(Verdict3 v);
+inline constexpr Named<Verdict3> kVerdicts[] = {{Verdict3::holds, "HOLDS"},
+                                                {Verdict3::does_not_hold, "DOES NOT HOLD"},
+                                                {Verdict3::inconclusive, "INCONCLUSIVE"}};
+inline std::string_view to_string(Verdict3 v) { return name_of(kVerdicts, v); }
 
 struct FindingResult {
     Finding finding;

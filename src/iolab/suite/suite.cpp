@@ -13,6 +13,7 @@
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/settings.hpp"
 
 namespace iolab {
 
@@ -25,7 +26,9 @@ public:
 
     [[noreturn]] void fail(const toml::node* at, std::string_view key, const std::string& why) const {
         const auto line = at ? at->source().begin.line : 0;
-        throw SuiteError(one_line(fmt::format("{}:{}: {}: {}", origin_, line, key, why)));
+        // An error that names its key itself (a setting's) is not prefixed with it again.
+        throw SuiteError(one_line(key.empty() ? fmt::format("{}:{}: {}", origin_, line, why)
+                                              : fmt::format("{}:{}: {}: {}", origin_, line, key, why)));
     }
     [[noreturn]] void fail_in(const toml::table& t, std::string_view key, const std::string& why) const {
         const toml::node* n = t.get(key);
@@ -72,85 +75,35 @@ public:
         fail(n, key, "expected a number");
     }
 
-    bool flag(const toml::table& t, std::string_view key, bool fallback) const {
-        const toml::node* n = t.get(key);
-        if (!n) return fallback;
-        if (!n->is_boolean()) fail(n, key, "expected true or false");
-        return *n->value<bool>();
-    }
-
-    void only(const toml::table& t, std::initializer_list<std::string_view> keys, const char* where) const {
+    void only(const toml::table& t, const std::vector<std::string_view>& keys, const char* where) const {
         for (const auto& [k, v] : t)
             if (std::find(keys.begin(), keys.end(), k.str()) == keys.end())
                 fail(&v, k.str(), fmt::format("unknown key in {}; expected one of {}", where, fmt::join(keys, ", ")));
     }
 
-    // Settings that [defaults] and [[group]] share.
+    // The settings (harness/settings.hpp) given in a [defaults] or [[group]] table.
     void settings(const toml::table& t, PlanRequest& plan, RunOptions& opts) const {
-        try_parse(t, "size", [&](const std::string& v) {
-            plan.sizes.clear();
-            for (auto s : parse_size_list(v)) {
-                if (s == 0) throw std::invalid_argument("invalid size '0': expected a size of at least 1 byte");
-                plan.sizes.push_back(s);
+        for (const Setting& s : iolab::settings()) {
+            const toml::node* n = t.get(s.key);
+            if (!n) continue;
+            std::string value;
+            if (s.flag) {
+                if (!n->is_boolean()) fail(n, s.key, "expected true or false");
+                value = *n->value<bool>() ? "true" : "false";
+            } else {
+                value = fmt::format("{}", fmt::join(list(t, s.key), ","));
             }
-        });
-        try_parse(t, "buffer", [&](const std::string& v) {
-            plan.buffers.clear();
-            for (auto s : parse_size_list(v)) plan.buffers.push_back(s);
-        });
-        try_parse(t, "record", [&](const std::string& v) {
-            plan.records.clear();
-            for (auto s : parse_size_list(v)) plan.records.push_back(s);
-        });
-        try_parse(t, "byte_slice", [&](const std::string& v) { plan.byte_slice = byte_slice_from(parse_size(v)); });
-        try_parse(t, "data", [&](const std::string& v) { plan.data = parse_data_spec(v); });
-        try_parse(t, "count", [&](const std::string& v) { plan.count = parse_amount(v, "count", false).count; });
-        try_parse(t, "queue", [&](const std::string& v) {
-            plan.queues.clear();
-            for (const auto& item : split(v)) plan.queues.push_back(static_cast<unsigned>(parse_amount(item, "queue", false).count));
-        });
-        try_parse(t, "iov", [&](const std::string& v) {
-            plan.iovs.clear();
-            for (const auto& item : split(v)) plan.iovs.push_back(static_cast<unsigned>(parse_amount(item, "iov", false).count));
-        });
-        if (t.contains("chain")) {
-            plan.chains = list(t, "chain");
-            for (const auto& c : plan.chains) {
-                try {
-                    parse_chain(c);
-                } catch (const std::invalid_argument& e) {
-                    fail_in(t, "chain", e.what());
-                }
+            try {
+                apply_setting(s, value, Syntax::suite, plan, opts);
+            } catch (const InputError& e) {
+                fail(n, "", e.what());
             }
         }
-        if (t.contains("feed")) {
-            plan.feeds.clear();
-            for (const auto& f : list(t, "feed")) {
-                if (f != "byte" && f != "record") fail_in(t, "feed", fmt::format("'{}': expected byte or record", f));
-                plan.feeds.push_back(f == "byte");
-            }
+        try {
+            check_settings(plan, opts, Syntax::suite);
+        } catch (const InputError& e) {
+            fail(&t, "", e.what());
         }
-        try_parse(t, "warmup", [&](const std::string& v) { opts.warmup = parse_amount(v, "warmup", true); });
-        try_parse(t, "iterations", [&](const std::string& v) { opts.iterations = parse_amount(v, "iterations", false, true); });
-        try_parse(t, "verify", [&](const std::string& v) { opts.verify = parse_verify_mode(v, "verify"); });
-        try_parse(t, "precision", [&](const std::string& v) { opts.precision = parse_precision(v, "precision"); });
-        try_parse(t, "budget", [&](const std::string& v) { opts.budget_s = parse_budget(v, "budget"); });
-        try_parse(t, "throttle", [&](const std::string& v) { opts.throttle = parse_rate(v); });
-        if (t.contains("cache")) {
-            const std::string c = text(t, "cache", true);
-            if (c == "warm") opts.cache = CacheMode::warm;
-            else if (c == "cold") opts.cache = CacheMode::cold;
-            else if (c == "direct") opts.cache = CacheMode::direct;
-            else fail_in(t, "cache", fmt::format("'{}': expected warm, cold or direct", c));
-        }
-        if (t.contains("sync")) {
-            const std::string c = text(t, "sync", true);
-            if (c == "none") opts.sync = SyncPolicy::none;
-            else if (c == "fsync") opts.sync = SyncPolicy::fsync;
-            else if (c == "fdatasync") opts.sync = SyncPolicy::fdatasync;
-            else fail_in(t, "sync", fmt::format("'{}': expected none, fsync or fdatasync", c));
-        }
-        opts.timeline = flag(t, "timeline", opts.timeline);
     }
 
     Selector selector(const toml::table& finding, std::string_view key) const {
@@ -165,13 +118,14 @@ public:
         const std::string pick = t->contains("pick") ? text(*t, "pick", true) : "fastest";
         if (pick != "fastest" && pick != "slowest") fail_in(*t, "pick", fmt::format("'{}': expected fastest or slowest", pick));
         s.slowest = pick == "slowest";
+        std::vector<std::string_view> selector_keys = {"group", "strategy", "pick"};
+        for (const CaseParam& p : case_params())
+            if (p.in_label || p.key == "size") selector_keys.push_back(p.key);
         for (const auto& [k, v] : *t) {
             const std::string_view name = k.str();
             if (name == "group" || name == "strategy" || name == "pick") continue;
-            if (name != "buffer" && name != "record" && name != "size" && name != "chain" && name != "feed" &&
-                name != "queue" && name != "iov")
-                fail(&v, name, "unknown selector key; expected group, strategy, pick, buffer, record, size, chain, "
-                               "feed, queue or iov");
+            if (std::find(selector_keys.begin(), selector_keys.end(), name) == selector_keys.end())
+                fail(&v, name, fmt::format("unknown selector key; expected one of {}", fmt::join(selector_keys, ", ")));
             const auto values = list(*t, name);
             s.params.emplace_back(std::string(name), values.front());
         }
@@ -179,27 +133,14 @@ public:
     }
 
 private:
-    template <class F>
-    void try_parse(const toml::table& t, std::string_view key, F&& apply) const {
-        if (!t.contains(key)) return;
-        const auto values = list(t, key);
-        std::string joined;
-        for (const auto& v : values) joined += (joined.empty() ? "" : ",") + v;
-        try {
-            apply(joined);
-        } catch (const std::invalid_argument& e) {
-            fail_in(t, key, e.what());
-        }
-    }
-    static std::vector<std::string> split(const std::string& v) {
-        std::vector<std::string> out;
-        std::stringstream ss(v);
-        for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
-        return out;
-    }
-
     std::string origin_;
 };
+
+// The keys a table may hold: `own` and every setting.
+std::vector<std::string_view> setting_keys(std::vector<std::string_view> own) {
+    for (const Setting& s : settings()) own.push_back(s.key);
+    return own;
+}
 
 }  // namespace
 
@@ -228,9 +169,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     if (const toml::node* d = doc.get("defaults")) {
         const toml::table* t = d->as_table();
         if (!t) r.fail(d, "defaults", "expected a table");
-        r.only(*t, {"size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov", "chain", "feed", "warmup",
-                    "iterations", "precision", "budget", "verify", "cache", "sync", "throttle", "timeline"},
-               "[defaults]");
+        r.only(*t, setting_keys({}), "[defaults]");
         r.settings(*t, base_plan, base_opts);
     }
     std::map<std::string, std::set<std::string>> strategies_of;  // the strategies each group runs
@@ -238,10 +177,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     if (!groups || !groups->is_array_of_tables()) r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
     for (const auto& g : *groups->as_array()) {
         const toml::table& t = *g.as_table();
-        r.only(t, {"id", "title", "strategies", "size", "buffer", "record", "count", "byte_slice", "data", "queue", "iov",
-                   "chain", "feed", "warmup", "iterations", "precision", "budget", "verify", "cache", "sync",
-                   "throttle", "timeline"},
-               "[[group]]");
+        r.only(t, setting_keys({"id", "title", "strategies"}), "[[group]]");
         Group grp;
         grp.id = r.text(t, "id", true);
         grp.title = t.contains("title") ? r.text(t, "title", true) : grp.id;
@@ -253,7 +189,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         try {
             // Unknown strategies and impossible grids fail here, not mid-run.
             for (const auto& c : build_plan(grp.plan)) strategies_of[grp.id].insert(c.strategy->name);
-        } catch (const std::invalid_argument& e) {
+        } catch (const InputError& e) {
             r.fail_in(t, "strategies", e.what());
         }
         for (const auto& other : s.groups)

@@ -61,8 +61,8 @@ struct Suite {
 };
 
 // A malformed suite: the message names the file, the line and the key.
-struct SuiteError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct SuiteError : InputError {
+    using InputError::InputError;
 };
 
 // Parses a suite. `origin` names it in errors (a path, or "built-in suite NAME").

@@ -6,6 +6,12 @@
 
 namespace iolab {
 
+// Bad input from the user (an option, a suite file, a result file): one line that names the
+// value and what was expected. The command reports it with exit status 2.
+struct InputError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
 class IoError : public std::runtime_error {
 public:
     IoError(int err, std::string op, std::string path);

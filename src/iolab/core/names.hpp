@@ -1,0 +1,44 @@
+#pragma once
+// Name <-> value tables for enumerations: one table gives to_string, parsing and the list of
+// accepted names for error messages.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace iolab {
+
+template <class E>
+struct Named {
+    E value;
+    std::string_view name;
+};
+
+template <class E, std::size_t N>
+constexpr std::string_view name_of(const Named<E> (&table)[N], E value) {
+    for (const auto& n : table)
+        if (n.value == value) return n.name;
+    return "?";
+}
+
+template <class E, std::size_t N>
+constexpr std::optional<E> value_of(const Named<E> (&table)[N], std::string_view name) {
+    for (const auto& n : table)
+        if (n.name == name) return n.value;
+    return std::nullopt;
+}
+
+inline constexpr Named<bool> kBooleans[] = {{true, "true"}, {false, "false"}};
+
+// "warm, cold or direct"
+template <class E, std::size_t N>
+std::string names_of(const Named<E> (&table)[N]) {
+    std::string out;
+    for (std::size_t i = 0; i < N; ++i) {
+        if (i) out += i + 1 == N ? " or " : ", ";
+        out += table[i].name;
+    }
+    return out;
+}
+
+}  // namespace iolab

@@ -1,0 +1,62 @@
+#pragma once
+// How a group of cases is run: cache state, durability, warm-up, iterations, precision.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "iolab/core/names.hpp"
+#include "iolab/core/sink.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+
+enum class CacheMode { warm, cold, direct };
+inline constexpr Named<CacheMode> kCacheModes[] = {
+    {CacheMode::warm, "warm"}, {CacheMode::cold, "cold"}, {CacheMode::direct, "direct"}};
+inline std::string_view to_string(CacheMode m) { return name_of(kCacheModes, m); }
+
+enum class SyncPolicy { none, fsync, fdatasync };
+inline constexpr Named<SyncPolicy> kSyncPolicies[] = {
+    {SyncPolicy::none, "none"}, {SyncPolicy::fsync, "fsync"}, {SyncPolicy::fdatasync, "fdatasync"}};
+inline std::string_view to_string(SyncPolicy p) { return name_of(kSyncPolicies, p); }
+
+// A count of iterations ("10"), a time ("2s", "500ms"), or, for measured iterations, "auto":
+// as many as the precision target needs, within the time budget.
+struct Amount {
+    std::uint64_t count = 0;
+    double seconds = 0;
+    bool adaptive = false;
+    std::string describe() const;
+};
+// Throws InputError naming the value. zero_ok: "0" is allowed (no warm-up);
+// auto_ok: "auto" is allowed.
+Amount parse_amount(std::string_view text, const char* what, bool zero_ok, bool auto_ok = false);
+inline constexpr Amount kAdaptive{0, 0, true};
+
+// "5%" or "0.05" (a fraction above 0 and at most 1); a time such as "1s".
+// Each throws InputError naming `what` and the value.
+double parse_precision(std::string_view text, const char* what);
+double parse_budget(std::string_view text, const char* what);
+
+struct RunOptions {
+    Amount warmup{1, 0};
+    Amount iterations = kAdaptive;
+    // With adaptive iterations: sample until the median's interval (kMedianConfidence) is
+    // within +-precision of it, with at least min_iterations samples, or until budget_s of
+    // measured time has been spent on the case.
+    double precision = 0.03;
+    double budget_s = 1.5;
+    std::uint64_t min_iterations = 6;
+    // What measured iterations of reads check (the first run of every case checks every byte).
+    VerifyMode verify = VerifyMode::sampled;
+    std::uint64_t seed = 0x10ab5eed;  // the order of the cases in each round
+    CacheMode cache = CacheMode::warm;
+    SyncPolicy sync = SyncPolicy::none;
+    bool drop_caches = false;
+    unsigned forks = 0;
+    double throttle = 0;     // bytes per second on the write side; 0: none (a simulated slow device)
+    bool timeline = false;   // record the last iteration's timeline where the strategy can
+    std::uint64_t max_iterations = 10000;
+};
+
+}  // namespace iolab

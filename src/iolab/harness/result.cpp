@@ -1,0 +1,128 @@
+// Case parameters and labels, and what finish() makes of a case's samples: statistics,
+// throughput and every warning's text.
+#include "iolab/harness/result.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "iolab/chain/chain.hpp"
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+std::uint64_t size_of(std::string_view v) { return parse_size(v); }
+unsigned whole(std::string_view v) {
+    const std::uint64_t n = parse_size(v);  // a plain number; no unit makes sense here
+    if (n > UINT32_MAX) throw InputError(fmt::format("'{}' is too large", v));
+    return static_cast<unsigned>(n);
+}
+constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
+
+bool honours(const CaseSpec& c, Param p) { return c.strategy && c.strategy->honours(p); }
+bool writes(const CaseSpec& c) { return c.workload.family == Family::write; }
+
+using C = CaseSpec;
+using V = std::string_view;
+
+// In the order of labels and table columns.
+constexpr CaseParam kCaseParams[] = {
+    {"buffer", true, [](const C& c) { return honours(c, kParamBuffer); },
+     [](const C& c) { return format_compact(c.workload.buffer); },
+     [](C& c, V v) { c.workload.buffer = size_of(v); }},
+    {"record", true, writes, [](const C& c) { return format_compact(c.workload.record); },
+     [](C& c, V v) { c.workload.record = size_of(v); }},
+    {"queue", true, [](const C& c) { return honours(c, kParamQueue); },
+     [](const C& c) { return std::to_string(c.workload.queue); }, [](C& c, V v) { c.workload.queue = whole(v); }},
+    {"iov", true, [](const C& c) { return honours(c, kParamIov); },
+     [](const C& c) { return std::to_string(c.workload.iov); }, [](C& c, V v) { c.workload.iov = whole(v); }},
+    {"chain", true, [](const C& c) { return honours(c, kParamChain); }, [](const C& c) { return c.workload.chain; },
+     [](C& c, V v) { c.workload.chain = describe(parse_chain(std::string(v))); }},
+    {"feed", true, [](const C& c) { return honours(c, kParamFeed); },
+     [](const C& c) { return std::string(name_of(kFeeds, c.workload.feed_bytes)); },
+     [](C& c, V v) {
+         const auto f = value_of(kFeeds, v);
+         if (!f) throw InputError(fmt::format("feed '{}' is not {}", v, names_of(kFeeds)));
+         c.workload.feed_bytes = *f;
+     }},
+    {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
+     [](C& c, V v) { c.workload.count = size_of(v); }},
+    {"size", false, [](const C&) { return true; }, [](const C& c) { return format_compact(c.workload.bytes()); },
+     [](C& c, V v) { c.workload.size = size_of(v); }},
+    {"slice_of", false, [](const C& c) { return c.full_bytes > 0; },
+     [](const C& c) { return format_compact(c.full_bytes); }, [](C& c, V v) { c.full_bytes = size_of(v); }},
+    {"data", false, [](const C&) { return true; }, [](const C& c) { return to_string(c.workload.data); },
+     [](C& c, V v) { c.workload.data = parse_data_spec(v); }},
+};
+
+}  // namespace
+
+std::span<const CaseParam> case_params() { return kCaseParams; }
+
+const CaseParam* find_case_param(std::string_view key) {
+    for (const auto& p : kCaseParams)
+        if (p.key == key) return &p;
+    return nullptr;
+}
+
+std::map<std::string, std::string> CaseSpec::params() const {
+    std::map<std::string, std::string> out;
+    for (const auto& p : kCaseParams)
+        if (p.has(*this)) out[std::string(p.key)] = p.get(*this);
+    return out;
+}
+
+std::string CaseSpec::label() const {
+    std::string l = strategy->name;
+    for (const auto& p : kCaseParams)
+        if (p.in_label && p.has(*this)) l += fmt::format(" {}={}", p.key, p.get(*this));
+    return l;
+}
+
+void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
+    std::vector<double> walls;
+    for (const auto& smp : r.samples) walls.push_back(smp.wall_s);
+    r.stats = summarize(walls);
+    r.warnings.clear();
+    if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
+    if (r.samples.empty()) return;
+    if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
+    const std::string name = r.spec.label();
+
+    // The modified z-score needs a few samples to mean anything (its MAD comes from them).
+    if (const auto out = walls.size() >= 5 ? outliers(walls) : std::vector<std::size_t>{}; !out.empty())
+        r.warnings.push_back({WarningKind::outliers, name, fmt::format("{} of {} samples", out.size(), walls.size())});
+    if (walls.size() >= 3) {
+        const double rest = median(std::vector<double>(walls.begin() + 1, walls.end()));
+        if (rest > 0 && walls[0] > 2 * rest)
+            r.warnings.push_back({WarningKind::first_iteration, name,
+                                  fmt::format("the first measured iteration took {:.2f}x the median of the rest; "
+                                              "the warm-up may be too short (--warmup)",
+                                              walls[0] / rest)});
+    }
+    if (opts.cache == CacheMode::cold) {
+        std::size_t warm = 0;
+        double worst = 0;
+        for (const auto& smp : r.samples)
+            if (smp.resident > 0.05) {
+                ++warm;
+                worst = std::max(worst, smp.resident);
+            }
+        if (warm > 0) {
+            r.cold_unproven = true;
+            r.warnings.push_back({WarningKind::not_cold, name,
+                                  fmt::format("{} of {} cold iterations started with up to {:.0f}% of the input in "
+                                              "the page cache, so the case is not ranked as cold; the filesystem "
+                                              "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
+                                              warm, r.samples.size(), worst * 100)});
+        }
+    }
+    if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)
+        r.warnings.push_back({WarningKind::resolution, name,
+                              "the median time is under 1,000 ticks of the clock; use a larger --size for a "
+                              "meaningful figure"});
+}
+
+}  // namespace iolab

@@ -1,0 +1,119 @@
+#pragma once
+// What a run produces: each case (a strategy at one point of its parameters), its samples,
+// its status, what was checked and the warnings that cast doubt on its figures.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "iolab/core/names.hpp"
+#include "iolab/core/timeline.hpp"
+#include "iolab/core/workload.hpp"
+#include "iolab/harness/options.hpp"
+#include "iolab/harness/stats.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+struct CaseSpec;
+
+// One parameter of a case, as text: in labels, tables, CSV columns, result files and finding
+// selectors. set() reads the text back (throws InputError); a set value reads back equal.
+struct CaseParam {
+    std::string_view key;
+    bool in_label;  // tells two cases of one strategy apart (size, data: the same in a group)
+    bool (*has)(const CaseSpec&);
+    std::string (*get)(const CaseSpec&);
+    void (*set)(CaseSpec&, std::string_view);
+};
+std::span<const CaseParam> case_params();
+const CaseParam* find_case_param(std::string_view key);
+
+// One strategy at one point of its parameters.
+struct CaseSpec {
+    const Strategy* strategy = nullptr;
+    std::string group;  // the suite group it belongs to ("" outside suites)
+    Workload workload;
+    // Byte-at-a-time strategies run on a slice of the workload: the bytes of the whole one
+    // (0: not a slice). Reports scale times by scale() so rows stay comparable.
+    std::uint64_t full_bytes = 0;
+    double scale() const {
+        return full_bytes ? static_cast<double>(full_bytes) / static_cast<double>(workload.bytes()) : 1.0;
+    }
+    // The parameters that define this case, for tables and exports.
+    std::map<std::string, std::string> params() const;
+    std::string label() const;  // "read.chunk buffer=64K"
+};
+
+struct Sample {
+    double wall_s = 0;
+    double user_s = 0;
+    double sys_s = 0;
+    long vol_cs = 0;
+    long invol_cs = 0;
+    long minor_faults = 0;
+    long major_faults = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t syscalls = 0;     // data-moving calls through iolab's syscall layer
+    std::uint64_t all_calls = 0;    // every call through the layer
+    double resident = -1;           // input resident in the page cache before the run (0..1), -1: n/a
+};
+
+// A reason to doubt a figure. Made by finish(), printed in one place by the reports.
+enum class WarningKind { outliers, first_iteration, not_cold, resolution };
+inline constexpr Named<WarningKind> kWarningKinds[] = {{WarningKind::outliers, "outliers"},
+                                                       {WarningKind::first_iteration, "first-iteration"},
+                                                       {WarningKind::not_cold, "not-cold"},
+                                                       {WarningKind::resolution, "resolution"}};
+inline std::string_view to_string(WarningKind k) { return name_of(kWarningKinds, k); }
+
+struct Warning {
+    WarningKind kind = WarningKind::outliers;
+    std::string subject;  // the case's label
+    std::string message;
+};
+
+enum class Status { ok, failed, skipped };
+inline constexpr Named<Status> kStatuses[] = {
+    {Status::ok, "ok"}, {Status::failed, "failed"}, {Status::skipped, "skipped"}};
+inline std::string_view to_string(Status s) { return name_of(kStatuses, s); }
+
+// What the harness could check of a case's work.
+enum class Checked {
+    content,     // every byte of the output, or of what was read (sampled in measured reads)
+    byte_count,  // only the byte count a tool reported (dd, fio): the whole job was done
+    none,        // nothing (cat): the case is shown, but is unverified
+};
+inline constexpr Named<Checked> kChecked[] = {
+    {Checked::content, "content"}, {Checked::byte_count, "byte count"}, {Checked::none, "none"}};
+inline std::string_view to_string(Checked c) { return name_of(kChecked, c); }
+
+struct CaseResult {
+    CaseSpec spec;
+    Status status = Status::ok;
+    std::string reason;  // failed / skipped
+    bool verified = false;  // ok, and its content checked in every iteration
+    Checked checked = Checked::none;
+    // Cold case whose input was more than 5 % cached before some iteration: not ranked as cold,
+    // and no finding may use it.
+    bool cold_unproven = false;
+    bool precision_met = false;  // adaptive iterations: stopped by the precision target
+    std::vector<Sample> samples;
+    Summary stats;  // of wall_s per run
+    double throughput_mib_s = 0;  // bytes over the median wall time
+    std::vector<Warning> warnings;
+    std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded
+
+    std::string name() const { return spec.strategy ? spec.strategy->name : std::string(); }
+    // Shown with a rank: ok, and not an unproven cold case.
+    bool ranked() const { return status == Status::ok && !cold_unproven; }
+    // Fit to decide a finding: ranked and checked (content or byte count).
+    bool trusted() const { return ranked() && checked != Checked::none; }
+};
+
+// Statistics, throughput and warnings from the samples (also used on pooled samples).
+void finish(CaseResult& r, const RunOptions& opts, double resolution_s);
+
+}  // namespace iolab

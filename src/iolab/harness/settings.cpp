@@ -1,0 +1,183 @@
+#include "iolab/harness/settings.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "iolab/chain/chain.hpp"
+#include "iolab/core/names.hpp"
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+// "a,b,c" -> a, b, c; an empty item is an error.
+std::vector<std::string_view> items(std::string_view text) {
+    std::vector<std::string_view> out;
+    for (std::size_t start = 0;;) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        out.push_back(text.substr(start, comma - start));
+        if (out.back().empty()) throw InputError("an empty item");
+        if (comma == text.size()) return out;
+        start = comma + 1;
+    }
+}
+
+std::vector<std::uint64_t> sizes(std::string_view text, std::uint64_t min) {
+    std::vector<std::uint64_t> out;
+    for (auto item : items(text))
+        for (auto s : parse_size_list(item)) {
+            if (s < min) throw InputError("too small");
+            out.push_back(s);
+        }
+    return out;
+}
+
+std::vector<unsigned> whole_numbers(std::string_view text, unsigned max) {
+    std::vector<unsigned> out;
+    for (auto item : items(text)) {
+        const Amount a = parse_amount(item, "", false);
+        if (a.seconds > 0 || a.count > max) throw InputError("out of range");
+        out.push_back(static_cast<unsigned>(a.count));
+    }
+    return out;
+}
+
+template <class E, std::size_t N>
+E named(const Named<E> (&table)[N], std::string_view text) {
+    if (const auto v = value_of(table, text)) return *v;
+    throw InputError("unknown name");
+}
+
+bool truth(std::string_view text) { return named(kBooleans, text); }
+
+constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
+
+using P = PlanRequest;
+using O = RunOptions;
+
+// The table. Each row's expected text is what the error shows after "expected".
+constexpr Setting kSettings[] = {
+    {"size", "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M",
+     "sizes of at least 1 byte such as 64M, 1M,64M or 4K..1M (binary units: 1K = 1024)", false,
+     [](std::string_view v, P& p, O&) { p.sizes = sizes(v, 1); }},
+    {"buffer", "Buffer size(s) for strategies that take one",
+     "buffer sizes of at least 1 byte such as 64K, 4K,1M or 4K..1M", false,
+     [](std::string_view v, P& p, O&) {
+         const auto s = sizes(v, 1);
+         p.buffers.assign(s.begin(), s.end());
+     }},
+    {"record", "Record size(s) for writes", "record sizes of at least 1 byte such as 1K or 100,4K", false,
+     [](std::string_view v, P& p, O&) {
+         const auto s = sizes(v, 1);
+         p.records.assign(s.begin(), s.end());
+     }},
+    {"count", "Records per written file (default: size / record)", "a number of records, 1 or more", false,
+     [](std::string_view v, P& p, O&) {
+         const Amount a = parse_amount(v, "", false);
+         if (a.seconds > 0) throw InputError("a time");
+         p.count = a.count;
+     }},
+    {"byte_slice", "Byte-at-a-time strategies run on this much (default 1M; 0: all)", "a size such as 1M, or 0 for all",
+     false, [](std::string_view v, P& p, O&) { p.byte_slice = byte_slice_from(parse_size(v)); }},
+    {"data", "random, text, zeros or compressible:R", "random, text, zeros or compressible:R with 1 <= R <= 4096",
+     false, [](std::string_view v, P& p, O&) { p.data = parse_data_spec(v); }},
+    {"queue", "Queue depth(s): io_uring entries, pipelined buffers (default 8)",
+     "whole numbers from 1 to 4096 such as 8 or 1,4,16", false,
+     [](std::string_view v, P& p, O&) {
+         p.queues = whole_numbers(v, kMaxQueue);
+         if (std::count(p.queues.begin(), p.queues.end(), 0u)) throw InputError("zero");
+     }},
+    {"iov", "Buffers or records per readv/writev call (default 16)", "whole numbers from 1 to 1024 such as 16 or 4,64",
+     false,
+     [](std::string_view v, P& p, O&) {
+         p.iovs = whole_numbers(v, kMaxIov);
+         if (std::count(p.iovs.begin(), p.iovs.end(), 0u)) throw InputError("zero");
+     }},
+    {"chain", "write.chain layers, outermost first: buffer:64K>deflate:6>file", "", false,
+     [](std::string_view v, P& p, O&) {
+         p.chains.clear();
+         for (auto c : items(v)) {
+             try {
+                 parse_chain(std::string(c));
+             } catch (const InputError& e) {
+                 // Keep what parse_chain says is wrong, without its own "invalid chain 'C': ".
+                 const std::string prefix = fmt::format("invalid chain '{}': ", c);
+                 const std::string_view why = e.what();
+                 throw InputError(std::string(why.starts_with(prefix) ? why.substr(prefix.size()) : why));
+             }
+             p.chains.emplace_back(c);
+         }
+     }},
+    {"feed", "write.chain input: record (default) or byte, or both: byte,record", "record, byte or byte,record", false,
+     [](std::string_view v, P& p, O&) {
+         p.feeds.clear();
+         for (auto f : items(v)) p.feeds.push_back(named(kFeeds, f));
+     }},
+    {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", false,
+     [](std::string_view v, P&, O& o) { o.warmup = parse_amount(v, "", true); }},
+    {"iterations", "Measured iterations: auto (default: until --precision or --budget), N, or a target time (2s)",
+     "auto, a count (1 or more) or a time such as 2s or 500ms", false,
+     [](std::string_view v, P&, O& o) { o.iterations = parse_amount(v, "", false, true); }},
+    {"precision", "With iterations auto: stop a case when its median's 95% interval is within this (default 3%)",
+     "a relative precision above 0 and at most 1, such as 3% or 0.03", false,
+     [](std::string_view v, P&, O& o) { o.precision = parse_precision(v, ""); }},
+    {"budget", "With iterations auto: measured time per case at most (default 1.5s)", "a time such as 1s or 500ms",
+     false, [](std::string_view v, P&, O& o) { o.budget_s = parse_budget(v, ""); }},
+    {"verify",
+     "sampled (default): measured reads check a fingerprint of every page; full: hash every byte inside the clock",
+     "sampled or full", false, [](std::string_view v, P&, O& o) { o.verify = named(kVerifyModes, v); }},
+    {"forks", "Run each case in N child processes and pool their samples", "a whole number from 0 to 64", false,
+     [](std::string_view v, P&, O& o) {
+         const Amount a = parse_amount(v, "", true);
+         if (a.seconds > 0 || a.count > 64) throw InputError("out of range");
+         o.forks = static_cast<unsigned>(a.count);
+     }},
+    {"cache", "warm, cold or direct", "warm, cold or direct", false,
+     [](std::string_view v, P&, O& o) { o.cache = named(kCacheModes, v); }},
+    {"drop_caches", "With cache cold, as root: also drop the kernel's caches", "true or false", true,
+     [](std::string_view v, P&, O& o) { o.drop_caches = truth(v); }},
+    {"sync", "none, fsync or fdatasync: durability inside the timed part", "none, fsync or fdatasync", false,
+     [](std::string_view v, P&, O& o) { o.sync = named(kSyncPolicies, v); }},
+    {"throttle", "Limit the write side to RATE (1MiB/s): a simulated slow device",
+     "a positive size per second, e.g. 1MiB/s or 512K/s", false,
+     [](std::string_view v, P&, O& o) { o.throttle = parse_rate(v); }},
+    {"timeline", "Record the read and write events of copies that can (the last iteration)", "true or false", true,
+     [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
+};
+
+}  // namespace
+
+std::span<const Setting> settings() { return kSettings; }
+
+const Setting* find_setting(std::string_view key) {
+    for (const auto& s : kSettings)
+        if (s.key == key) return &s;
+    return nullptr;
+}
+
+std::string setting_name(std::string_view key, Syntax syntax) {
+    if (syntax == Syntax::suite) return std::string(key);
+    std::string name = "--" + std::string(key);
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+}
+
+void apply_setting(const Setting& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options) {
+    try {
+        s.apply(value, plan, options);
+    } catch (const InputError& e) {
+        // A chain says which layer is wrong; every other setting says what it takes.
+        const std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);
+        throw InputError(one_line(fmt::format("invalid {} '{}': {}", setting_name(s.key, syntax), value, detail)));
+    }
+}
+
+void check_settings(const PlanRequest&, const RunOptions& options, Syntax syntax) {
+    if (options.drop_caches && options.cache != CacheMode::cold)
+        throw InputError(fmt::format("{} needs {} cold", setting_name("drop_caches", syntax),
+                                     setting_name("cache", syntax)));
+}
+
+}  // namespace iolab

@@ -1,0 +1,29 @@
+#pragma once
+// The result files a run can write, one registration each (exporter.cpp): the command line
+// offers --OPTION FILE for every one, and writes each atomically.
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "iolab/report/report.hpp"
+
+namespace iolab {
+
+struct Exporter {
+    std::string_view option;  // "json": written by --json FILE
+    std::string_view help;
+    std::string (*render)(const Report&);
+    bool needs_timeline = false;  // the run must record timelines (--trace)
+};
+
+std::span<const Exporter> exporters();
+
+// One file each.
+std::string to_json(const Report& report);      // json.cpp: schema iolab.result/1
+std::string to_csv(const Report& report);       // csv.cpp: one row per case
+std::string to_markdown(const Report& report);  // markdown.cpp
+std::string to_trace(const Report& report);     // trace.cpp: Chrome trace of the recorded timelines
+// terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
+std::string render_terminal(const Report& report, bool colour);
+
+}  // namespace iolab
