@@ -108,7 +108,7 @@ TEST(FaultMatrix, EveryStrategyEveryFaultFirstMiddleLast) {
     Tally tally;
     int strategies = 0, outside = 0;
     for (const auto& s : Registry::builtin().all()) {
-        if (!s.in_syscall_layer) {
+        if (!s.in_syscall_layer()) {
             ++outside;  // libstdc++ and other programs do their own calls: nothing to inject into
             continue;
         }
@@ -139,7 +139,7 @@ sys::Counters clean_run(const Strategy& s, Fixture& fx, Sink& sink) {
 template <class F>
 void for_each_layer_strategy(F&& f) {
     for (const auto& s : Registry::builtin().all()) {
-        if (!s.in_syscall_layer) continue;
+        if (!s.in_syscall_layer()) continue;
         ScratchDir dir;
         if (s.skip_reason(dir.path())) continue;
         Fixture fx(small_workload(s), dir);
@@ -274,7 +274,7 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
         w.record = 64 * 1024;
         w.count = 48;
         // Byte at a time would take long on 3 MiB under the sanitizers; 1.5 MiB still overflows.
-        if (s.byte_at_a_time) {
+        if (s.byte_at_a_time()) {
             w.size = 1536 * 1024;
             w.record = 1024;
             w.count = 1536;
@@ -289,13 +289,13 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
         } catch (const IoError& e) {
             // libstdc++'s own copy reports what it likes (EIO for std::filesystem::copy_file);
             // iolab's layer must keep the kernel's errno.
-            if (s.in_syscall_layer) {
+            if (s.in_syscall_layer()) {
                 EXPECT_EQ(e.code(), ENOSPC) << e.what();
             }
             EXPECT_NE(std::string(e.what()).find(job.dst), std::string::npos) << e.what();
         } catch (const std::runtime_error& e) {
             // An external tool's failure is its exit status and its own message.
-            EXPECT_TRUE(s.external) << e.what();
+            EXPECT_TRUE(s.external()) << e.what();
             EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
         }
         ++checked;

@@ -222,7 +222,7 @@ TEST(Forks, UncheckedToolsStayUnverified) {
     opts.forks = 2;
     opts.warmup = Amount{0, 0};
     opts.iterations = Amount{2, 0};
-    for (const char* name : {"external.cat", "external.dd"}) {
+    for (const char* name : {"read.cat", "read.dd"}) {
         CaseSpec c;
         c.strategy = Registry::builtin().find(name);
         if (auto why = c.strategy->skip_reason(dir.path())) GTEST_SKIP() << *why;
@@ -232,7 +232,7 @@ TEST(Forks, UncheckedToolsStayUnverified) {
         ASSERT_EQ(r.status, Status::ok) << r.reason;
         EXPECT_EQ(r.samples.size(), 4u);
         EXPECT_FALSE(r.verified) << name;
-        EXPECT_EQ(r.checked, std::string(name) == "external.cat" ? Checked::none : Checked::byte_count) << name;
+        EXPECT_EQ(r.checked, std::string(name) == "read.cat" ? Checked::none : Checked::byte_count) << name;
     }
 }
 

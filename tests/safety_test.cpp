@@ -144,7 +144,7 @@ size = "1M"
 iterations = "2"
 [[group]]
 id = "slow"
-strategies = ["external.dd-copy"]
+strategies = ["copy.dd"]
 size = "32M"
 buffer = "1"
 warmup = "0"

@@ -88,7 +88,7 @@ TEST_P(EveryStrategy, OutputMatchesReference) {
         }
         const Verdict v = fx.verify(job);
         EXPECT_TRUE(v.ok) << to_string(mode) << ": " << v.describe();
-        if (s->external && s->family == Family::read) {
+        if (s->external() && s->family == Family::read) {
             // Never counted as verified: dd and fio are held to the byte count they report, cat
             // to nothing.
             EXPECT_FALSE(v.checked && !v.count_only) << s->name;
@@ -109,9 +109,9 @@ TEST(Registry, NamesAreFamilyDotWhatAndUnique) {
     const auto& all = Registry::builtin().all();
     EXPECT_GE(all.size(), 35u);
     for (const auto& s : all) {
-        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".") ||
-                    (s.external && s.name.starts_with("external.")))
-            << s.name;
+        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".")) << s.name;
+        // One call per byte is what "byte-" means, and only there.
+        EXPECT_EQ(s.byte_at_a_time(), s.name.find(".byte-") != std::string::npos) << s.name;
         EXPECT_FALSE(s.description.empty()) << s.name;
         EXPECT_TRUE(static_cast<bool>(s.run)) << s.name;
     }

@@ -314,11 +314,11 @@ TEST(SuiteFile, UserSuiteRunsAndBadFileIsOneLine) {
 TEST(External, MissingToolIsSkippedWithTheReason) {
     ScratchDir dir;
     const std::string json = dir.file("r.json");
-    const auto r = test::run_cli("run -s external.dd,read.chunk --size 64K --quiet --dir " + dir.path() + " --json " +
+    const auto r = test::run_cli("run -s read.dd,read.chunk --size 64K --quiet --dir " + dir.path() + " --json " +
                                  json + " ; true");
     (void)r;
     // With an empty PATH the tool cannot be found.
-    const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY + " run -s external.dd --size 64K --quiet --dir " +
+    const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY + " run -s read.dd --size 64K --quiet --dir " +
                             dir.path() + " --json " + dir.file("nopath.json");
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     const auto j = nlohmann::json::parse(test::slurp(dir.file("nopath.json")));

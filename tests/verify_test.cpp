@@ -145,7 +145,7 @@ TEST(SampledVerification, AByteReaderThatSwapsOrDropsABytesFails) {
         std::size_t i = 0;
         ByteStager(*j.sink).drain([&] { return i < all.size() ? int{all[i++]} : -1; });
     });
-    s.byte_at_a_time = true;
+    s.flags |= kByteAtATime;
     RunOptions opts;
     opts.iterations = Amount{4, 0};
     for (Break how : {Break::repeat_page, Break::skip_page}) {

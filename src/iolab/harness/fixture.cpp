@@ -96,7 +96,7 @@ Fixture::~Fixture() {
 Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     remove_output();
     decode_ = s.decode_output;
-    checked_ = s.output_checked;
+    checked_ = s.output_checked();
     sink.reset();
     sink.set_mode(mode);
     Job j;

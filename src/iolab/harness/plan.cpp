@@ -45,7 +45,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                 throw InputError(fmt::format("with --input only read and copy strategies run (the input "
                                                         "is never written); {} is a write strategy",
                                                         s->name));
-            if (s->byte_at_a_time && req.sizes.front() > req.byte_slice)
+            if (s->byte_at_a_time() && req.sizes.front() > req.byte_slice)
                 throw InputError(fmt::format("{} makes one call per byte and would read all {} of --input "
                                                         "'{}'; choose strategies that read in blocks",
                                                         s->name, format_size(req.sizes.front()), req.input));
@@ -119,7 +119,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                         w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
                                                  "the limit of one case");
                     }
-                    if (s->byte_at_a_time && w.bytes() > req.byte_slice && req.input.empty()) {
+                    if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
                         const std::uint64_t full = w.bytes();
                         if (s->family == Family::write) {
                             w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);

@@ -81,6 +81,23 @@ std::string CaseSpec::label() const {
     return l;
 }
 
+namespace {
+
+// Seconds per byte of every sample.
+std::vector<double> per_byte(const CaseResult& c) {
+    const double bytes = static_cast<double>(c.spec.workload.bytes());
+    std::vector<double> out;
+    out.reserve(c.samples.size());
+    for (const auto& smp : c.samples) out.push_back(smp.wall_s / bytes);
+    return out;
+}
+
+}  // namespace
+
+RatioEstimate ratio_of(const CaseResult& slower, const CaseResult& faster) {
+    return ratio_of_medians(per_byte(slower), per_byte(faster));
+}
+
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     std::vector<double> walls;
     for (const auto& smp : r.samples) walls.push_back(smp.wall_s);

@@ -113,6 +113,12 @@ struct CaseResult {
     bool trusted() const { return ranked() && checked != Checked::none; }
 };
 
+// slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap
+// interval of that ratio (stats.hpp), as findings and iolab compare use it.
+RatioEstimate ratio_of(const CaseResult& slower, const CaseResult& faster);
+// The fewest samples a side needs before a ratio can decide anything.
+inline constexpr std::size_t kMinSamplesForVerdict = 5;
+
 // Statistics, throughput and warnings from the samples (also used on pooled samples).
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s);
 

@@ -208,11 +208,11 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
             c.r.status = Status::skipped;
             c.r.reason = *why;
             c.done = true;
-        } else if (opts.cache == CacheMode::direct && !s.direct_capable) {
+        } else if (opts.cache == CacheMode::direct && !s.direct_capable()) {
             c.r.status = Status::skipped;
             c.r.reason = "does not use O_DIRECT, which --cache direct asks for";
             c.done = true;
-        } else if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable || !s.in_syscall_layer)) {
+        } else if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer())) {
             c.r.status = Status::skipped;
             c.r.reason = "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
             c.done = true;
@@ -221,7 +221,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
         try {
             c.fx = std::make_unique<Fixture>(specs[i].workload, dir, fmt::format("{}-{}", file_tag(s.name), i),
                                              pool.get(specs[i].workload));
-            if (opts.timeline && s.records_timeline) c.r.timeline = std::make_shared<Timeline>();
+            if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
         } catch (const std::exception& e) {
             fail(c, e);
         }

@@ -8,7 +8,6 @@
 
 #include "iolab/harness/stats.hpp"
 #include "iolab/report/table.hpp"
-#include "iolab/suite/findings.hpp"
 
 namespace iolab {
 
@@ -45,7 +44,7 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
         }
         const CaseResult& a = *it->second;
         // Time per byte after over before: below 1 the second run is faster.
-        const RatioInterval r = ratio_of(a, b);
+        const RatioEstimate r = ratio_of(a, b);
         const double p = mann_whitney_p(walls(a), walls(b));
         const bool enough = a.samples.size() >= kMinSamplesForVerdict && b.samples.size() >= kMinSamplesForVerdict;
         const bool changed = enough && p < alpha && (r.high < 1 || r.low > 1);

@@ -41,7 +41,7 @@ nlohmann::json case_json(const CaseResult& c) {
                      {"cold_unproven", c.cold_unproven},
                      {"precision_met", c.precision_met},
                      {"scale", c.spec.scale()},
-                     {"in_syscall_layer", c.spec.strategy->in_syscall_layer},
+                     {"in_syscall_layer", c.spec.strategy->in_syscall_layer()},
                      {"samples", c.samples},
                      {"stats", stats},
                      {"warnings", c.warnings}};

@@ -92,7 +92,7 @@ std::string format_seconds(double s) {
 }
 
 double calls_per_mib(const CaseResult& c) {
-    if (!c.spec.strategy->in_syscall_layer || c.samples.empty()) return -1;
+    if (!c.spec.strategy->in_syscall_layer() || c.samples.empty()) return -1;
     double calls = 0, bytes = 0;
     for (const auto& s : c.samples) {
         calls += static_cast<double>(s.syscalls);

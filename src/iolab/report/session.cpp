@@ -69,7 +69,7 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     for (std::size_t gi = 0; gi < plan.size(); ++gi) {
         const Group& group = suite.groups[gi];
         const auto& cases = plan[gi];
-        for (const auto& c : cases) external = external || c.strategy->external;
+        for (const auto& c : cases) external = external || c.strategy->external();
         const ProgressFn progress = [&](std::size_t i, const CaseSpec& c) {
             if (settings.on_case) settings.on_case(first + i, total, c);
         };

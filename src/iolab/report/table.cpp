@@ -93,7 +93,7 @@ std::vector<Table> ranked_tables(const Report& report) {
             }
             row.cells.push_back(c->verified                               ? "yes"
                                 : c->checked == Checked::byte_count       ? "bytes"
-                                : c->spec.strategy->output_checked        ? "NO"
+                                : c->spec.strategy->output_checked()        ? "NO"
                                                                           : "n/a");
             t.rows.push_back(std::move(row));
         }
@@ -111,7 +111,7 @@ std::vector<Table> ranked_tables(const Report& report) {
             t.notes.push_back("* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
                               "whole size (throughput is as measured)");
         if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
-                return c->status == Status::ok && !c->spec.strategy->in_syscall_layer;
+                return c->status == Status::ok && !c->spec.strategy->in_syscall_layer();
             }))
             t.notes.push_back("n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
                               "calls (or, for verified, leaves no output to check); bytes: only the byte count "

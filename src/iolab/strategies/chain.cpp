@@ -19,15 +19,20 @@ void write_chain(const Job& j) {
     chain->finish();
 }
 
+FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); }
+
+constexpr StrategyDef kChains[] = {
+    {.family = Family::write,
+     .what = "chain",
+     .description = "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file",
+     .jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders",
+     .params = kParamRecord | kParamChain | kParamFeed,
+     .run = write_chain,
+     .decode_output = decode_chain_output},
+};
+
 }  // namespace
 
-void register_chain_strategies(Registry& r) {
-    Strategy s = make_strategy(
-        Family::write, "chain", "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file",
-        "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders",
-        kParamRecord | kParamChain | kParamFeed, write_chain);
-    s.decode_output = [](const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); };
-    r.add(std::move(s));
-}
+void register_chain_strategies(Registry& r) { r.add(kChains); }
 
 }  // namespace iolab

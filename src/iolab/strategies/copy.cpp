@@ -180,52 +180,54 @@ void copy_auto(const Job& j) {
     copy_contents(in, out, o);
 }
 
-Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
-              void (*run)(const Job&)) {
-    return make_strategy(Family::copy, what, std::move(desc), std::move(jvm), params, run);
-}
+// clang-format off
+constexpr StrategyDef kCopies[] = {
+    {.family = Family::copy, .what = "byte-syscall", .description = "read(2) and write(2) one byte per call",
+     .jvm = "FileInputStream.read() / FileOutputStream.write(int)", .flags = kByteAtATime, .run = copy_byte_syscall},
+    {.family = Family::copy, .what = "byte-stdio",
+     .description = "getc(3)/putc(3) one byte at a time through stdio buffers of N bytes",
+     .jvm = "BufferedInputStream.read() / BufferedOutputStream.write(int)", .params = kParamBuffer,
+     .flags = kByteAtATime, .run = copy_byte_stdio},
+    {.family = Family::copy, .what = "byte-buffered",
+     .description = "one byte at a time through iolab's BufferedReader and BufferedWriter",
+     .jvm = "BufferedInputStream.read() / BufferedOutputStream.write(int)", .params = kParamBuffer,
+     .flags = kByteAtATime, .run = copy_byte_buffered},
+    {.family = Family::copy, .what = "byte-iostream",
+     .description = "std::istream::get / std::ostream::put one byte at a time (fstreams)",
+     .jvm = "BufferedInputStream.read() / BufferedOutputStream.write(int)", .flags = kByteAtATime | kUncounted,
+     .run = copy_byte_iostream},
+    {.family = Family::copy, .what = "chunk", .description = "read(2)/write(2) with an N-byte buffer",
+     .jvm = "in.read(byte[N]) / out.write(buf, 0, n)", .params = kParamBuffer, .run = copy_chunk},
+    {.family = Family::copy, .what = "pread-chunk",
+     .description = "pread(2)/pwrite(2) with an N-byte buffer at an advancing position",
+     .jvm = "FileChannel.read/write(ByteBuffer, position)", .params = kParamBuffer, .run = copy_pread_chunk},
+    {.family = Family::copy, .what = "stdio-chunk", .description = "fread(3)/fwrite(3) of N bytes through stdio's buffers",
+     .jvm = "BufferedInputStream / BufferedOutputStream with byte[N]", .params = kParamBuffer, .run = copy_stdio_chunk},
+    {.family = Family::copy, .what = "iostream-rdbuf", .description = "out << in.rdbuf() between std::fstreams",
+     .flags = kUncounted, .run = copy_iostream_rdbuf},
+    {.family = Family::copy, .what = "std-filesystem",
+     .description = "std::filesystem::copy_file (libstdc++ picks the kernel call)", .jvm = "Scala IO Path.copyTo",
+     .flags = kUncounted, .run = copy_std_filesystem},
+    {.family = Family::copy, .what = "sendfile", .description = "sendfile(2) N bytes per call until end of file",
+     .jvm = "FileChannel.transferTo", .params = kParamBuffer, .run = copy_sendfile},
+    {.family = Family::copy, .what = "copy-file-range",
+     .description = "copy_file_range(2) N bytes per call until end of file", .params = kParamBuffer,
+     .run = copy_copy_file_range},
+    {.family = Family::copy, .what = "splice", .description = "splice(2) file -> pipe -> file, N bytes per round",
+     .params = kParamBuffer, .run = copy_splice},
+    {.family = Family::copy, .what = "reflink", .description = "ioctl(FICLONE): share the source's extents, copy nothing",
+     .flags = kUnthrottled, .run = copy_reflink, .unavailable = reflink_unavailable},
+    {.family = Family::copy, .what = "auto",
+     .description = "iolab::copy_file: reflink, else copy_file_range, else sendfile, else read/write; keeps holes",
+     .jvm = "Files.copy", .params = kParamBuffer, .run = copy_auto},
+    {.family = Family::copy, .what = "mmap-write",
+     .description = "mmap(2) the source, write(2) N bytes at a time from the mapping", .params = kParamBuffer,
+     .run = copy_mmap_write},
+};
+// clang-format on
 
 }  // namespace
 
-void register_copy_strategies(Registry& r) {
-    r.add(make("byte-syscall", "read(2) and write(2) one byte per call",
-               "FileInputStream.read() / FileOutputStream.write(int)", 0, copy_byte_syscall));
-    r.add(make("byte-stdio", "getc(3)/putc(3) one byte at a time through stdio buffers of N bytes",
-               "BufferedInputStream.read() / BufferedOutputStream.write(int)", kParamBuffer, copy_byte_stdio));
-    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedReader and BufferedWriter",
-               "BufferedInputStream.read() / BufferedOutputStream.write(int)", kParamBuffer,
-               copy_byte_buffered));
-    Strategy bi = make("byte-iostream", "std::istream::get / std::ostream::put one byte at a time (fstreams)",
-                       "BufferedInputStream.read() / BufferedOutputStream.write(int)", 0, copy_byte_iostream);
-    bi.in_syscall_layer = false;
-    r.add(std::move(bi));
-    r.add(make("chunk", "read(2)/write(2) with an N-byte buffer", "in.read(byte[N]) / out.write(buf, 0, n)",
-               kParamBuffer, copy_chunk));
-    r.add(make("pread-chunk", "pread(2)/pwrite(2) with an N-byte buffer at an advancing position",
-               "FileChannel.read/write(ByteBuffer, position)", kParamBuffer, copy_pread_chunk));
-    r.add(make("stdio-chunk", "fread(3)/fwrite(3) of N bytes through stdio's buffers",
-               "BufferedInputStream / BufferedOutputStream with byte[N]", kParamBuffer, copy_stdio_chunk));
-    Strategy rdbuf = make("iostream-rdbuf", "out << in.rdbuf() between std::fstreams", "", 0, copy_iostream_rdbuf);
-    rdbuf.in_syscall_layer = false;
-    r.add(std::move(rdbuf));
-    Strategy fs = make("std-filesystem", "std::filesystem::copy_file (libstdc++ picks the kernel call)",
-                       "Scala IO Path.copyTo", 0, copy_std_filesystem);
-    fs.in_syscall_layer = false;
-    r.add(std::move(fs));
-    r.add(make("sendfile", "sendfile(2) N bytes per call until end of file", "FileChannel.transferTo",
-               kParamBuffer, copy_sendfile));
-    r.add(make("copy-file-range", "copy_file_range(2) N bytes per call until end of file", "", kParamBuffer,
-               copy_copy_file_range));
-    r.add(make("splice", "splice(2) file -> pipe -> file, N bytes per round", "", kParamBuffer, copy_splice));
-    Strategy reflink = make("reflink", "ioctl(FICLONE): share the source's extents, copy nothing", "", 0,
-                            copy_reflink);
-    reflink.unavailable = reflink_unavailable;
-    reflink.throttleable = false;
-    r.add(std::move(reflink));
-    r.add(make("auto", "iolab::copy_file: reflink, else copy_file_range, else sendfile, else read/write; keeps holes",
-               "Files.copy", kParamBuffer, copy_auto));
-    r.add(make("mmap-write", "mmap(2) the source, write(2) N bytes at a time from the mapping", "",
-               kParamBuffer, copy_mmap_write));
-}
+void register_copy_strategies(Registry& r) { r.add(kCopies); }
 
 }  // namespace iolab

@@ -79,24 +79,23 @@ void write_dsync(const Job& j) {
     w.flush();
 }
 
+// clang-format off
+constexpr StrategyDef kDirectIo[] = {
+    {.family = Family::read, .what = "direct",
+     .description = "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)", .params = kParamBuffer,
+     .flags = kDirect, .run = read_direct, .unavailable = direct_unavailable},
+    {.family = Family::write, .what = "direct",
+     .description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated",
+     .params = kParamBuffer | kParamRecord, .flags = kDirect, .run = write_direct, .unavailable = direct_unavailable},
+    {.family = Family::write, .what = "dsync",
+     .description = "O_DSYNC: every write(2) of an N-byte buffer waits for the device",
+     .jvm = "FileChannel opened with StandardOpenOption.DSYNC", .params = kParamBuffer | kParamRecord,
+     .run = write_dsync},
+};
+// clang-format on
+
 }  // namespace
 
-void register_direct_strategies(Registry& r) {
-    Strategy rd = make_strategy(Family::read, "direct", "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)",
-                                "", kParamBuffer, read_direct);
-    rd.direct_capable = true;
-    rd.unavailable = direct_unavailable;
-    r.add(std::move(rd));
-
-    Strategy wd = make_strategy(Family::write, "direct",
-                                "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated",
-                                "", kParamBuffer | kParamRecord, write_direct);
-    wd.direct_capable = true;
-    wd.unavailable = direct_unavailable;
-    r.add(std::move(wd));
-
-    r.add(make_strategy(Family::write, "dsync", "O_DSYNC: every write(2) of an N-byte buffer waits for the device",
-                        "FileChannel opened with StandardOpenOption.DSYNC", kParamBuffer | kParamRecord, write_dsync));
-}
+void register_direct_strategies(Registry& r) { r.add(kDirectIo); }
 
 }  // namespace iolab

@@ -60,30 +60,6 @@ std::uint64_t dd_bytes(const std::string& errors) {
     return i > 0 && i < 20 ? n : 0;
 }
 
-std::function<std::optional<std::string>(const std::string&)> needs(std::string program, std::string package) {
-    return [program, package](const std::string&) -> std::optional<std::string> {
-        if (find_program(program)) return std::nullopt;
-        return fmt::format("'{}' is not installed (Debian package {})", program, package);
-    };
-}
-
-Strategy external(std::string name, Family f, std::string desc, unsigned params, std::string program,
-                  std::string package, void (*run)(const Job&)) {
-    Strategy s;
-    s.name = std::move(name);
-    s.family = f;
-    s.description = std::move(desc);
-    s.params = params;
-    s.external = true;
-    // A tool that only reads leaves nothing to verify (dd and fio report the bytes they read,
-    // which is checked); cp's copy is checked like any other.
-    s.output_checked = f != Family::read;
-    s.in_syscall_layer = false;
-    s.unavailable = needs(std::move(program), std::move(package));
-    s.run = run;
-    return s;
-}
-
 void dd_read(const Job& j) {
     // dd's own count of the bytes it read is checked (status=noxfer would drop it).
     const ToolFiles f = tool_files(j);
@@ -140,23 +116,28 @@ void fio_read(const Job& j) {
     j.sink->count_only(bytes);
 }
 
+// The tools are named by what they do (read.dd, copy.cp); dd and fio report the bytes they read,
+// which is checked; cat leaves nothing to check; cp's copy is checked like any other.
+// clang-format off
+constexpr StrategyDef kTools[] = {
+    {.family = Family::read, .what = "dd", .description = "dd if=FILE of=/dev/null bs=N (iflag=direct with --cache direct)",
+     .params = kParamBuffer, .flags = kTool | kOnlyReads | kDirect, .run = dd_read, .program = "dd",
+     .package = "coreutils"},
+    {.family = Family::read, .what = "cat", .description = "cat FILE > /dev/null", .flags = kTool | kOnlyReads,
+     .run = cat_read, .program = "cat", .package = "coreutils"},
+    {.family = Family::read, .what = "fio",
+     .description = "fio sequential read, N-byte blocks (psync; io_uring at queue depth Q > 1)",
+     .params = kParamBuffer | kParamQueue, .flags = kTool | kOnlyReads | kDirect, .run = fio_read, .program = "fio",
+     .package = "fio"},
+    {.family = Family::copy, .what = "dd", .description = "dd if=SRC of=DST bs=N", .params = kParamBuffer,
+     .flags = kTool, .run = dd_copy, .program = "dd", .package = "coreutils"},
+    {.family = Family::copy, .what = "cp", .description = "cp SRC DST (coreutils picks reflink or copy_file_range)",
+     .flags = kTool, .run = cp_copy, .program = "cp", .package = "coreutils"},
+};
+// clang-format on
+
 }  // namespace
 
-void register_external_strategies(Registry& r) {
-    Strategy dd = external("external.dd", Family::read, "dd if=FILE of=/dev/null bs=N (iflag=direct with --cache direct)",
-                           kParamBuffer, "dd", "coreutils", dd_read);
-    dd.direct_capable = true;
-    r.add(std::move(dd));
-    r.add(external("external.cat", Family::read, "cat FILE > /dev/null", 0, "cat", "coreutils", cat_read));
-    r.add(external("external.dd-copy", Family::copy, "dd if=SRC of=DST bs=N", kParamBuffer, "dd", "coreutils",
-                   dd_copy));
-    r.add(external("external.cp", Family::copy, "cp SRC DST (coreutils picks reflink or copy_file_range)", 0, "cp",
-                   "coreutils", cp_copy));
-    Strategy fio = external("external.fio", Family::read,
-                            "fio sequential read, N-byte blocks (psync; io_uring at queue depth Q > 1)",
-                            kParamBuffer | kParamQueue, "fio", "fio", fio_read);
-    fio.direct_capable = true;
-    r.add(std::move(fio));
-}
+void register_external_strategies(Registry& r) { r.add(kTools); }
 
 }  // namespace iolab

@@ -130,15 +130,18 @@ void copy_pipelined(const Job& j) {
     if (auto e = pipe.error()) std::rethrow_exception(e);
 }
 
+constexpr StrategyDef kPipelined[] = {
+    {.family = Family::copy,
+     .what = "pipelined-threads",
+     .description = "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers",
+     .jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)",
+     .params = kParamBuffer | kParamQueue,
+     .flags = kTimeline,
+     .run = copy_pipelined},
+};
+
 }  // namespace
 
-void register_pipelined_strategies(Registry& r) {
-    Strategy s = make_strategy(Family::copy, "pipelined-threads",
-                               "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers",
-                               "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)",
-                               kParamBuffer | kParamQueue, copy_pipelined);
-    s.records_timeline = true;
-    r.add(std::move(s));
-}
+void register_pipelined_strategies(Registry& r) { r.add(kPipelined); }
 
 }  // namespace iolab

@@ -125,39 +125,40 @@ void read_mmap_scan(const Job& j) {
                     [&](const std::byte* p, std::size_t len) { j.sink->consume_in_place(p, len); });
 }
 
-Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
-              void (*run)(const Job&)) {
-    return make_strategy(Family::read, what, std::move(desc), std::move(jvm), params, run);
-}
+// clang-format off
+constexpr StrategyDef kReads[] = {
+    {.family = Family::read, .what = "byte-syscall", .description = "read(2) one byte per call",
+     .jvm = "FileInputStream.read()", .flags = kByteAtATime, .run = read_byte_syscall},
+    {.family = Family::read, .what = "byte-pread", .description = "pread(2) one byte per call at an advancing position",
+     .jvm = "RandomAccessFile.read()", .flags = kByteAtATime, .run = read_byte_pread},
+    {.family = Family::read, .what = "byte-stdio",
+     .description = "getc(3) one byte at a time through a stdio buffer of N bytes",
+     .jvm = "BufferedInputStream.read()", .params = kParamBuffer, .flags = kByteAtATime, .run = read_byte_stdio},
+    {.family = Family::read, .what = "byte-iostream",
+     .description = "std::istream::get() one byte at a time (std::ifstream)", .jvm = "BufferedInputStream.read()",
+     .flags = kByteAtATime | kUncounted, .run = read_byte_iostream},
+    {.family = Family::read, .what = "byte-buffered",
+     .description = "one byte at a time through iolab's BufferedReader of N bytes",
+     .jvm = "BufferedInputStream.read()", .params = kParamBuffer, .flags = kByteAtATime, .run = read_byte_buffered},
+    {.family = Family::read, .what = "chunk", .description = "read(2) into an N-byte buffer",
+     .jvm = "InputStream.read(byte[N])", .params = kParamBuffer, .run = read_chunk},
+    {.family = Family::read, .what = "pread-chunk",
+     .description = "pread(2) into an N-byte buffer at an advancing position",
+     .jvm = "FileChannel.read(ByteBuffer, position)", .params = kParamBuffer, .run = read_pread_chunk},
+    {.family = Family::read, .what = "iostream-chunk", .description = "std::ifstream::read into an N-byte buffer",
+     .jvm = "BufferedInputStream.read(byte[N])", .params = kParamBuffer, .flags = kUncounted,
+     .run = read_iostream_chunk},
+    {.family = Family::read, .what = "stdio-chunk", .description = "fread(3) into an N-byte buffer",
+     .jvm = "BufferedInputStream.read(byte[N])", .params = kParamBuffer, .run = read_stdio_chunk},
+    {.family = Family::read, .what = "mmap-chunks", .description = "mmap(2) the file, copy it out N bytes at a time",
+     .jvm = "FileChannel.map() + MappedByteBuffer.get(byte[N])", .params = kParamBuffer, .run = read_mmap_chunks},
+    {.family = Family::read, .what = "mmap-scan",
+     .description = "mmap(2) with MADV_SEQUENTIAL, every byte read in place (no copy out)", .run = read_mmap_scan},
+};
+// clang-format on
 
 }  // namespace
 
-void register_read_strategies(Registry& r) {
-    r.add(make("byte-syscall", "read(2) one byte per call", "FileInputStream.read()", 0, read_byte_syscall));
-    r.add(make("byte-pread", "pread(2) one byte per call at an advancing position",
-               "RandomAccessFile.read()", 0, read_byte_pread));
-    r.add(make("byte-stdio", "getc(3) one byte at a time through a stdio buffer of N bytes",
-               "BufferedInputStream.read()", kParamBuffer, read_byte_stdio));
-    Strategy ios = make("byte-iostream", "std::istream::get() one byte at a time (std::ifstream)",
-                        "BufferedInputStream.read()", 0, read_byte_iostream);
-    ios.in_syscall_layer = false;
-    r.add(std::move(ios));
-    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedReader of N bytes",
-               "BufferedInputStream.read()", kParamBuffer, read_byte_buffered));
-    r.add(make("chunk", "read(2) into an N-byte buffer", "InputStream.read(byte[N])", kParamBuffer,
-               read_chunk));
-    r.add(make("pread-chunk", "pread(2) into an N-byte buffer at an advancing position",
-               "FileChannel.read(ByteBuffer, position)", kParamBuffer, read_pread_chunk));
-    Strategy ic = make("iostream-chunk", "std::ifstream::read into an N-byte buffer",
-                       "BufferedInputStream.read(byte[N])", kParamBuffer, read_iostream_chunk);
-    ic.in_syscall_layer = false;
-    r.add(std::move(ic));
-    r.add(make("stdio-chunk", "fread(3) into an N-byte buffer", "BufferedInputStream.read(byte[N])",
-               kParamBuffer, read_stdio_chunk));
-    r.add(make("mmap-chunks", "mmap(2) the file, copy it out N bytes at a time",
-               "FileChannel.map() + MappedByteBuffer.get(byte[N])", kParamBuffer, read_mmap_chunks));
-    r.add(make("mmap-scan", "mmap(2) with MADV_SEQUENTIAL, every byte read in place (no copy out)", "", 0,
-               read_mmap_scan));
-}
+void register_read_strategies(Registry& r) { r.add(kReads); }
 
 }  // namespace iolab

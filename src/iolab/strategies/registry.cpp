@@ -3,26 +3,38 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
 #include "iolab/strategies/strategy.hpp"
 
 namespace iolab {
 
-Strategy make_strategy(Family f, const std::string& what, std::string description, std::string jvm,
-                       unsigned params, void (*run)(const Job&)) {
-    Strategy s;
-    s.name = std::string(to_string(f)) + "." + what;
-    s.family = f;
-    s.description = std::move(description);
-    s.jvm = std::move(jvm);
-    s.params = params;
-    s.byte_at_a_time = what.starts_with("byte-");
-    s.run = run;
-    return s;
-}
-
 void Registry::add(Strategy s) {
     if (find(s.name)) throw std::logic_error("strategy registered twice: " + s.name);
     strategies_.push_back(std::move(s));
+}
+
+void Registry::add(std::span<const StrategyDef> defs) {
+    for (const StrategyDef& d : defs) {
+        Strategy s;
+        s.name = fmt::format("{}.{}", to_string(d.family), d.what);
+        s.family = d.family;
+        s.description = d.description;
+        s.jvm = d.jvm;
+        s.params = d.params;
+        s.flags = d.flags;
+        s.run = d.run;
+        if (d.decode_output) s.decode_output = d.decode_output;
+        if (d.unavailable) s.unavailable = d.unavailable;
+        if (!d.program.empty())
+            s.unavailable = [program = std::string(d.program), package = d.package](const std::string&) {
+                return find_program(program) ? std::nullopt
+                                             : std::optional<std::string>(fmt::format(
+                                                   "'{}' is not installed (Debian package {})", program, package));
+            };
+        add(std::move(s));
+    }
 }
 
 const Strategy* Registry::find(std::string_view name) const {

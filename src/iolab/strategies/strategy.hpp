@@ -19,7 +19,6 @@
 
 namespace iolab {
 
-
 // The parameters a strategy honours (a bit set).
 enum Param : unsigned {
     kParamBuffer = 1u << 0,  // buffer size in bytes
@@ -57,27 +56,27 @@ struct CannotRun : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// What the harness must know of a strategy beyond its parameters (a bit set).
+enum StrategyFlag : unsigned {
+    kByteAtATime = 1u << 0,   // one call per byte: the harness runs it on a slice of the file
+    kUncounted = 1u << 1,     // its I/O happens inside libstdc++ or another program, where the
+                              // syscall layer can neither count nor fault it
+    kDirect = 1u << 2,        // honours Job::direct (O_DIRECT), so it can run under cache direct
+    kExternal = 1u << 3,      // a child process (dd, cp, fio): timed as a process
+    kOnlyReads = 1u << 4,     // leaves no output to check: reported unverified unless it
+                              // reports a byte count
+    kTimeline = 1u << 5,      // records read/write events into Job::timeline when it is set
+    kUnthrottled = 1u << 6,   // writes through a mapping or a clone: a throttle cannot slow it
+    kTool = kExternal | kUncounted,
+};
+
 struct Strategy {
     std::string name;  // "family.what", e.g. "read.mmap-chunks"
     Family family = Family::read;
     std::string description;
     std::string jvm;  // the JVM method the published experiments timed, if any
     unsigned params = 0;
-    bool byte_at_a_time = false;  // one call per byte: the harness runs it on a slice
-    // false: the I/O is done inside libstdc++ (iostreams, std::filesystem), which iolab's
-    // syscall layer can neither count nor fault.
-    bool in_syscall_layer = true;
-    // Honours job.direct (O_DIRECT), so it can run under --cache direct.
-    bool direct_capable = false;
-    // A child process (dd, cp, fio): timed as a process, its CPU time is the child's.
-    bool external = false;
-    // false: the output cannot be checked (a tool that only reads): the case is not failed,
-    // but reported as unverified.
-    bool output_checked = true;
-    // Records read/write events into job.timeline when it is set.
-    bool records_timeline = false;
-    // Writes through a mapping or inside libstdc++: a --throttle cannot slow it down.
-    bool throttleable = true;
+    unsigned flags = 0;
     // For outputs that are not a plain copy of the input (compressed chains): the checksum and
     // size of the data the output file decodes to. Empty: the file itself is the output.
     std::function<FileDigest(const Job&)> decode_output;
@@ -86,14 +85,37 @@ struct Strategy {
     std::function<void(const Job&)> run;
 
     bool honours(Param p) const { return (params & p) != 0; }
+    bool byte_at_a_time() const { return flags & kByteAtATime; }
+    bool in_syscall_layer() const { return !(flags & kUncounted); }
+    bool direct_capable() const { return flags & kDirect; }
+    bool external() const { return flags & kExternal; }
+    bool output_checked() const { return !(flags & kOnlyReads); }
+    bool records_timeline() const { return flags & kTimeline; }
+    bool throttleable() const { return !(flags & kUnthrottled); }
     std::optional<std::string> skip_reason(const std::string& dir) const {
         return unavailable ? unavailable(dir) : std::nullopt;
     }
 };
 
+// One entry of a family file, written with designated initializers (fio's ioengine_ops): the
+// name is family.what; a tool names its program and Debian package and is skipped without it.
+struct StrategyDef {
+    Family family = Family::read;
+    std::string_view what;
+    std::string_view description;
+    std::string_view jvm = {};
+    unsigned params = 0;
+    unsigned flags = 0;
+    void (*run)(const Job&) = nullptr;
+    std::optional<std::string> (*unavailable)(const std::string& dir) = nullptr;
+    FileDigest (*decode_output)(const Job&) = nullptr;
+    std::string_view program = {}, package = {};  // a tool: "dd", "coreutils"
+};
+
 class Registry {
 public:
     void add(Strategy s);  // a duplicate name is a programming error: throws std::logic_error
+    void add(std::span<const StrategyDef> defs);
     const Strategy* find(std::string_view name) const;
     const std::vector<Strategy>& all() const { return strategies_; }
     // Names matching a shell glob ("copy.*", "read.byte-*"), in registration order.
@@ -108,10 +130,7 @@ private:
     std::vector<Strategy> strategies_;
 };
 
-// A strategy named "family.what" (a "byte-" name is byte-at-a-time), for the family files.
-Strategy make_strategy(Family f, const std::string& what, std::string description, std::string jvm,
-                       unsigned params, void (*run)(const Job&));
-
+// Each family file registers its table.
 void register_read_strategies(Registry& r);
 void register_write_strategies(Registry& r);
 void register_copy_strategies(Registry& r);

@@ -253,28 +253,22 @@ void write_uring(const Job& j) {
 
 std::optional<std::string> uring_unavailable(const std::string&) { return sys::uring_unavailable(); }
 
-Strategy make(std::string name, Family f, std::string desc, void (*run)(const Job&)) {
-    Strategy s;
-    s.name = std::move(name);
-    s.family = f;
-    s.description = std::move(desc);
-    s.params = kParamBuffer | kParamQueue | (f == Family::write ? unsigned{kParamRecord} : 0u);
-    s.direct_capable = true;
-    s.unavailable = uring_unavailable;
-    s.run = run;
-    return s;
-}
+constexpr unsigned kRing = kParamBuffer | kParamQueue;
+
+// clang-format off
+constexpr StrategyDef kUring[] = {
+    {.family = Family::read, .what = "io-uring",
+     .description = "io_uring: Q reads of N bytes in flight (O_DIRECT with --cache direct)", .params = kRing,
+     .flags = kDirect, .run = read_uring, .unavailable = uring_unavailable},
+    {.family = Family::write, .what = "io-uring", .description = "io_uring: Q writes of N bytes in flight",
+     .params = kRing | kParamRecord, .flags = kDirect, .run = write_uring, .unavailable = uring_unavailable},
+    {.family = Family::copy, .what = "io-uring", .description = "io_uring: Q blocks of N bytes, each read then written",
+     .params = kRing, .flags = kDirect | kTimeline, .run = copy_uring, .unavailable = uring_unavailable},
+};
+// clang-format on
 
 }  // namespace
 
-void register_uring_strategies(Registry& r) {
-    r.add(make("read.io-uring", Family::read, "io_uring: Q reads of N bytes in flight (O_DIRECT with --cache direct)",
-               read_uring));
-    r.add(make("write.io-uring", Family::write, "io_uring: Q writes of N bytes in flight", write_uring));
-    Strategy c = make("copy.io-uring", Family::copy, "io_uring: Q blocks of N bytes, each read then written",
-                      copy_uring);
-    c.records_timeline = true;
-    r.add(std::move(c));
-}
+void register_uring_strategies(Registry& r) { r.add(kUring); }
 
 }  // namespace iolab

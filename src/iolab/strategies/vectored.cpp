@@ -37,13 +37,18 @@ void write_writev(const Job& j) {
     }
 }
 
+// clang-format off
+constexpr StrategyDef kVectored[] = {
+    {.family = Family::read, .what = "readv", .description = "readv(2) into K buffers of N bytes per call",
+     .jvm = "ScatteringByteChannel.read(ByteBuffer[])", .params = kParamBuffer | kParamIov, .run = read_readv},
+    {.family = Family::write, .what = "writev",
+     .description = "writev(2) gathering K records per call, straight from memory",
+     .jvm = "GatheringByteChannel.write(ByteBuffer[])", .params = kParamRecord | kParamIov, .run = write_writev},
+};
+// clang-format on
+
 }  // namespace
 
-void register_vectored_strategies(Registry& r) {
-    r.add(make_strategy(Family::read, "readv", "readv(2) into K buffers of N bytes per call",
-                        "ScatteringByteChannel.read(ByteBuffer[])", kParamBuffer | kParamIov, read_readv));
-    r.add(make_strategy(Family::write, "writev", "writev(2) gathering K records per call, straight from memory",
-                        "GatheringByteChannel.write(ByteBuffer[])", kParamRecord | kParamIov, write_writev));
-}
+void register_vectored_strategies(Registry& r) { r.add(kVectored); }
 
 }  // namespace iolab

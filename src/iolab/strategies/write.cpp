@@ -142,48 +142,55 @@ void write_mmap(const Job& j) {
     }
 }
 
-Strategy make(const std::string& what, std::string desc, std::string jvm, unsigned params,
-              void (*run)(const Job&)) {
-    return make_strategy(Family::write, what, std::move(desc), std::move(jvm), params | kParamRecord, run);
-}
+// Every write takes records (kParamRecord): the harness hands it record * count bytes.
+constexpr unsigned kRec = kParamRecord;
 
-Strategy libstdcxx(Strategy s) {
-    s.in_syscall_layer = false;
-    return s;
-}
+// clang-format off
+constexpr StrategyDef kWrites[] = {
+    {.family = Family::write, .what = "byte-syscall", .description = "write(2) one byte per call",
+     .jvm = "FileOutputStream.write(int)", .params = kRec, .flags = kByteAtATime, .run = write_byte_syscall},
+    {.family = Family::write, .what = "byte-stdio",
+     .description = "putc(3) one byte at a time through a stdio buffer of N bytes",
+     .jvm = "BufferedOutputStream.write(int)", .params = kRec | kParamBuffer, .flags = kByteAtATime,
+     .run = write_byte_stdio},
+    {.family = Family::write, .what = "byte-iostream",
+     .description = "std::ostream::put() one byte at a time (std::ofstream)", .jvm = "BufferedOutputStream.write(int)",
+     .params = kRec, .flags = kByteAtATime | kUncounted, .run = write_byte_iostream},
+    {.family = Family::write, .what = "byte-buffered",
+     .description = "one byte at a time through iolab's BufferedWriter of N bytes",
+     .jvm = "BufferedOutputStream.write(int)", .params = kRec | kParamBuffer, .flags = kByteAtATime,
+     .run = write_byte_buffered},
+    {.family = Family::write, .what = "record-syscall", .description = "write(2) once per record",
+     .jvm = "FileOutputStream.write(byte[])", .params = kRec, .run = write_record_syscall},
+    {.family = Family::write, .what = "record-buffered",
+     .description = "each record through iolab's BufferedWriter of N bytes",
+     .jvm = "BufferedOutputStream.write(byte[])", .params = kRec | kParamBuffer, .run = write_record_buffered},
+    {.family = Family::write, .what = "record-stdio",
+     .description = "fwrite(3) once per record through a stdio buffer of N bytes",
+     .jvm = "BufferedOutputStream.write(byte[])", .params = kRec | kParamBuffer, .run = write_record_stdio},
+    {.family = Family::write, .what = "record-iostream", .description = "std::ofstream::write once per record",
+     .jvm = "BufferedOutputStream.write(byte[])", .params = kRec, .flags = kUncounted, .run = write_record_iostream},
+    {.family = Family::write, .what = "text-iostream",
+     .description = "ofstream << string per record, with the stream's buffer",
+     .jvm = "BufferedWriter(FileWriter).write(String)", .params = kRec, .flags = kUncounted,
+     .run = write_text_iostream},
+    {.family = Family::write, .what = "text-iostream-unbuffered",
+     .description = "ofstream << string per record, stream buffer off (pubsetbuf(0, 0))",
+     .jvm = "FileWriter.write(String)", .params = kRec, .flags = kUncounted, .run = write_text_iostream_unbuffered},
+    {.family = Family::write, .what = "record-new-buffer",
+     .description = "a newly allocated buffer per record, filled, then write(2)",
+     .jvm = "FileChannel.write(ByteBuffer.wrap(...)) per record", .params = kRec, .run = write_record_new_buffer},
+    {.family = Family::write, .what = "record-reused-pieces",
+     .description = "one reused 1,000-byte buffer, each record in 1,000-byte pieces",
+     .jvm = "FileChannel.write(reused 1,000-byte ByteBuffer)", .params = kRec, .run = write_record_reused_pieces},
+    {.family = Family::write, .what = "mmap",
+     .description = "posix_fallocate(3), mmap(2) the new file, memcpy the records in", .jvm = "MappedByteBuffer.put",
+     .params = kRec, .flags = kUnthrottled, .run = write_mmap},
+};
+// clang-format on
 
 }  // namespace
 
-void register_write_strategies(Registry& r) {
-    r.add(make("byte-syscall", "write(2) one byte per call", "FileOutputStream.write(int)", 0,
-               write_byte_syscall));
-    r.add(make("byte-stdio", "putc(3) one byte at a time through a stdio buffer of N bytes",
-               "BufferedOutputStream.write(int)", kParamBuffer, write_byte_stdio));
-    r.add(libstdcxx(make("byte-iostream", "std::ostream::put() one byte at a time (std::ofstream)",
-                         "BufferedOutputStream.write(int)", 0, write_byte_iostream)));
-    r.add(make("byte-buffered", "one byte at a time through iolab's BufferedWriter of N bytes",
-               "BufferedOutputStream.write(int)", kParamBuffer, write_byte_buffered));
-    r.add(make("record-syscall", "write(2) once per record", "FileOutputStream.write(byte[])", 0,
-               write_record_syscall));
-    r.add(make("record-buffered", "each record through iolab's BufferedWriter of N bytes",
-               "BufferedOutputStream.write(byte[])", kParamBuffer, write_record_buffered));
-    r.add(make("record-stdio", "fwrite(3) once per record through a stdio buffer of N bytes",
-               "BufferedOutputStream.write(byte[])", kParamBuffer, write_record_stdio));
-    r.add(libstdcxx(make("record-iostream", "std::ofstream::write once per record",
-                         "BufferedOutputStream.write(byte[])", 0, write_record_iostream)));
-    r.add(libstdcxx(make("text-iostream", "ofstream << string per record, with the stream's buffer",
-                         "BufferedWriter(FileWriter).write(String)", 0, write_text_iostream)));
-    r.add(libstdcxx(make("text-iostream-unbuffered",
-                         "ofstream << string per record, stream buffer off (pubsetbuf(0, 0))",
-                         "FileWriter.write(String)", 0, write_text_iostream_unbuffered)));
-    r.add(make("record-new-buffer", "a newly allocated buffer per record, filled, then write(2)",
-               "FileChannel.write(ByteBuffer.wrap(...)) per record", 0, write_record_new_buffer));
-    r.add(make("record-reused-pieces", "one reused 1,000-byte buffer, each record in 1,000-byte pieces",
-               "FileChannel.write(reused 1,000-byte ByteBuffer)", 0, write_record_reused_pieces));
-    Strategy mm = make("mmap", "posix_fallocate(3), mmap(2) the new file, memcpy the records in",
-                       "MappedByteBuffer.put", 0, write_mmap);
-    mm.throttleable = false;
-    r.add(std::move(mm));
-}
+void register_write_strategies(Registry& r) { r.add(kWrites); }
 
 }  // namespace iolab

@@ -42,15 +42,6 @@ bool matches(const Selector& s, const CaseResult& c) {
     return true;
 }
 
-// Seconds per byte of every sample.
-std::vector<double> per_byte(const CaseResult& c) {
-    const double bytes = static_cast<double>(c.spec.workload.bytes());
-    std::vector<double> out;
-    out.reserve(c.samples.size());
-    for (const auto& smp : c.samples) out.push_back(smp.wall_s / bytes);
-    return out;
-}
-
 // Why a case cannot decide a finding, or "".
 std::string untrusted(const CaseResult& c) {
     if (c.samples.size() < kMinSamplesForVerdict)
@@ -62,10 +53,6 @@ std::string untrusted(const CaseResult& c) {
 }
 
 }  // namespace
-
-RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster) {
-    return ratio_of_medians(per_byte(slower), per_byte(faster));
-}
 
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
     const CaseResult* pick = nullptr;
@@ -102,7 +89,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
     }
     r.faster_case = fast->spec.label();
     r.slower_case = slow->spec.label();
-    const RatioInterval ri = ratio_of(*slow, *fast);
+    const RatioEstimate ri = ratio_of(*slow, *fast);
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;

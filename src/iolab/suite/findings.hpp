@@ -37,13 +37,6 @@ struct KneeResult {
     std::string describe() const;
 };
 
-// slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap
-// interval of that ratio (stats.hpp), as findings and iolab compare use it.
-using RatioInterval = RatioEstimate;
-RatioInterval ratio_of(const CaseResult& slower, const CaseResult& faster);
-// The fewest samples a side needs before a ratio can decide anything.
-inline constexpr std::size_t kMinSamplesForVerdict = 5;
-
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
 FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases);
