@@ -37,6 +37,7 @@
 #include "iolab/sys/io.hpp"
 #include "commands.hpp"
 #include "common.hpp"
+#include "checks.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -67,38 +68,7 @@ bool small_enough(const Suite& suite) {
 int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);
     apply_overrides(a, suite);
-    const bool drop = std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
-    if (drop && ::geteuid() != 0) throw InputError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
-    std::uint64_t needed = 0;
-    // Memory is bounded: no case may hold more than half of this machine's memory.
-    const std::uint64_t memory_limit =
-        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
-    std::size_t total = 0;
-    for (const auto& g : suite.groups) {
-        const auto cases = group_cases(g);
-        total += cases.size();
-        if (total > kMaxCases)
-            throw InputError(fmt::format("the run has more than {} cases in all; narrow --strategy or the lists",
-                                         kMaxCases));
-        needed = std::max(needed, scratch_needed(cases));
-        for (const auto& c : cases)
-            if (memory_needed(c) > memory_limit)
-                throw InputError(fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
-                                             "limit is {}, half of this machine's memory",
-                                             c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
-    }
-    const std::string dir = checked_dir(ctx.mode == Mode::small ? ctx.small_dir : a.dir);
-    std::vector<ResultPath> results;
-    for (const auto& [option, path] : a.outputs)
-        if (!path.empty()) results.push_back({"--" + std::string(option), path});
-    check_output_paths(results, a.force, a.input);
-    // The largest case's files plus a margin, checked before anything is created.
-    needed = saturating_add(needed, 16ull << 20);
-    const std::uint64_t available = free_space(dir);
-    if (available < needed)
-        throw InputError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
-                                     format_size(needed), format_size(available)));
-
+    const std::string dir = check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir);
     if (ctx.mode == Mode::validate) return 0;
     if (ctx.mode == Mode::small) {
         if (!small_enough(suite)) return 0;
@@ -151,7 +121,10 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
         fmt::print(stderr, "iolab: interrupted by signal {}: {} of the planned cases completed{}\n", sig,
-                   report.cases.size(), results.empty() ? std::string() : "; the result files are marked partial");
+                   report.cases.size(),
+                   std::all_of(a.outputs.begin(), a.outputs.end(), [](const auto& o) { return o.second.empty(); })
+                       ? std::string()
+                       : "; the result files are marked partial");
         return 128 + sig;
     }
     return report.any_failed() ? 1 : 0;

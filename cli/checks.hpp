@@ -1,0 +1,14 @@
+#pragma once
+// What is checked before a run creates anything: root for dropping caches, the number of cases,
+// memory per case, the result paths and the free space of the scratch folder's filesystem.
+#include <string>
+
+#include "iolab/suite/suite.hpp"
+#include "run_options.hpp"
+
+namespace iolab::cli {
+
+// Throws InputError naming what is wrong; returns the folder the scratch folder goes in.
+std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option);
+
+}  // namespace iolab::cli
