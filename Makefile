@@ -27,6 +27,7 @@ run: build
 # Tests run under AddressSanitizer and UndefinedBehaviorSanitizer, warnings as errors.
 test: deps
 	@./scripts/check-layers.sh
+	@./scripts/check-format.sh
 	@cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DIOLAB_WERROR=ON \
 	  -DIOLAB_SANITIZE=address,undefined >/dev/null
 	@cmake --build $(TEST_BUILD) -j$(JOBS)

@@ -9,17 +9,20 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include "checks.hpp"
+#include "commands.hpp"
+#include "common.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/timeline.hpp"
@@ -27,17 +30,14 @@
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/report/session.hpp"
 #include "iolab/report/compare.hpp"
-#include "iolab/report/read.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/session.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
-#include "commands.hpp"
-#include "common.hpp"
-#include "checks.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -84,8 +84,9 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
         for (const auto& st : stale)
             names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
                                      (st.owner.empty() ? std::string() : " (" + st.owner + ")")));
-        fmt::print(stderr, "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean "
-                           "--dir {}' removes them\n",
+        fmt::print(stderr,
+                   "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean "
+                   "--dir {}' removes them\n",
                    stale.size(), dir, fmt::join(names, ", "), dir);
     }
     const bool progress = !a.quiet && ::isatty(STDERR_FILENO);
@@ -165,7 +166,8 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     run_cmd->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
     add_run_options(run_cmd, a);
 
-    auto* replicate_cmd = app.add_subcommand("replicate", "Re-run the five published experiments and check their findings");
+    auto* replicate_cmd =
+        app.add_subcommand("replicate", "Re-run the five published experiments and check their findings");
     add_run_options(replicate_cmd, a);
 
     auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
@@ -198,13 +200,11 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             if (opt->count() > 0 && opt->get_expected_min() > 0)
                 for (const auto& value : opt->results())
                     if (value.empty()) {
-                        if (!dry_run)
-                            fmt::print(stderr, "iolab: invalid {} '': expected a value\n",
-                                       opt->get_name());
+                        if (!dry_run) fmt::print(stderr, "iolab: invalid {} '': expected a value\n", opt->get_name());
                         return 2;
                     }
-    if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
-                    clean_cmd->parsed()))
+    if (dry_run &&
+        (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() || clean_cmd->parsed()))
         return 0;
     if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
     try {

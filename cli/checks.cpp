@@ -6,17 +6,18 @@
 
 #include <fmt/format.h>
 
+#include "common.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/session.hpp"
-#include "common.hpp"
 
 namespace iolab::cli {
 
 std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option) {
-    const bool drop = std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
+    const bool drop =
+        std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
     if (drop && ::geteuid() != 0) throw InputError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
     std::uint64_t needed = 0;
     // Memory is bounded: no case may hold more than half of this machine's memory.
@@ -27,14 +28,15 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
         const auto cases = group_cases(g);
         total += cases.size();
         if (total > kMaxCases)
-            throw InputError(fmt::format("the run has more than {} cases in all; narrow --strategy or the lists",
-                                         kMaxCases));
+            throw InputError(
+                fmt::format("the run has more than {} cases in all; narrow --strategy or the lists", kMaxCases));
         needed = std::max(needed, scratch_needed(cases));
         for (const auto& c : cases)
             if (memory_needed(c) > memory_limit)
-                throw InputError(fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
-                                             "limit is {}, half of this machine's memory",
-                                             c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
+                throw InputError(
+                    fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
+                                "limit is {}, half of this machine's memory",
+                                c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
     }
     const std::string dir = checked_dir(dir_option);
     std::vector<ResultPath> results;

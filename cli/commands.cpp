@@ -8,17 +8,18 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include "common.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/timeline.hpp"
@@ -26,16 +27,15 @@
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/report/session.hpp"
 #include "iolab/report/compare.hpp"
-#include "iolab/report/read.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/session.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
-#include "common.hpp"
 #include "run_options.hpp"
 
 namespace iolab::cli {
@@ -62,11 +62,11 @@ std::string checked_dir(const std::string& dir) {
     if (S_ISLNK(st.st_mode))
         throw InputError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
     if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
-        throw InputError(fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
-                                     "folder (to read a block device: --input DEVICE --allow-device)",
-                                     dir));
-    if (!S_ISDIR(st.st_mode))
-        throw InputError(fmt::format("invalid --dir '{}': it is not a folder", dir));
+        throw InputError(
+            fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
+                        "folder (to read a block device: --input DEVICE --allow-device)",
+                        dir));
+    if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid --dir '{}': it is not a folder", dir));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         throw InputError(fmt::format("invalid --dir '{}': it is not writable", dir));
     return dir;
@@ -117,7 +117,8 @@ int show_info(const std::string& dir, bool limits, bool device, const std::strin
             if (size == 0) throw InputError("invalid --size '0': expected a size of at least 1 byte");
             const std::string where = checked_dir(dir);
             if (free_space(where) < size + (16ull << 20))
-                throw InputError(fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
+                throw InputError(
+                    fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
             measure_device_limit(l, where, size);
             if (l.device_read_mib_s > 0)
                 fmt::print("device read   {:.0f} MiB/s ({})\n", l.device_read_mib_s, l.device_note);

@@ -8,17 +8,18 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
+#include "common.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/timeline.hpp"
@@ -32,7 +33,6 @@
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
-#include "common.hpp"
 
 namespace iolab::cli {
 
@@ -40,16 +40,20 @@ namespace iolab::cli {
 std::uint64_t checked_input(const RunArgs& a) {
     struct stat st {};
     if (::stat(a.input.c_str(), &st) != 0)
-        throw InputError(fmt::format("invalid --input '{}': {}; expected an existing file", a.input, std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid --input '{}': it is a folder; expected a file", a.input));
+        throw InputError(
+            fmt::format("invalid --input '{}': {}; expected an existing file", a.input, std::strerror(errno)));
+    if (S_ISDIR(st.st_mode))
+        throw InputError(fmt::format("invalid --input '{}': it is a folder; expected a file", a.input));
     if (S_ISCHR(st.st_mode))
-        throw InputError(fmt::format("invalid --input '{}': it is a character device, a stream without an end that "
-                                     "cannot be read twice alike; expected a file or a block device",
-                                     a.input));
+        throw InputError(
+            fmt::format("invalid --input '{}': it is a character device, a stream without an end that "
+                        "cannot be read twice alike; expected a file or a block device",
+                        a.input));
     if (S_ISBLK(st.st_mode) && !a.allow_device)
-        throw InputError(fmt::format("--input '{}' is a block device: add --allow-device to read it (iolab never "
-                                     "writes to it)",
-                                     a.input));
+        throw InputError(
+            fmt::format("--input '{}' is a block device: add --allow-device to read it (iolab never "
+                        "writes to it)",
+                        a.input));
     if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
         throw InputError(fmt::format("invalid --input '{}': expected a regular file or a block device", a.input));
     try {
@@ -69,7 +73,8 @@ bool RunArgs::given(std::string_view key) const {
 
 // Every setting given on the command line replaces the suite's value in every group.
 void apply_overrides(const RunArgs& a, Suite& suite) {
-    if (!a.input.empty() && a.given("size")) throw InputError("--size and --input exclude each other: the input's size is used");
+    if (!a.input.empty() && a.given("size"))
+        throw InputError("--size and --input exclude each other: the input's size is used");
     const std::uint64_t input_size = a.input.empty() ? 0 : checked_input(a);
     for (auto& g : suite.groups) {
         if (!a.input.empty()) {
@@ -104,9 +109,10 @@ Suite requested_suite(const RunArgs& a) {
         Group g;
         g.plan.patterns = split_commas(a.strategies);
         if (g.plan.patterns.empty())
-            throw InputError(fmt::format("invalid --strategy '{}': expected a strategy name or glob (see iolab list "
-                                         "--names)",
-                                         fmt::join(a.strategies, ",")));
+            throw InputError(
+                fmt::format("invalid --strategy '{}': expected a strategy name or glob (see iolab list "
+                            "--names)",
+                            fmt::join(a.strategies, ",")));
         suite.groups.push_back(std::move(g));
     }
     return suite;

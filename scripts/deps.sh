@@ -6,7 +6,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
   liburing-dev zlib1g-dev libzstd-dev liblz4-dev libxxhash-dev libboost-math-dev
   libgtest-dev fio
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev clang-format-14
 )
 missing=()
 for p in "${packages[@]}"; do

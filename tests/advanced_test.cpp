@@ -1,8 +1,8 @@
 // The advanced strategies: queue depths and O_DIRECT for io_uring, the pipelined copy's
 // shutdown on error, compression chains in every order, the timeline, the throttle, and
 // copy.auto / iolab::copy_file.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -187,10 +187,18 @@ TEST(Timeline, OverlapOfKnownIntervals) {
 TEST(Chain, EveryOrderRoundTrips) {
     ScratchDir dir;
     const Strategy& s = strategy("write.chain");
-    const std::vector<std::string> chains = {
-        "file", "buffer>file", "deflate>file", "deflate>buffer>file", "buffer>deflate>file",
-        "buffer:64K>deflate:1>file", "zstd:3>buffer>file", "buffer>zstd>file", "lz4>file", "buffer:1K>lz4:9>file",
-        "deflate>zstd>lz4>file", "lz4>buffer:7>zstd:19>buffer>deflate:9>file"};
+    const std::vector<std::string> chains = {"file",
+                                             "buffer>file",
+                                             "deflate>file",
+                                             "deflate>buffer>file",
+                                             "buffer>deflate>file",
+                                             "buffer:64K>deflate:1>file",
+                                             "zstd:3>buffer>file",
+                                             "buffer>zstd>file",
+                                             "lz4>file",
+                                             "buffer:1K>lz4:9>file",
+                                             "deflate>zstd>lz4>file",
+                                             "lz4>buffer:7>zstd:19>buffer>deflate:9>file"};
     for (const auto& chain : chains)
         for (bool bytes : {false, true}) {
             Workload w = sized(300000, 4096, 1);
@@ -223,8 +231,10 @@ TEST(Chain, CompressorsReallyCompress) {
 
 TEST(Chain, BadChainsAreOneLineNamingTheProblem) {
     const std::vector<std::pair<const char*, const char*>> bad = {
-        {"gzip>file", "'gzip'"}, {"deflate:12>file", "'12'"}, {"zstd:0>file", "'0'"}, {"buffer:0>file", "1 byte"},
-        {"buffer:big>file", "'big'"}, {"deflate", "end in 'file'"}, {"file>deflate>file", "last"}, {"", "'"}};
+        {"gzip>file", "'gzip'"},       {"deflate:12>file", "'12'"},
+        {"zstd:0>file", "'0'"},        {"buffer:0>file", "1 byte"},
+        {"buffer:big>file", "'big'"},  {"deflate", "end in 'file'"},
+        {"file>deflate>file", "last"}, {"", "'"}};
     for (const auto& [text, mention] : bad) {
         try {
             parse_chain(text);
@@ -295,8 +305,8 @@ TEST(CopyFile, FallsBackOnEveryNotSupportedErrno) {
         std::string dst = d.file("a" + std::to_string(n++));
         CopyResult r;
         {
-            sys::ScopedFault f(sys::fault_at(sys::call_bit(sys::Call::copy_file_range), 1, 1000,
-                                             sys::Fault::errno_value, err));
+            sys::ScopedFault f(
+                sys::fault_at(sys::call_bit(sys::Call::copy_file_range), 1, 1000, sys::Fault::errno_value, err));
             r = copy_file(src, dst);
         }
         EXPECT_EQ(checksum_file(dst).checksum, want) << std::strerror(err);
@@ -318,7 +328,8 @@ TEST(CopyFile, ResumesWhereTheOffloadStopped) {
     ScratchDir d;
     const std::string src = make_file(d, "src", 3u << 20);
     // copy_file_range copies the first 1 MiB chunk, then is refused: sendfile goes on from there.
-    sys::FaultPlan plan = sys::fault_at(sys::call_bit(sys::Call::copy_file_range), 2, 1000, sys::Fault::errno_value, EXDEV);
+    sys::FaultPlan plan =
+        sys::fault_at(sys::call_bit(sys::Call::copy_file_range), 2, 1000, sys::Fault::errno_value, EXDEV);
     CopyOptions o;
     o.chunk = 1u << 20;
     CopyResult r;
@@ -354,7 +365,8 @@ TEST(CopyFile, KeepsHoles) {
         sys::pwrite_all(fd, block.data(), block.size(), 40 << 20);
         sys::ftruncate(fd, 64 << 20);  // a trailing hole too
     }
-    struct stat s {}, t {};
+    struct stat s {
+    }, t{};
     ASSERT_EQ(::stat(src.c_str(), &s), 0);
     if (s.st_blocks * 512 > (8 << 20)) GTEST_SKIP() << "this filesystem does not make sparse files";
     const CopyResult r = copy_file(src, d.file("copy"));

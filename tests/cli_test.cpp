@@ -32,40 +32,32 @@ TEST_P(CliBadInput, OneLineNamingTheValueAndStatus2) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CliBadInput,
-    testing::Values(BadInput{"run -s read.chunks", "read.chunk"},  // closest name suggested
-                    BadInput{"run -s read.chunks", "'read.chunks'"},
-                    BadInput{"run -s 'nothing.*'", "'nothing.*'"},
-                    BadInput{"run nosuchsuite", "'nosuchsuite'"},
-                    BadInput{"run -s read.chunk --size 12Q", "'12Q'"},
-                    BadInput{"run -s read.chunk --size -1", "'-1'"},
-                    BadInput{"run -s read.chunk --size 0", "'0'"},
-                    BadInput{"run -s read.chunk --buffer 0", "'0'"},
-                    BadInput{"run -s read.chunk --size 4K --buffer 1M", "larger than"},
-                    BadInput{"run -s read.chunk --dir /nonexistent-iolab", "'/nonexistent-iolab'"},
-                    BadInput{"run -s read.chunk --dir /etc/passwd", "not a folder"},
-                    BadInput{"run -s read.chunk --json /nonexistent-iolab/r.json", "does not exist"},
-                    BadInput{"run -s read.chunk --cache tepid", "'tepid'"},
-                    BadInput{"run -s read.chunk --sync often", "'often'"},
-                    BadInput{"run -s read.chunk --data noise", "'noise'"},
-                    BadInput{"run -s read.chunk --iterations 0", "'0'"},
-                    BadInput{"run -s read.chunk --warmup soon", "'soon'"},
-                    BadInput{"run -s read.chunk --warmup auto", "'auto'"},
-                    BadInput{"run -s read.chunk --verify some", "'some'"},
-                    BadInput{"run -s read.chunk --precision 0%", "'0%'"},
-                    BadInput{"run -s read.chunk --precision 150%", "'150%'"},
-                    BadInput{"run -s read.chunk --budget 5", "'5'"},
-                    BadInput{"run -s ''", "--strategy ''"},  // empty lists are not "everything"
-                    BadInput{"run -s ,", "--strategy ','"},
-                    BadInput{"run -s read.chunk --size ''", "--size ''"},  // nor the default
-                    BadInput{"run -s write.record-stdio --record 1P --count 16384", "record 1024T"},  // no overflow
-                    BadInput{"run -s write.record-reused-pieces --record 1G --count 1000000000", "memory"},
-                    BadInput{"run --suite-file /dev/zero", "not a regular file"},  // never read without end
-                    BadInput{"compare /dev/zero /dev/zero", "not a regular file"},
-                    BadInput{"run -s read.chunk --size 64K --json /dev/null --force", "a device"},
-                    BadInput{"run -s read.chunk --size 64K --json /tmp --force", "a folder"},
-                    BadInput{"run -s read.chunk --size 4P", "free"},  // no room for 4 PiB
-                    BadInput{"run --frobnicate", "--frobnicate"},
-                    BadInput{"list --family sideways", "'sideways'"}));
+    testing::Values(
+        BadInput{"run -s read.chunks", "read.chunk"},  // closest name suggested
+        BadInput{"run -s read.chunks", "'read.chunks'"}, BadInput{"run -s 'nothing.*'", "'nothing.*'"},
+        BadInput{"run nosuchsuite", "'nosuchsuite'"}, BadInput{"run -s read.chunk --size 12Q", "'12Q'"},
+        BadInput{"run -s read.chunk --size -1", "'-1'"}, BadInput{"run -s read.chunk --size 0", "'0'"},
+        BadInput{"run -s read.chunk --buffer 0", "'0'"},
+        BadInput{"run -s read.chunk --size 4K --buffer 1M", "larger than"},
+        BadInput{"run -s read.chunk --dir /nonexistent-iolab", "'/nonexistent-iolab'"},
+        BadInput{"run -s read.chunk --dir /etc/passwd", "not a folder"},
+        BadInput{"run -s read.chunk --json /nonexistent-iolab/r.json", "does not exist"},
+        BadInput{"run -s read.chunk --cache tepid", "'tepid'"}, BadInput{"run -s read.chunk --sync often", "'often'"},
+        BadInput{"run -s read.chunk --data noise", "'noise'"}, BadInput{"run -s read.chunk --iterations 0", "'0'"},
+        BadInput{"run -s read.chunk --warmup soon", "'soon'"}, BadInput{"run -s read.chunk --warmup auto", "'auto'"},
+        BadInput{"run -s read.chunk --verify some", "'some'"}, BadInput{"run -s read.chunk --precision 0%", "'0%'"},
+        BadInput{"run -s read.chunk --precision 150%", "'150%'"}, BadInput{"run -s read.chunk --budget 5", "'5'"},
+        BadInput{"run -s ''", "--strategy ''"},  // empty lists are not "everything"
+        BadInput{"run -s ,", "--strategy ','"},
+        BadInput{"run -s read.chunk --size ''", "--size ''"},                             // nor the default
+        BadInput{"run -s write.record-stdio --record 1P --count 16384", "record 1024T"},  // no overflow
+        BadInput{"run -s write.record-reused-pieces --record 1G --count 1000000000", "memory"},
+        BadInput{"run --suite-file /dev/zero", "not a regular file"},  // never read without end
+        BadInput{"compare /dev/zero /dev/zero", "not a regular file"},
+        BadInput{"run -s read.chunk --size 64K --json /dev/null --force", "a device"},
+        BadInput{"run -s read.chunk --size 64K --json /tmp --force", "a folder"},
+        BadInput{"run -s read.chunk --size 4P", "free"},  // no room for 4 PiB
+        BadInput{"run --frobnicate", "--frobnicate"}, BadInput{"list --family sideways", "'sideways'"}));
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {
     const auto names = run_cli("list --names");
@@ -82,15 +74,17 @@ TEST(Cli, ListShowsEveryStrategyAndNames) {
 TEST(Cli, InfoDescribesTheMachine) {
     const auto r = run_cli("info");
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const char* k : {"kernel", "cpu", "memory", "scratch", "date"}) EXPECT_NE(r.out.find(k), std::string::npos) << k;
+    for (const char* k : {"kernel", "cpu", "memory", "scratch", "date"})
+        EXPECT_NE(r.out.find(k), std::string::npos) << k;
 }
 
 TEST(Cli, TinyRunWritesAConsistentJsonResult) {
     ScratchDir dir;
     const std::string json = dir.file("r.json");
-    const auto r = run_cli("run -s read.chunk,copy.sendfile -s 'write.record-*' --size 256K --buffer 4K,64K --record 1K "
-                           "--iterations 3 --warmup 1 --dir " + dir.path() + " --json " + json + " --csv " +
-                           dir.file("r.csv") + " --markdown " + dir.file("r.md"));
+    const auto r = run_cli(
+        "run -s read.chunk,copy.sendfile -s 'write.record-*' --size 256K --buffer 4K,64K --record 1K "
+        "--iterations 3 --warmup 1 --dir " +
+        dir.path() + " --json " + json + " --csv " + dir.file("r.csv") + " --markdown " + dir.file("r.md"));
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("read.chunk"), std::string::npos);
     const auto j = nlohmann::json::parse(test::slurp(json));
@@ -135,8 +129,10 @@ TEST(Cli, TinyRunWritesAConsistentJsonResult) {
 TEST(Cli, VerifyModeAndIterationRuleAreReported) {
     ScratchDir dir;
     const std::string json = dir.file("r.json");
-    const auto r = run_cli("run -s read.chunk,read.mmap-scan --size 256K --verify full --precision 4% --budget 300ms "
-                           "--dir " + dir.path() + " --json " + json);
+    const auto r = run_cli(
+        "run -s read.chunk,read.mmap-scan --size 256K --verify full --precision 4% --budget 300ms "
+        "--dir " +
+        dir.path() + " --json " + json);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("verify full, warm-up 1, iterations auto (until ±4% or 0.3 s a case)"), std::string::npos)
         << r.out;

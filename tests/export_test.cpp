@@ -102,8 +102,8 @@ TEST(Export, TerminalMatchesGolden) { expect_golden("report.txt", render_termina
 void expect_contract(const nlohmann::json& j) {
     ASSERT_EQ(j.at("schema"), "iolab.result/1");
     ASSERT_TRUE(j.at("environment").is_object());
-    for (const char* k : {"iolab_version", "commit", "compiler", "kernel", "cpu_model", "cpus", "memory_bytes",
-                          "filesystem", "date"})
+    for (const char* k :
+         {"iolab_version", "commit", "compiler", "kernel", "cpu_model", "cpus", "memory_bytes", "filesystem", "date"})
         EXPECT_TRUE(j["environment"].contains(k)) << k;
     ASSERT_TRUE(j.at("cases").is_array());
     for (const auto& c : j["cases"]) {
@@ -152,8 +152,7 @@ TEST(OutputFile, NeverOverwritesWithoutForceAndReplacesWithIt) {
     EXPECT_THROW(check_output_path(dir.file("missing/r.json"), true, "--json"), std::invalid_argument);
     // No temporary files are left behind (beside the result, only the folder's own lock).
     int entries = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-        entries += e.path().filename() != "lock";
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename() != "lock";
     EXPECT_EQ(entries, 1);
 }
 
@@ -188,8 +187,8 @@ TEST(Compare, SignificantChangesOnlyWithIntervalPValueAndGeometricMean) {
                     timed_case("read.mmap-scan", {1, 1, 1})};
     std::vector<double> slower;
     for (double w : base) slower.push_back(2 * w);
-    after.cases = {timed_case("read.chunk", base),
-                   timed_case("copy.chunk", slower), timed_case("read.mmap-scan", {3, 3, 3})};
+    after.cases = {timed_case("read.chunk", base), timed_case("copy.chunk", slower),
+                   timed_case("read.mmap-scan", {3, 3, 3})};
     const std::string out = render_comparison(before, after, false);
     std::istringstream lines(out);
     std::string header, unchanged, doubled, few;

@@ -37,7 +37,6 @@ Workload small_workload(const Strategy& s) {
     return w;
 }
 
-
 struct Tally {
     int cells = 0, correct = 0, errors = 0, skipped = 0;
 };
@@ -113,11 +112,13 @@ TEST(FaultMatrix, EveryStrategyEveryFaultFirstMiddleLast) {
             continue;
         }
         ++strategies;
-        for (Fault f : {Fault::short_count, Fault::eintr, Fault::eagain, Fault::enospc, Fault::eio}) run_cells(s, f, tally);
+        for (Fault f : {Fault::short_count, Fault::eintr, Fault::eagain, Fault::enospc, Fault::eio})
+            run_cells(s, f, tally);
     }
-    std::printf("fault matrix: %d strategies x 5 faults x 3 positions = %d cells: %d correct output, %d clear error, "
-                "%d skipped (strategy unavailable here); %d strategies outside the syscall layer not faulted\n",
-                strategies, tally.cells, tally.correct, tally.errors, tally.skipped, outside);
+    std::printf(
+        "fault matrix: %d strategies x 5 faults x 3 positions = %d cells: %d correct output, %d clear error, "
+        "%d skipped (strategy unavailable here); %d strategies outside the syscall layer not faulted\n",
+        strategies, tally.cells, tally.correct, tally.errors, tally.skipped, outside);
     EXPECT_EQ(tally.cells, strategies * 15);
     EXPECT_EQ(tally.correct + tally.errors + tally.skipped, tally.cells);
     EXPECT_GT(tally.correct, 0);
@@ -212,7 +213,8 @@ TEST(FaultMatrix, TheResultWriterUnderEnospcAndEio) {
             }
             EXPECT_EQ(test::slurp(path), "old");
             int entries = 0;
-            for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename() != "lock";
+            for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+                entries += e.path().filename() != "lock";
             EXPECT_EQ(entries, 1) << "a temporary file was left behind";
         }
 }

@@ -36,9 +36,9 @@ TEST(ResultPaths, TheInputAndTwinResultsAreRefusedBeforeTheRun) {
     EXPECT_EQ(checksum_file(input).checksum, sum);
     // Two results naming one file: refused before anything runs, with or without --force.
     for (const char* force : {"", " --force"}) {
-        const auto r = run_cli("run -s read.chunk --size 64K --quiet --dir " + dir.path() + " --json " +
-                               dir.file("same") + " --csv " + dir.path() + "/../" +
-                               dir.path().substr(dir.path().rfind('/') + 1) + "/same" + force);
+        const auto r =
+            run_cli("run -s read.chunk --size 64K --quiet --dir " + dir.path() + " --json " + dir.file("same") +
+                    " --csv " + dir.path() + "/../" + dir.path().substr(dir.path().rfind('/') + 1) + "/same" + force);
         EXPECT_EQ(r.status, 2) << r.err;
         EXPECT_NE(r.err.find("name the same file"), std::string::npos) << r.err;
         struct stat st {};

@@ -12,9 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -256,7 +256,8 @@ TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
 TEST(Interrupt, CompareStopsAtOnce) {
     ScratchDir dir;
     // Two result files whose comparison takes many seconds (a bootstrap per case).
-    nlohmann::json doc = nlohmann::json::parse(test::slurp(std::string(IOLAB_SOURCE_DIR) + "/tests/golden/report.json"));
+    nlohmann::json doc =
+        nlohmann::json::parse(test::slurp(std::string(IOLAB_SOURCE_DIR) + "/tests/golden/report.json"));
     const nlohmann::json one = doc["cases"][0];
     doc["cases"] = nlohmann::json::array();
     for (int i = 0; i < 4000; ++i) {
@@ -296,7 +297,8 @@ TEST(Symlinks, NothingOutsideTheScratchFolderIsTouched) {
     // The parent holds links to a folder and a file outside it.
     ASSERT_EQ(::symlink(outside.path().c_str(), parent.file("link-to-folder").c_str()), 0);
     ASSERT_EQ(::symlink(sentinel.c_str(), parent.file("link-to-file").c_str()), 0);
-    const auto r = test::run_cli("run -s read.chunk,copy.chunk --size 256K --iterations 2 --quiet --dir " + parent.path());
+    const auto r =
+        test::run_cli("run -s read.chunk,copy.chunk --size 256K --iterations 2 --quiet --dir " + parent.path());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(test::slurp(sentinel), "keep me");
     struct stat st {};
@@ -353,13 +355,14 @@ TEST(NoClobber, EveryResultPathIsRefusedWhenItExists) {
     for (const char* option : {"--json", "--csv", "--markdown", "--trace"}) {
         const std::string path = dir.file(std::string("existing") + option);
         std::ofstream(path) << "precious";
-        const auto r = test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --dir ") + dir.path() +
-                                     " " + option + " " + path);
+        const auto r = test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --dir ") +
+                                     dir.path() + " " + option + " " + path);
         EXPECT_EQ(r.status, 2) << option;
         EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
         EXPECT_EQ(test::slurp(path), "precious") << option;
-        const auto forced = test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --force --dir ") +
-                                          dir.path() + " " + option + " " + path);
+        const auto forced =
+            test::run_cli(std::string("run -s copy.pipelined-threads --size 64K --quiet --force --dir ") + dir.path() +
+                          " " + option + " " + path);
         EXPECT_EQ(forced.status, 0) << forced.err;
         EXPECT_NE(test::slurp(path), "precious") << option;
     }
@@ -400,11 +403,11 @@ TEST(Space, AWorkloadThatDoesNotFitIsRefusedBeforeAnythingIsCreated) {
 
 TEST(Concurrency, TwoRunsInTheSameFolderDoNotCollide) {
     ScratchDir dir;
-    const pid_t a = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5", "--dir",
-                           dir.path(), "--json", dir.file("a.json")},
+    const pid_t a = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5",
+                           "--dir", dir.path(), "--json", dir.file("a.json")},
                           dir.file("a.out"));
-    const pid_t b = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5", "--dir",
-                           dir.path(), "--json", dir.file("b.json")},
+    const pid_t b = spawn({"run", "-s", "copy.chunk,write.record-buffered", "--size", "8M", "--iterations", "5",
+                           "--dir", dir.path(), "--json", dir.file("b.json")},
                           dir.file("b.out"));
     EXPECT_EQ(wait_for(a, 120s), 0) << test::slurp(dir.file("a.out"));
     EXPECT_EQ(wait_for(b, 120s), 0) << test::slurp(dir.file("b.out"));
@@ -419,12 +422,13 @@ TEST(Input, AUsersFileIsReadVerifiedAndNeverTouched) {
     ScratchDir dir;
     const std::string file = dir.file("users-data");
     write_input_file(file, parse_data_spec("text"), 3'000'001);
-    struct stat before {}, after {};
+    struct stat before {
+    }, after{};
     ASSERT_EQ(::stat(file.c_str(), &before), 0);
     const std::uint64_t sum = checksum_file(file).checksum;
     const std::string json = dir.file("r.json");
-    const auto r = test::run_cli("run -s 'read.*chunk*,read.mmap-scan,read.io-uring,copy.auto,copy.chunk' --input " + file +
-                                 " --cache cold --iterations 2 --quiet --dir " + dir.path() + " --json " + json);
+    const auto r = test::run_cli("run -s 'read.*chunk*,read.mmap-scan,read.io-uring,copy.auto,copy.chunk' --input " +
+                                 file + " --cache cold --iterations 2 --quiet --dir " + dir.path() + " --json " + json);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto result = nlohmann::json::parse(test::slurp(json));  // (a range-for over a temporary's member dangles)
     for (const auto& c : result["cases"]) {

@@ -42,18 +42,32 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
 }
 
 TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
-    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-             {"queue", "2s"}, {"queue", "4,,8"}, {"queue", "0"}, {"iov", "5000"}, {"buffer", "4Q"},
-             {"size", "0"}, {"cache", "tepid"}, {"sync", "always"}, {"verify", "some"}, {"feed", "bytes"},
-             {"warmup", "1x"}, {"iterations", "0"}, {"precision", "0%"}, {"budget", "5"}, {"forks", "65"},
-             {"throttle", "0/s"}, {"data", "noise"}, {"byte_slice", "x"}, {"count", "2s"}}) {
+    for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"queue", "2s"},
+                                                                                     {"queue", "4,,8"},
+                                                                                     {"queue", "0"},
+                                                                                     {"iov", "5000"},
+                                                                                     {"buffer", "4Q"},
+                                                                                     {"size", "0"},
+                                                                                     {"cache", "tepid"},
+                                                                                     {"sync", "always"},
+                                                                                     {"verify", "some"},
+                                                                                     {"feed", "bytes"},
+                                                                                     {"warmup", "1x"},
+                                                                                     {"iterations", "0"},
+                                                                                     {"precision", "0%"},
+                                                                                     {"budget", "5"},
+                                                                                     {"forks", "65"},
+                                                                                     {"throttle", "0/s"},
+                                                                                     {"data", "noise"},
+                                                                                     {"byte_slice", "x"},
+                                                                                     {"count", "2s"}}) {
         const Setting* s = find_setting(key);
         ASSERT_NE(s, nullptr) << key;
-        const auto cli = test::run_cli(
-            fmt::format("run -s read.chunk {} '{}'", setting_name(key, Syntax::command_line), value));
+        const auto cli =
+            test::run_cli(fmt::format("run -s read.chunk {} '{}'", setting_name(key, Syntax::command_line), value));
         EXPECT_EQ(cli.status, 2) << key << "=" << value;
-        const std::string expected_cli =
-            fmt::format("iolab: invalid {} '{}': expected {}\n", setting_name(key, Syntax::command_line), value, s->expected);
+        const std::string expected_cli = fmt::format("iolab: invalid {} '{}': expected {}\n",
+                                                     setting_name(key, Syntax::command_line), value, s->expected);
         EXPECT_EQ(cli.err, expected_cli);
         const std::string expected_suite =
             fmt::format("s.toml:6: invalid {} '{}': expected {}", key, value, s->expected);
@@ -64,8 +78,10 @@ TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
 TEST(Settings, ChainErrorsSayWhichLayerIsWrong) {
     const auto cli = test::run_cli("run -s write.chain --chain 'buffer:8K>bad:3>file'");
     EXPECT_EQ(cli.status, 2);
-    EXPECT_NE(cli.err.find("invalid --chain 'buffer:8K>bad:3>file': unknown layer 'bad'"), std::string::npos) << cli.err;
-    EXPECT_NE(suite_error("chain = \"buffer:8K>bad:3>file\"").find("invalid chain 'buffer:8K>bad:3>file': unknown layer 'bad'"),
+    EXPECT_NE(cli.err.find("invalid --chain 'buffer:8K>bad:3>file': unknown layer 'bad'"), std::string::npos)
+        << cli.err;
+    EXPECT_NE(suite_error("chain = \"buffer:8K>bad:3>file\"")
+                  .find("invalid chain 'buffer:8K>bad:3>file': unknown layer 'bad'"),
               std::string::npos);
 }
 

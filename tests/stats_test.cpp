@@ -117,8 +117,8 @@ TEST(Stats, ModifiedZScoreFindsTheOutlier) {
 
 TEST(Iterations, TargetTimeChoosesTheCountLikeGoogleBenchmark) {
     EXPECT_EQ(iterations_for(1.0, 0.01, 10000), 100u);
-    EXPECT_EQ(iterations_for(1.0, 0.3, 10000), 4u);    // ceil(3.33)
-    EXPECT_EQ(iterations_for(1.0, 5.0, 10000), 3u);    // never fewer than 3: an interval needs them
+    EXPECT_EQ(iterations_for(1.0, 0.3, 10000), 4u);  // ceil(3.33)
+    EXPECT_EQ(iterations_for(1.0, 5.0, 10000), 3u);  // never fewer than 3: an interval needs them
     EXPECT_EQ(iterations_for(1.0, 1e-7, 10000), 10000u);
     EXPECT_EQ(iterations_for(1.0, 0, 50), 50u);
 }

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "iolab/core/checksum.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/strategies/strategy.hpp"
-#include "iolab/core/checksum.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -20,8 +20,8 @@ struct Point {
 };
 
 std::string point_name(const testing::TestParamInfo<Point>& info) {
-    std::string n = info.param.strategy + "_size" + std::to_string(info.param.size) + "_buf" +
-                    std::to_string(info.param.buffer);
+    std::string n =
+        info.param.strategy + "_size" + std::to_string(info.param.size) + "_buf" + std::to_string(info.param.buffer);
     for (char& c : n)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     return n;
@@ -62,9 +62,7 @@ Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer)
     return w;
 }
 
-void PrintTo(const Point& p, std::ostream* os) {
-    *os << p.strategy << " size " << p.size << " buffer " << p.buffer;
-}
+void PrintTo(const Point& p, std::ostream* os) { *os << p.strategy << " size " << p.size << " buffer " << p.buffer; }
 
 class EveryStrategy : public testing::TestWithParam<Point> {};
 

@@ -91,13 +91,15 @@ TEST_P(SuiteLoaderErrors, NameFileLineAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SuiteLoaderErrors,
-    testing::Values(Broken{"name = \"demo\"\n", "", "name", 1},                              // missing key
+    testing::Values(Broken{"name = \"demo\"\n", "", "name", 1},                               // missing key
                     Broken{"description = \"a demo\"", "description = 3", "description", 3},  // wrong type
-                    Broken{"\"copy.chunk\", \"copy.sendfile\"", "\"copy.chunkk\"", "copy.chunk", 11},  // unknown strategy
+                    Broken{"\"copy.chunk\", \"copy.sendfile\"", "\"copy.chunkk\"", "copy.chunk",
+                           11},                                                                 // unknown strategy
                     Broken{"buffer = [\"4K\", \"64K\"]", "chain = \"gzip>file\"", "gzip", 12},  // bad chain
                     Broken{"buffer = [\"4K\", \"64K\"]", "buffer = \"12Q\"", "12Q", 12},        // bad size
                     Broken{"at_least = 1.5", "at_least = 1.5\nwithin = 0.2", "exactly one", 20},
-                    Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
+                    Broken{"group = \"g\", strategy = \"copy.sendfile\"",
+                           "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
                     Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
                     Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
                     Broken{"size = \"64K\"", "size = \"0\"", "at least 1 byte", 6},
@@ -108,8 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
                            "[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chnuk\"", "copy.chnuk", 23},
                     // Escape sequences and line breaks in names never reach a terminal.
                     Broken{"name = \"demo\"", "name = \"de\\u001b[2Jmo\"", "control character", 2},
-                    Broken{"claim = \"chunk beats sendfile\"", "claim = \"chunk\\nbeats\"", "control character",
-                           15}));
+                    Broken{"claim = \"chunk beats sendfile\"", "claim = \"chunk\\nbeats\"", "control character", 15}));
 
 CaseResult crafted(const std::string& group, const char* strategy, std::size_t buffer, std::vector<double> walls) {
     CaseResult c;
@@ -232,7 +233,8 @@ TEST(Findings, SelectorsPickFastestOrSlowestAndFilterParams) {
 TEST(Knee, SmallestBufferWithin95PercentOfTheBest) {
     std::vector<CaseResult> sweep;
     // throughput 1 MiB / wall: 512 B -> 10, 4K -> 50, 64K -> 97, 1M -> 100 MiB/s
-    const std::vector<std::pair<std::size_t, double>> points = {{512, 0.1}, {4096, 0.02}, {65536, 1.0 / 97}, {1 << 20, 0.01}};
+    const std::vector<std::pair<std::size_t, double>> points = {
+        {512, 0.1}, {4096, 0.02}, {65536, 1.0 / 97}, {1 << 20, 0.01}};
     for (const auto& [b, w] : points) sweep.push_back(crafted("g", "copy.chunk", b, {w, w, w}));
     const KneeResult k = find_knee(KneeSpec{"", "g", "copy.chunk", 0.95}, sweep);
     EXPECT_EQ(k.knee_buffer, 65536u);
@@ -298,14 +300,10 @@ TEST(Replicate, SmokeRunEndsWithEveryFindingAndExportsThemToMarkdown) {
 TEST(SuiteFile, UserSuiteRunsAndBadFileIsOneLine) {
     ScratchDir dir;
     const std::string path = dir.file("mine.toml");
-    {
-        std::ofstream(path) << kValid;
-    }
+    { std::ofstream(path) << kValid; }
     auto r = test::run_cli("run --suite-file " + path + " --quiet --iterations 2 --dir " + dir.path());
     EXPECT_EQ(r.status, 0) << r.err;
-    {
-        std::ofstream(path) << "name = \"x\"\n";
-    }
+    { std::ofstream(path) << "name = \"x\"\n"; }
     r = test::run_cli("run --suite-file " + path + " --dir " + dir.path());
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find(path + ":"), std::string::npos) << r.err;
@@ -318,8 +316,9 @@ TEST(External, MissingToolIsSkippedWithTheReason) {
                                  json + " ; true");
     (void)r;
     // With an empty PATH the tool cannot be found.
-    const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY + " run -s read.dd --size 64K --quiet --dir " +
-                            dir.path() + " --json " + dir.file("nopath.json");
+    const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY +
+                            " run -s read.dd --size 64K --quiet --dir " + dir.path() + " --json " +
+                            dir.file("nopath.json");
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     const auto j = nlohmann::json::parse(test::slurp(dir.file("nopath.json")));
     ASSERT_EQ(j["cases"].size(), 1u);

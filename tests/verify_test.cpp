@@ -26,7 +26,8 @@ std::vector<std::byte> generated(std::size_t n) {
 
 std::uint64_t fingerprint_in_chunks(const std::vector<std::byte>& data, std::size_t chunk) {
     Fingerprint f;
-    for (std::size_t off = 0; off < data.size(); off += chunk) f.update(data.data() + off, std::min(chunk, data.size() - off));
+    for (std::size_t off = 0; off < data.size(); off += chunk)
+        f.update(data.data() + off, std::min(chunk, data.size() - off));
     return f.digest();
 }
 
@@ -40,7 +41,9 @@ TEST(Fingerprint, SameForAnyChunking) {
 TEST(Fingerprint, CatchesSkipsRepeatsReordersAndTruncation) {
     const auto data = generated(64 * 4096);
     const std::uint64_t good = fingerprint_in_chunks(data, 4096);
-    const auto page = [&](std::size_t i) { return std::vector<std::byte>(data.begin() + i * 4096, data.begin() + (i + 1) * 4096); };
+    const auto page = [&](std::size_t i) {
+        return std::vector<std::byte>(data.begin() + i * 4096, data.begin() + (i + 1) * 4096);
+    };
     std::vector<std::vector<std::byte>> streams;
     // A page skipped (the stream is a page short), a page read twice in place of the next,
     // two pages swapped, the last byte missing, one byte changed in a sampled word.
@@ -86,8 +89,8 @@ void breaking_read(const Job& j) {
             if (g_how == Break::skip_page) continue;
             from = off - 4096;  // repeat_page: the previous page again in place of this one
         }
-        const std::size_t n = sys::pread_some(in, buf.data(), std::min<std::uint64_t>(4096, size - from),
-                                              static_cast<off_t>(from));
+        const std::size_t n =
+            sys::pread_some(in, buf.data(), std::min<std::uint64_t>(4096, size - from), static_cast<off_t>(from));
         j.sink->consume(buf.data(), n);
     }
 }

@@ -31,11 +31,15 @@ constexpr std::uint64_t kToEof = UINT64_MAX;
 // is tried: GNU cp's copy-file-data.c and Rust's std::fs::copy agree on these.
 bool not_supported_here(int e) {
     switch (e) {
-        case EXDEV: case EINVAL: case ENOSYS: case EOPNOTSUPP: case EPERM: case ETXTBSY: case EBADF:
-        case ENOTTY:
-            return true;
-        default:
-            return false;
+        case EXDEV:
+        case EINVAL:
+        case ENOSYS:
+        case EOPNOTSUPP:
+        case EPERM:
+        case ETXTBSY:
+        case EBADF:
+        case ENOTTY: return true;
+        default: return false;
     }
 }
 
@@ -88,7 +92,8 @@ private:
                 return sys::sendfile_some(out_, in_, &i, want);
             }
             default: {
-                const std::size_t n = sys::pread_some(in_, buf_.data(), std::min(want, buf_.size()), static_cast<off_t>(off));
+                const std::size_t n =
+                    sys::pread_some(in_, buf_.data(), std::min(want, buf_.size()), static_cast<off_t>(off));
                 sys::pwrite_all(out_, buf_.data(), n, static_cast<off_t>(off));
                 return n;
             }
@@ -152,10 +157,12 @@ CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOption
 
 CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options) {
     const sys::Fd in = sys::open(src, O_RDONLY);
-    struct stat s {}, d {};
+    struct stat s {
+    }, d{};
     if (::fstat(in.get(), &s) != 0) throw IoError(errno, "stat", src);
     const bool exists = ::stat(dst.c_str(), &d) == 0;
-    if (exists && d.st_dev == s.st_dev && d.st_ino == s.st_ino) throw IoError(EINVAL, "copy " + src + " onto itself:", dst);
+    if (exists && d.st_dev == s.st_dev && d.st_ino == s.st_ino)
+        throw IoError(EINVAL, "copy " + src + " onto itself:", dst);
     if (exists && !options.overwrite) throw IoError(EEXIST, "copy " + src + " to", dst);
 
     // A new file is written in place; a replacement goes to a temporary name first and is

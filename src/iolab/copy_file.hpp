@@ -20,15 +20,15 @@ enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
 std::string_view to_string(CopyMethod m);
 
 struct CopyOptions {
-    bool overwrite = false;          // replace an existing destination (atomically, by rename)
-    bool keep_holes = true;          // copy only the data extents of a sparse source
-    std::size_t buffer = 1 << 20;    // for the read/write fallback
-    std::size_t chunk = 1u << 30;    // bytes asked of one copy_file_range or sendfile call
+    bool overwrite = false;        // replace an existing destination (atomically, by rename)
+    bool keep_holes = true;        // copy only the data extents of a sparse source
+    std::size_t buffer = 1 << 20;  // for the read/write fallback
+    std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call
 };
 
 struct CopyResult {
-    std::uint64_t bytes = 0;               // bytes of data copied (holes excluded)
-    std::vector<CopyMethod> methods;       // every method that moved data, in order
+    std::uint64_t bytes = 0;          // bytes of data copied (holes excluded)
+    std::vector<CopyMethod> methods;  // every method that moved data, in order
 };
 
 // Copies the file src to dst. Refuses to copy a file onto itself; never truncates an

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "iolab/core/checksum.hpp"
-#include "iolab/sys/io.hpp"
 #include "iolab/sys/error.hpp"
+#include "iolab/sys/io.hpp"
 
 namespace iolab {
 

@@ -14,8 +14,7 @@ std::size_t checked(std::size_t capacity) {
 
 // Page-aligned storage: the kernel copies into it faster (see strategies/common.hpp).
 BufferedReader::BufferedReader(const sys::Fd& fd, std::size_t capacity)
-    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096),
-      buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
+    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096), buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
 
 bool BufferedReader::refill() {
     pos_ = 0;
@@ -45,8 +44,7 @@ std::size_t BufferedReader::read(void* dst, std::size_t n) {
 }
 
 BufferedWriter::BufferedWriter(const sys::Fd& fd, std::size_t capacity)
-    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096),
-      buf_(reinterpret_cast<char8_t*>(storage_.data())) {}
+    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096), buf_(reinterpret_cast<char8_t*>(storage_.data())) {}
 
 BufferedWriter::~BufferedWriter() {
     try {

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <new>
+#include <sstream>
 #include <vector>
 
 #include <xxhash.h>
@@ -44,9 +44,7 @@ void Hasher::reset() {
     bytes_ = 0;
 }
 
-std::uint64_t checksum(std::span<const std::byte> data) {
-    return XXH3_64bits(data.data(), data.size());
-}
+std::uint64_t checksum(std::span<const std::byte> data) { return XXH3_64bits(data.data(), data.size()); }
 
 std::optional<std::string> read_text_file(const std::string& path, std::string* why, std::uint64_t limit) {
     const auto fail = [&](std::string reason) -> std::optional<std::string> {

@@ -65,8 +65,8 @@ void fill_block(const DataSpec& spec, std::uint64_t b, std::byte* out) {
         case DataKind::zeros: std::memset(out, 0, kBlock); break;
         case DataKind::random: random_bytes(rng, out, kBlock); break;
         case DataKind::compressible: {
-            const auto live = std::clamp<std::size_t>(
-                static_cast<std::size_t>(static_cast<double>(kUnit) / spec.ratio), 1, kUnit);
+            const auto live =
+                std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(kUnit) / spec.ratio), 1, kUnit);
             for (std::size_t u = 0; u < kBlock; u += kUnit) {
                 random_bytes(rng, out + u, live);
                 std::memset(out + u + live, 0, kUnit - live);
@@ -74,8 +74,7 @@ void fill_block(const DataSpec& spec, std::uint64_t b, std::byte* out) {
             break;
         }
         case DataKind::text: {
-            static constexpr char alphabet[] =
-                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .";
+            static constexpr char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .";
             const std::uint64_t base = b * kBlock;
             std::uint64_t bits = 0;
             int left = 0;

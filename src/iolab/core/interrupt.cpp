@@ -80,8 +80,9 @@ void watch() {
             still_running = g_stoppable;
         }
         if (still_running)
-            exit_now(128 + sig, "the run reached no safe point within a second of the signal: stopped at once, "
-                                "without results");
+            exit_now(128 + sig,
+                     "the run reached no safe point within a second of the signal: stopped at once, "
+                     "without results");
     }
 }
 
@@ -111,8 +112,9 @@ void add_cleanup_tree(const ScratchTree& tree) {
 
 void remove_cleanup_tree(int dir_fd) {
     std::lock_guard lock(g_mutex);
-    g_trees.erase(std::remove_if(g_trees.begin(), g_trees.end(), [&](const ScratchTree& t) { return t.dir_fd == dir_fd; }),
-                  g_trees.end());
+    g_trees.erase(
+        std::remove_if(g_trees.begin(), g_trees.end(), [&](const ScratchTree& t) { return t.dir_fd == dir_fd; }),
+        g_trees.end());
 }
 
 void add_cleanup_file(const std::string& path) {

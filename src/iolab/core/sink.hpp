@@ -120,8 +120,10 @@ public:
 
     // Bytes the reader copied into its own memory (the kernel or a memcpy touched every one).
     void consume(const void* p, std::size_t n) {
-        if (mode_ == VerifyMode::full) hasher_.update(p, n);
-        else fingerprint_.update(p, n);
+        if (mode_ == VerifyMode::full)
+            hasher_.update(p, n);
+        else
+            fingerprint_.update(p, n);
     }
     // Bytes the reader never copied (a mapping scanned in place): in sampled mode every byte is
     // still read once (a vectorised sum), or the run would time page-table work only.

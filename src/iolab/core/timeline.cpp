@@ -24,8 +24,10 @@ std::vector<Interval> merged(std::vector<Interval> v) {
     std::sort(v.begin(), v.end());
     std::vector<Interval> out;
     for (const auto& iv : v) {
-        if (!out.empty() && iv.first <= out.back().second) out.back().second = std::max(out.back().second, iv.second);
-        else out.push_back(iv);
+        if (!out.empty() && iv.first <= out.back().second)
+            out.back().second = std::max(out.back().second, iv.second);
+        else
+            out.push_back(iv);
     }
     return out;
 }

@@ -29,10 +29,10 @@ public:
     const std::vector<std::vector<Event>>& lanes() const { return lanes_; }
 
     struct Overlap {
-        double span_s = 0;        // first event to last
-        double read_busy_s = 0;   // time with at least one read in progress
+        double span_s = 0;       // first event to last
+        double read_busy_s = 0;  // time with at least one read in progress
         double write_busy_s = 0;
-        double both_s = 0;        // time with a read and a write in progress together
+        double both_s = 0;  // time with a read and a write in progress together
         double fraction() const { return span_s > 0 ? both_s / span_s : 0; }
     };
     Overlap overlap() const;

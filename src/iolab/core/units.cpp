@@ -19,10 +19,10 @@ std::string_view trim(std::string_view s) {
 }
 
 [[noreturn]] void bad_size(std::string_view text) {
-    throw InputError(one_line(fmt::format(
-        "invalid size '{}': expected a non-negative number with an optional unit B, K, M, G or T "
-        "(binary: 1K = 1024), e.g. 4K, 64KiB, 1.5G",
-        text)));
+    throw InputError(
+        one_line(fmt::format("invalid size '{}': expected a non-negative number with an optional unit B, K, M, G or T "
+                             "(binary: 1K = 1024), e.g. 4K, 64KiB, 1.5G",
+                             text)));
 }
 
 // Multiplier for a unit suffix: "", "B", "K", "KB", "KiB", ... (all binary), or 0 if unknown.
@@ -66,8 +66,8 @@ double parse_rate(std::string_view text) {
         bytes = 0;
     }
     if (bytes == 0)
-        throw InputError(one_line(fmt::format(
-            "invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text)));
+        throw InputError(one_line(
+            fmt::format("invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text)));
     return static_cast<double>(bytes);
 }
 
@@ -84,8 +84,8 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text) {
             const std::uint64_t lo = parse_size(item.substr(0, dots));
             const std::uint64_t hi = parse_size(item.substr(dots + 2));
             if (lo == 0 || hi < lo)
-                throw InputError(one_line(fmt::format(
-                    "invalid range '{}': expected LOW..HIGH with 0 < LOW <= HIGH, e.g. 4K..1M", item)));
+                throw InputError(one_line(
+                    fmt::format("invalid range '{}': expected LOW..HIGH with 0 < LOW <= HIGH, e.g. 4K..1M", item)));
             for (std::uint64_t v = lo; v <= hi; v *= 2) out.push_back(v);
         }
         start = comma + 1;
@@ -98,11 +98,16 @@ std::string one_line(std::string_view msg) {
     out.reserve(msg.size());
     for (const char c : msg) {
         const auto u = static_cast<unsigned char>(c);
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
-        else out += c;
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c == '\t')
+            out += "\\t";
+        else if (u < 0x20 || u == 0x7f)
+            out += fmt::format("\\x{:02x}", u);
+        else
+            out += c;
     }
     return out;
 }
@@ -134,9 +139,8 @@ std::uint64_t checked_product(std::uint64_t a, std::string_view a_name, std::uin
                               std::uint64_t limit, std::string_view limit_what) {
     std::uint64_t p;
     if (__builtin_mul_overflow(a, b, &p) || p > limit)
-        throw InputError(one_line(fmt::format("{} {} x {} {} is more than {} bytes, {}", a_name,
-                                                         format_compact(a), b_name, b, format_compact(limit),
-                                                         limit_what)));
+        throw InputError(one_line(fmt::format("{} {} x {} {} is more than {} bytes, {}", a_name, format_compact(a),
+                                              b_name, b, format_compact(limit), limit_what)));
     return p;
 }
 

@@ -16,11 +16,11 @@ struct Workload {
     std::size_t record = 1024;
     std::uint64_t count = 1000;
     DataSpec data;
-    unsigned queue = 8;        // buffers in flight (io_uring, pipelined copy)
-    unsigned iov = 16;         // buffers or records per vectored call
+    unsigned queue = 8;                              // buffers in flight (io_uring, pipelined copy)
+    unsigned iov = 16;                               // buffers or records per vectored call
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
-    bool feed_bytes = false;   // write.chain: one byte per call instead of whole records
-    std::string input;         // an existing file to read instead of generated data
+    bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
+    std::string input;                               // an existing file to read instead of generated data
 
     // Bytes the strategy reads, writes or copies.
     std::uint64_t bytes() const { return family == Family::write ? record * count : size; }

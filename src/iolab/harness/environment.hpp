@@ -15,12 +15,12 @@ struct Environment {
     unsigned cpus = 0;
     std::uint64_t memory_bytes = 0;
     std::string scratch_dir;
-    std::string fs_type;        // of the scratch folder: ext4, tmpfs, ...
+    std::string fs_type;  // of the scratch folder: ext4, tmpfs, ...
     std::string mount_options;
-    std::string device;         // the block device under it, if any
+    std::string device;  // the block device under it, if any
     std::string device_model;
-    int rotational = -1;        // 1 spinning, 0 not, -1 unknown
-    std::string date;           // ISO 8601, UTC
+    int rotational = -1;  // 1 spinning, 0 not, -1 unknown
+    std::string date;     // ISO 8601, UTC
 
     std::string one_line() const;  // for table headers
 };

@@ -16,8 +16,8 @@ namespace iolab {
 std::string Verdict::describe() const {
     if (count_only) return fmt::format("the tool reported {} bytes, expected {}", actual_bytes, expected_bytes);
     return fmt::format("{} {:#018x}, expected {:#018x} ({} bytes, expected {})",
-                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected,
-                       actual_bytes, expected_bytes);
+                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected, actual_bytes,
+                       expected_bytes);
 }
 
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size) {
@@ -121,8 +121,8 @@ Verdict Fixture::verify(const Job& job) const {
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
         v.expected = v.mode == VerifyMode::full ? input_->digest.checksum
-                     : job.sink->has_sums()       ? input_->digest.byte_sums
-                                                  : input_->digest.fingerprint;
+                     : job.sink->has_sums()     ? input_->digest.byte_sums
+                                                : input_->digest.fingerprint;
         if (job.sink->count_only()) {
             v.count_only = true;
             v.actual_bytes = job.sink->bytes();

@@ -33,7 +33,7 @@ struct Verdict {
 // An input a case reads or copies (a file), or the records it writes (memory), with the
 // digests of its bytes.
 struct Input {
-    std::string path;  // reads and copies
+    std::string path;                                       // reads and copies
     std::shared_ptr<const std::vector<std::byte>> records;  // writes
     FileDigest digest;
     bool owned = false;  // created here: removed with the pool

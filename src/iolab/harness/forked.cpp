@@ -61,8 +61,10 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
         char buf[65536];
         for (;;) {
             const ssize_t n = ::read(fds[0], buf, sizeof buf);
-            if (n > 0) text.append(buf, static_cast<std::size_t>(n));
-            else if (n == 0 || errno != EINTR) break;
+            if (n > 0)
+                text.append(buf, static_cast<std::size_t>(n));
+            else if (n == 0 || errno != EINTR)
+                break;
         }
         ::close(fds[0]);
         int status = 0;
@@ -101,8 +103,9 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             }
             const auto ch = c.at("checked").get<std::string>();
             // The weakest check of any fork is what the pooled samples can claim.
-            const Checked this_fork = ch == "content" ? Checked::content : ch == "byte count" ? Checked::byte_count
-                                                                                                : Checked::none;
+            const Checked this_fork = ch == "content"      ? Checked::content
+                                      : ch == "byte count" ? Checked::byte_count
+                                                           : Checked::none;
             checked[i] = std::max(checked[i], this_fork);
             for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
         }

@@ -62,8 +62,8 @@ void measure_device_limit(Limits& limits, const std::string& dir, std::uint64_t 
         return;
     }
     limits.device_read_mib_s = r.throughput_mib_s;
-    limits.device_note = fmt::format("O_DIRECT io_uring reads of a {} file, queue 32, 1 MiB blocks, median of 3",
-                                     format_size(size));
+    limits.device_note =
+        fmt::format("O_DIRECT io_uring reads of a {} file, queue 32, 1 MiB blocks, median of 3", format_size(size));
 }
 
 }  // namespace iolab

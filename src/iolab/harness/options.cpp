@@ -19,17 +19,15 @@ double parse_precision(std::string_view text, const char* what) {
     const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
     if (percent) v /= 100;
     if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v <= 0 || v > 1)
-        throw InputError(one_line(
-            fmt::format("invalid {} '{}': expected a relative precision above 0 and at most 1, such as 3% or 0.03",
-                        what, text)));
+        throw InputError(one_line(fmt::format(
+            "invalid {} '{}': expected a relative precision above 0 and at most 1, such as 3% or 0.03", what, text)));
     return v;
 }
 
 double parse_budget(std::string_view text, const char* what) {
     // A time, as parse_amount reads it; a count is not a budget.
     const auto bad = [&] {
-        return InputError(
-            one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
+        return InputError(one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
     };
     Amount a;
     try {
@@ -70,7 +68,7 @@ Amount parse_amount(std::string_view text, const char* what, bool zero_ok, bool 
         return a;
     }
     throw InputError(one_line(fmt::format("invalid {} '{}': expected {}a count ({}) or a time such as 2s or 500ms",
-                                                     what, text, auto_ok ? "auto, " : "", zero_ok ? "0 or more" : "1 or more")));
+                                          what, text, auto_ok ? "auto, " : "", zero_ok ? "0 or more" : "1 or more")));
 }
 
 }  // namespace iolab

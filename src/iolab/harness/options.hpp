@@ -54,8 +54,8 @@ struct RunOptions {
     SyncPolicy sync = SyncPolicy::none;
     bool drop_caches = false;
     unsigned forks = 0;
-    double throttle = 0;     // bytes per second on the write side; 0: none (a simulated slow device)
-    bool timeline = false;   // record the last iteration's timeline where the strategy can
+    double throttle = 0;    // bytes per second on the write side; 0: none (a simulated slow device)
+    bool timeline = false;  // record the last iteration's timeline where the strategy can
     std::uint64_t max_iterations = 10000;
 };
 

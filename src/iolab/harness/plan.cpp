@@ -24,10 +24,12 @@ std::vector<const Strategy*> select(const std::vector<std::string>& patterns, co
         if (found.empty()) {
             const bool glob = p.find_first_of("*?[") != std::string::npos;
             if (glob)
-                throw InputError(one_line(fmt::format("strategy pattern '{}' matches no strategy "
-                                                                 "(see iolab list --names)", p)));
-            throw InputError(one_line(fmt::format("unknown strategy '{}': did you mean {}?", p,
-                                                             fmt::join(registry.closest(p), ", "))));
+                throw InputError(
+                    one_line(fmt::format("strategy pattern '{}' matches no strategy "
+                                         "(see iolab list --names)",
+                                         p)));
+            throw InputError(one_line(
+                fmt::format("unknown strategy '{}': did you mean {}?", p, fmt::join(registry.closest(p), ", "))));
         }
         for (const auto* s : found)
             if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
@@ -42,35 +44,37 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     if (!req.input.empty())
         for (const Strategy* s : strategies) {
             if (s->family == Family::write)
-                throw InputError(fmt::format("with --input only read and copy strategies run (the input "
-                                                        "is never written); {} is a write strategy",
-                                                        s->name));
+                throw InputError(
+                    fmt::format("with --input only read and copy strategies run (the input "
+                                "is never written); {} is a write strategy",
+                                s->name));
             if (s->byte_at_a_time() && req.sizes.front() > req.byte_slice)
-                throw InputError(fmt::format("{} makes one call per byte and would read all {} of --input "
-                                                        "'{}'; choose strategies that read in blocks",
-                                                        s->name, format_size(req.sizes.front()), req.input));
+                throw InputError(
+                    fmt::format("{} makes one call per byte and would read all {} of --input "
+                                "'{}'; choose strategies that read in blocks",
+                                s->name, format_size(req.sizes.front()), req.input));
         }
     for (auto size : req.sizes)
         if (size > kMaxCaseBytes)
-            throw InputError(fmt::format("size {} is more than {} bytes, the limit of one case",
-                                                    format_compact(size), format_compact(kMaxCaseBytes)));
+            throw InputError(fmt::format("size {} is more than {} bytes, the limit of one case", format_compact(size),
+                                         format_compact(kMaxCaseBytes)));
     for (auto size : req.sizes)
         for (auto b : req.buffers) {
             if (b == 0) throw InputError("invalid buffer '0': expected at least 1 byte");
             if (b > kMaxBuffer)
-                throw InputError(fmt::format("buffer {} is over the limit of {}", format_compact(b),
-                                                        format_compact(kMaxBuffer)));
+                throw InputError(
+                    fmt::format("buffer {} is over the limit of {}", format_compact(b), format_compact(kMaxBuffer)));
             // (An existing --input may be small: a larger buffer simply reads it in one call.)
             if (size > 0 && b > size && req.input.empty())
-                throw InputError(fmt::format(
-                    "buffer {} is larger than the {} file: expected a buffer no larger than --size",
-                    format_compact(b), format_compact(size)));
+                throw InputError(
+                    fmt::format("buffer {} is larger than the {} file: expected a buffer no larger than --size",
+                                format_compact(b), format_compact(size)));
         }
     for (auto r : req.records) {
         if (r == 0) throw InputError("invalid record '0': expected at least 1 byte");
         if (r > kMaxBuffer)
-            throw InputError(fmt::format("record {} is over the limit of {}", format_compact(r),
-                                                    format_compact(kMaxBuffer)));
+            throw InputError(
+                fmt::format("record {} is over the limit of {}", format_compact(r), format_compact(kMaxBuffer)));
     }
     for (auto q : req.queues)
         if (q == 0 || q > kMaxQueue)
@@ -97,43 +101,45 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         for (auto size : req.sizes)
             for (auto buffer : buffers)
                 for (auto record : records)
-                for (auto queue : queues)
-                for (auto iov : iovs)
-                for (const auto& chain : chains)
-                for (bool feed : feeds) {
-                    CaseSpec c;
-                    c.strategy = s;
-                    Workload& w = c.workload;
-                    w.family = s->family;
-                    w.buffer = buffer;
-                    w.record = record;
-                    w.data = req.data;
-                    w.size = size;
-                    w.queue = queue;
-                    w.iov = iov;
-                    w.chain = chain;
-                    w.feed_bytes = feed;
-                    w.input = req.input;
-                    if (s->family == Family::write) {
-                        w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
-                        w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
-                                                 "the limit of one case");
-                    }
-                    if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
-                        const std::uint64_t full = w.bytes();
-                        if (s->family == Family::write) {
-                            w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
-                            w.size = w.record * w.count;
-                        } else {
-                            w.size = req.byte_slice;
-                        }
-                        c.full_bytes = full;
-                    }
-                    plan.push_back(c);
-                    if (plan.size() > kMaxCases)
-                        throw InputError(fmt::format(
-                            "the parameter lists make more than {} cases; narrow --strategy or the lists", kMaxCases));
-                }
+                    for (auto queue : queues)
+                        for (auto iov : iovs)
+                            for (const auto& chain : chains)
+                                for (bool feed : feeds) {
+                                    CaseSpec c;
+                                    c.strategy = s;
+                                    Workload& w = c.workload;
+                                    w.family = s->family;
+                                    w.buffer = buffer;
+                                    w.record = record;
+                                    w.data = req.data;
+                                    w.size = size;
+                                    w.queue = queue;
+                                    w.iov = iov;
+                                    w.chain = chain;
+                                    w.feed_bytes = feed;
+                                    w.input = req.input;
+                                    if (s->family == Family::write) {
+                                        w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
+                                        w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
+                                                                 "the limit of one case");
+                                    }
+                                    if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
+                                        const std::uint64_t full = w.bytes();
+                                        if (s->family == Family::write) {
+                                            w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
+                                            w.size = w.record * w.count;
+                                        } else {
+                                            w.size = req.byte_slice;
+                                        }
+                                        c.full_bytes = full;
+                                    }
+                                    plan.push_back(c);
+                                    if (plan.size() > kMaxCases)
+                                        throw InputError(
+                                            fmt::format("the parameter lists make more than {} cases; narrow "
+                                                        "--strategy or the lists",
+                                                        kMaxCases));
+                                }
     }
     return plan;
 }

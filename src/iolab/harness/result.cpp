@@ -30,8 +30,7 @@ using V = std::string_view;
 // In the order of labels and table columns.
 constexpr CaseParam kCaseParams[] = {
     {"buffer", true, [](const C& c) { return honours(c, kParamBuffer); },
-     [](const C& c) { return format_compact(c.workload.buffer); },
-     [](C& c, V v) { c.workload.buffer = size_of(v); }},
+     [](const C& c) { return format_compact(c.workload.buffer); }, [](C& c, V v) { c.workload.buffer = size_of(v); }},
     {"record", true, writes, [](const C& c) { return format_compact(c.workload.record); },
      [](C& c, V v) { c.workload.record = size_of(v); }},
     {"queue", true, [](const C& c) { return honours(c, kParamQueue); },

@@ -56,9 +56,9 @@ struct Sample {
     long minor_faults = 0;
     long major_faults = 0;
     std::uint64_t bytes = 0;
-    std::uint64_t syscalls = 0;     // data-moving calls through iolab's syscall layer
-    std::uint64_t all_calls = 0;    // every call through the layer
-    double resident = -1;           // input resident in the page cache before the run (0..1), -1: n/a
+    std::uint64_t syscalls = 0;   // data-moving calls through iolab's syscall layer
+    std::uint64_t all_calls = 0;  // every call through the layer
+    double resident = -1;         // input resident in the page cache before the run (0..1), -1: n/a
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
@@ -93,7 +93,7 @@ inline std::string_view to_string(Checked c) { return name_of(kChecked, c); }
 struct CaseResult {
     CaseSpec spec;
     Status status = Status::ok;
-    std::string reason;  // failed / skipped
+    std::string reason;     // failed / skipped
     bool verified = false;  // ok, and its content checked in every iteration
     Checked checked = Checked::none;
     // Cold case whose input was more than 5 % cached before some iteration: not ranked as cold,
@@ -101,7 +101,7 @@ struct CaseResult {
     bool cold_unproven = false;
     bool precision_met = false;  // adaptive iterations: stopped by the precision target
     std::vector<Sample> samples;
-    Summary stats;  // of wall_s per run
+    Summary stats;                // of wall_s per run
     double throughput_mib_s = 0;  // bytes over the median wall time
     std::vector<Warning> warnings;
     std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded

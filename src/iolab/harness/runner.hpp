@@ -32,8 +32,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress = {});
 // One case alone.
-CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir,
-                    Clock& clock = system_clock());
+CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock = system_clock());
 CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir);
 
 }  // namespace iolab

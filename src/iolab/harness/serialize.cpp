@@ -3,11 +3,16 @@
 namespace iolab {
 
 void to_json(nlohmann::json& j, const Sample& s) {
-    j = nlohmann::json{{"wall_s", s.wall_s},         {"user_s", s.user_s},
-                       {"sys_s", s.sys_s},           {"bytes", s.bytes},
-                       {"syscalls", s.syscalls},     {"all_calls", s.all_calls},
-                       {"voluntary_cs", s.vol_cs},   {"involuntary_cs", s.invol_cs},
-                       {"minor_faults", s.minor_faults}, {"major_faults", s.major_faults}};
+    j = nlohmann::json{{"wall_s", s.wall_s},
+                       {"user_s", s.user_s},
+                       {"sys_s", s.sys_s},
+                       {"bytes", s.bytes},
+                       {"syscalls", s.syscalls},
+                       {"all_calls", s.all_calls},
+                       {"voluntary_cs", s.vol_cs},
+                       {"involuntary_cs", s.invol_cs},
+                       {"minor_faults", s.minor_faults},
+                       {"major_faults", s.major_faults}};
     if (s.resident >= 0) j["resident"] = s.resident;
 }
 
@@ -26,10 +31,17 @@ void from_json(const nlohmann::json& j, Sample& s) {
 }
 
 void to_json(nlohmann::json& j, const Summary& s) {
-    j = nlohmann::json{{"n", s.n},           {"mean_s", s.mean},      {"stddev_s", s.stddev},
-                       {"median_s", s.median}, {"min_s", s.min},        {"max_s", s.max},
-                       {"cv", s.cv},         {"ci999_low_s", s.ci_low}, {"ci999_high_s", s.ci_high},
-                       {"median_ci_low_s", s.median_low}, {"median_ci_high_s", s.median_high},
+    j = nlohmann::json{{"n", s.n},
+                       {"mean_s", s.mean},
+                       {"stddev_s", s.stddev},
+                       {"median_s", s.median},
+                       {"min_s", s.min},
+                       {"max_s", s.max},
+                       {"cv", s.cv},
+                       {"ci999_low_s", s.ci_low},
+                       {"ci999_high_s", s.ci_high},
+                       {"median_ci_low_s", s.median_low},
+                       {"median_ci_high_s", s.median_high},
                        {"median_ci_confidence", s.median_confidence}};
 }
 

@@ -176,8 +176,8 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
 
 void check_settings(const PlanRequest&, const RunOptions& options, Syntax syntax) {
     if (options.drop_caches && options.cache != CacheMode::cold)
-        throw InputError(fmt::format("{} needs {} cold", setting_name("drop_caches", syntax),
-                                     setting_name("cache", syntax)));
+        throw InputError(
+            fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));
 }
 
 }  // namespace iolab

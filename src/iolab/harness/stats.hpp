@@ -22,8 +22,8 @@ struct Summary {
     double median = 0;
     double min = 0;
     double max = 0;
-    double cv = 0;  // stddev / mean
-    double ci_low = 0;   // interval of the mean (Student's t), kept for the JSON
+    double cv = 0;      // stddev / mean
+    double ci_low = 0;  // interval of the mean (Student's t), kept for the JSON
     double ci_high = 0;
     // The median's interval: order statistics x(k), x(n+1-k) covering the median with at least
     // median_confidence (kMedianConfidence when n allows it; less for very small n).

@@ -30,8 +30,13 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
         if (c.status == Status::ok) later[key(c)] = &c;
 
     Table t;
-    t.columns = {{"case", true},   {"MiB/s before"}, {"MiB/s after"},         {"time ratio"},
-                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)}, {"p (U test)"}, {"change", true}};
+    t.columns = {{"case", true},
+                 {"MiB/s before"},
+                 {"MiB/s after"},
+                 {"time ratio"},
+                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)},
+                 {"p (U test)"},
+                 {"change", true}};
     std::vector<double> ratios;
     int only_before = 0, significant = 0;
     const double alpha = 1 - kRatioConfidence;
@@ -57,14 +62,18 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
                      fmt::format("{:.3f}", r.ratio),
                      fmt::format("[{:.3f}, {:.3f}]", r.low, r.high),
                      enough ? fmt::format("{:.3g}", p) : "-",
-                     !enough ? "~ (fewer than 5 samples)" : !changed ? "~" : r.ratio < 1 ? "faster" : "slower"};
+                     !enough       ? "~ (fewer than 5 samples)"
+                     : !changed    ? "~"
+                     : r.ratio < 1 ? "faster"
+                                   : "slower"};
         t.rows.push_back(std::move(row));
     }
     std::string out = markdown ? markdown_table(t) : text_table(t, false);
     if (!ratios.empty())
-        out += fmt::format("\ngeometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at "
-                           "p < {:g}; ~: no significant difference)\n",
-                           ratios.size(), geometric_mean(ratios), significant, alpha);
+        out += fmt::format(
+            "\ngeometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at "
+            "p < {:g}; ~: no significant difference)\n",
+            ratios.size(), geometric_mean(ratios), significant, alpha);
     if (only_before) out += fmt::format("\n{} case(s) of the first run are not in the second.\n", only_before);
     return out;
 }

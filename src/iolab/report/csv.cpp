@@ -23,8 +23,9 @@ std::string quote(const std::string& s) {
 std::string to_csv(const Report& report) {
     std::string out = "strategy,family,group";
     for (const CaseParam& p : case_params()) out += fmt::format(",{}", p.key);
-    out += ",status,verified,verification,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
-           "throughput_mib_s,syscalls_per_mib,cpu_fraction,reason\n";
+    out +=
+        ",status,verified,verification,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
+        "throughput_mib_s,syscalls_per_mib,cpu_fraction,reason\n";
     for (const auto& c : report.cases) {
         out += fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
         for (const CaseParam& p : case_params()) {

@@ -74,18 +74,22 @@ nlohmann::json options_json(const RunOptions& o) {
 }
 
 nlohmann::json finding_json(const FindingResult& f) {
-    nlohmann::json j{{"suite", f.suite},
-                     {"claim", f.finding.claim},
-                     {"source", f.finding.source},
-                     {"published_ratio", f.finding.published > 0 ? nlohmann::json(f.finding.published) : nlohmann::json()},
-                     {"measured_ratio", f.ratio > 0 ? nlohmann::json(f.ratio) : nlohmann::json()},
-                     {"ratio_interval", f.ratio > 0 ? nlohmann::json::array({f.low, std::isfinite(f.high) ? nlohmann::json(f.high) : nlohmann::json()})
-                                                    : nlohmann::json()},
-                     {"verdict", to_string(f.verdict)},
-                     {"faster_case", f.faster_case},
-                     {"slower_case", f.slower_case}};
-    if (f.finding.within > 0) j["within"] = f.finding.within;
-    else j["at_least"] = f.finding.at_least;
+    nlohmann::json j{
+        {"suite", f.suite},
+        {"claim", f.finding.claim},
+        {"source", f.finding.source},
+        {"published_ratio", f.finding.published > 0 ? nlohmann::json(f.finding.published) : nlohmann::json()},
+        {"measured_ratio", f.ratio > 0 ? nlohmann::json(f.ratio) : nlohmann::json()},
+        {"ratio_interval",
+         f.ratio > 0 ? nlohmann::json::array({f.low, std::isfinite(f.high) ? nlohmann::json(f.high) : nlohmann::json()})
+                     : nlohmann::json()},
+        {"verdict", to_string(f.verdict)},
+        {"faster_case", f.faster_case},
+        {"slower_case", f.slower_case}};
+    if (f.finding.within > 0)
+        j["within"] = f.finding.within;
+    else
+        j["at_least"] = f.finding.at_least;
     if (!f.note.empty()) j["note"] = f.note;
     return j;
 }
@@ -96,13 +100,18 @@ nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();
     for (const auto& c : r.cases) cases.push_back(case_json(c));
     nlohmann::json groups = nlohmann::json::array();
-    for (const auto& g : r.groups) groups.push_back({{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}});
+    for (const auto& g : r.groups)
+        groups.push_back({{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}});
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : r.findings) findings.push_back(finding_json(f));
     nlohmann::json knees = nlohmann::json::array();
     for (const auto& k : r.knees)
-        knees.push_back({{"suite", k.suite}, {"group", k.spec.group}, {"strategy", k.spec.strategy},
-                         {"fraction", k.spec.fraction}, {"knee_buffer", k.knee_buffer}, {"best_buffer", k.best_buffer},
+        knees.push_back({{"suite", k.suite},
+                         {"group", k.spec.group},
+                         {"strategy", k.spec.strategy},
+                         {"fraction", k.spec.fraction},
+                         {"knee_buffer", k.knee_buffer},
+                         {"best_buffer", k.best_buffer},
                          {"best_mib_s", k.best_mib_s}});
     nlohmann::json j{{"schema", kResultSchema},
                      {"suite", r.suite},
@@ -122,7 +131,6 @@ nlohmann::json report_to_json(const Report& r) {
     }
     return j;
 }
-
 
 std::string to_json(const Report& report) { return report_to_json(report).dump(2) + "\n"; }
 

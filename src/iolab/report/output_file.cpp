@@ -71,14 +71,14 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         check_output_path(path, force, option.c_str());
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-            throw InputError(fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
-                                                    "file",
-                                                    option, path, kind_of(st.st_mode)));
+            throw InputError(
+                fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
+                            "file",
+                            option, path, kind_of(st.st_mode)));
         struct stat target {};
         const bool exists = ::stat(path.c_str(), &target) == 0;
-        if (!input.empty() &&
-            (canonical_name(path) == canonical_name(input) ||
-             (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
+        if (!input.empty() && (canonical_name(path) == canonical_name(input) ||
+                               (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
             throw InputError(
                 fmt::format("invalid {} '{}': it is the --input file, which iolab never writes", option, path));
         for (std::size_t k = 0; k < i; ++k) {
@@ -86,9 +86,10 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
             const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&
                                     other.st_dev == target.st_dev && other.st_ino == target.st_ino;
             if (same_inode || canonical_name(path) == canonical_name(results[k].path))
-                throw InputError(fmt::format("{} and {} name the same file '{}': give each result its own "
-                                                        "file",
-                                                        results[k].option, option, path));
+                throw InputError(
+                    fmt::format("{} and {} name the same file '{}': give each result its own "
+                                "file",
+                                results[k].option, option, path));
         }
     }
 }

@@ -64,7 +64,8 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         throw where(fmt::format("a sample is malformed ({})", e.what()));
     }
     for (const auto& s : r.samples)
-        if (!(s.wall_s >= 0) || !(s.user_s >= 0) || !(s.sys_s >= 0)) throw where("a sample has a negative or invalid time");
+        if (!(s.wall_s >= 0) || !(s.user_s >= 0) || !(s.sys_s >= 0))
+            throw where("a sample has a negative or invalid time");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
     return r;
 }
@@ -80,7 +81,8 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     }
     if (!j.is_object()) throw ResultFormatError(fmt::format("{}: expected a JSON object", origin));
     if (str(j, "schema") != kResultSchema)
-        throw ResultFormatError(one_line(fmt::format("{}: schema '{}' is not {}", origin, str(j, "schema"), kResultSchema)));
+        throw ResultFormatError(
+            one_line(fmt::format("{}: schema '{}' is not {}", origin, str(j, "schema"), kResultSchema)));
     Report r;
     r.suite = str(j, "suite");
     const auto partial = j.find("partial");

@@ -19,18 +19,21 @@ std::vector<Warning> Report::warnings() const {
 std::vector<std::string> Report::warning_lines() const {
     std::vector<std::string> lines, outliers;
     for (const auto& w : warnings()) {
-        if (w.kind == WarningKind::outliers) outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
-        else lines.push_back(fmt::format("{}: {}", w.subject, w.message));
+        if (w.kind == WarningKind::outliers)
+            outliers.push_back(fmt::format("{} ({})", w.subject, w.message));
+        else
+            lines.push_back(fmt::format("{}: {}", w.subject, w.message));
     }
     if (!outliers.empty()) {
         // Name a few; the JSON has them all.
         constexpr std::size_t kNamed = 8;
         const std::size_t more = outliers.size() > kNamed ? outliers.size() - kNamed : 0;
         outliers.resize(std::min(outliers.size(), kNamed));
-        lines.push_back(fmt::format("statistical outliers (modified z-score > {:g}, Iglewicz and Hoaglin) in {} "
-                                    "case(s); the machine may be busy: {}{}",
-                                    kOutlierThreshold, outliers.size() + more, fmt::join(outliers, ", "),
-                                    more ? fmt::format(" and {} more", more) : std::string()));
+        lines.push_back(
+            fmt::format("statistical outliers (modified z-score > {:g}, Iglewicz and Hoaglin) in {} "
+                        "case(s); the machine may be busy: {}{}",
+                        kOutlierThreshold, outliers.size() + more, fmt::join(outliers, ", "),
+                        more ? fmt::format(" and {} more", more) : std::string()));
     }
     return lines;
 }
@@ -48,8 +51,9 @@ std::vector<const CaseResult*> Report::ranked(const std::string& group, Family f
         if (c.spec.workload.family != f || c.spec.group != group) continue;
         (c.ranked() ? ok : rest).push_back(&c);
     }
-    std::stable_sort(ok.begin(), ok.end(),
-                     [](const CaseResult* a, const CaseResult* b) { return a->throughput_mib_s > b->throughput_mib_s; });
+    std::stable_sort(ok.begin(), ok.end(), [](const CaseResult* a, const CaseResult* b) {
+        return a->throughput_mib_s > b->throughput_mib_s;
+    });
     ok.insert(ok.end(), rest.begin(), rest.end());
     return ok;
 }
@@ -66,23 +70,23 @@ std::string Report::header() const {
     }
     std::vector<std::string> size_text;
     for (auto s : sizes) size_text.push_back(format_size(s));
-    const std::string data = cases.empty()                                 ? std::string("random")
-                             : !cases.front().spec.workload.input.empty() ? "'" + cases.front().spec.workload.input + "'"
-                                                                          : to_string(cases.front().spec.workload.data);
-    const std::string throttle =
-        options.throttle > 0
-            ? fmt::format(", writes throttled to {}/s (SIMULATED slow device)",
-                          format_size(static_cast<std::uint64_t>(options.throttle)))
-            : std::string();
+    const std::string data = cases.empty() ? std::string("random")
+                             : !cases.front().spec.workload.input.empty()
+                                 ? "'" + cases.front().spec.workload.input + "'"
+                                 : to_string(cases.front().spec.workload.data);
+    const std::string throttle = options.throttle > 0
+                                     ? fmt::format(", writes throttled to {}/s (SIMULATED slow device)",
+                                                   format_size(static_cast<std::uint64_t>(options.throttle)))
+                                     : std::string();
     return fmt::format(
         "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, iterations {}{}\nmachine: {}",
-        suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "), data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""),
-        to_string(options.cache), to_string(options.sync), throttle, to_string(options.verify),
-        options.warmup.describe(),
+        suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "),
+        data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""), to_string(options.cache),
+        to_string(options.sync), throttle, to_string(options.verify), options.warmup.describe(),
         options.iterations.adaptive
             ? fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s)
-            : options.iterations.describe(), options.forks ? fmt::format(" in {} forks", options.forks) : std::string(),
-        environment.one_line());
+            : options.iterations.describe(),
+        options.forks ? fmt::format(" in {} forks", options.forks) : std::string(), environment.one_line());
 }
 
 std::string format_seconds(double s) {

@@ -31,7 +31,7 @@ struct Report {
     std::vector<KneeResult> knees;
     double process_startup_s = -1;  // measured when external tools ran: what starting one costs
     Limits limits;                  // reference limits, when measured
-    bool partial = false;  // interrupted: only the cases that completed are here
+    bool partial = false;           // interrupted: only the cases that completed are here
 
     const ReportGroup& group(const std::string& id) const;
 

@@ -22,7 +22,8 @@ std::string params_text(const CaseSpec& c) {
 }  // namespace
 
 std::string options_text(const RunOptions& o) {
-    std::string t = fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
+    std::string t =
+        fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
     if (o.throttle > 0)
         t += fmt::format(", writes throttled to {}/s: SIMULATED", format_size(static_cast<std::uint64_t>(o.throttle)));
     return t;
@@ -33,91 +34,98 @@ std::vector<Table> ranked_tables(const Report& report) {
     std::vector<ReportGroup> groups = report.groups;
     if (groups.empty()) groups.push_back(ReportGroup{"", "", report.options});
     for (const ReportGroup& g : groups)
-    for (Family f : {Family::read, Family::write, Family::copy}) {
-        const auto cases = report.ranked(g.id, f);
-        if (cases.empty()) continue;
-        const bool cold = g.options.cache == CacheMode::cold;
-        Table t;
-        t.family = f;
-        t.title = fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
-        // Reads are held against a memcpy into a cache-sized buffer (what a page-cache read
-        // does), copies against a large memcpy.
-        const double limit = !report.limits.measured() || f == Family::write ? 0
-                             : f == Family::read ? report.limits.memcpy_cache_mib_s
-                                                 : report.limits.memcpy_large_mib_s;
-        t.columns = {{"#"},      {"strategy", true}, {"params", true}, {"median"},    {"MiB/s"},
-                     {fmt::format("±{:.0f}%", kMedianConfidence * 100)}, {"vs best"}, {"calls/MiB"}, {"CPU"}};
-        if (limit > 0) t.columns.insert(t.columns.begin() + 5, {"of limit"});
-        if (cold && f != Family::write) t.columns.push_back({"cached"});
-        t.columns.push_back({"verified"});
-        const double best = cases.front()->ranked() ? cases.front()->throughput_mib_s : 0;
-        int rank = 0;
-        bool scaled = false;
-        for (const CaseResult* c : cases) {
-            Row row;
-            if (!c->ranked()) {
-                const bool not_cold = c->status == Status::ok;
-                row.kind = c->status == Status::failed ? RowKind::failed : RowKind::skipped;
-                row.cells = {"-", c->name(), params_text(c->spec)};
-                row.status = c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped";
-                row.reason = not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
-                                                    median_resident(*c) * 100)
-                                      : c->reason;
+        for (Family f : {Family::read, Family::write, Family::copy}) {
+            const auto cases = report.ranked(g.id, f);
+            if (cases.empty()) continue;
+            const bool cold = g.options.cache == CacheMode::cold;
+            Table t;
+            t.family = f;
+            t.title =
+                fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
+            // Reads are held against a memcpy into a cache-sized buffer (what a page-cache read
+            // does), copies against a large memcpy.
+            const double limit = !report.limits.measured() || f == Family::write ? 0
+                                 : f == Family::read                             ? report.limits.memcpy_cache_mib_s
+                                                                                 : report.limits.memcpy_large_mib_s;
+            t.columns = {{"#"},       {"strategy", true}, {"params", true},
+                         {"median"},  {"MiB/s"},          {fmt::format("±{:.0f}%", kMedianConfidence * 100)},
+                         {"vs best"}, {"calls/MiB"},      {"CPU"}};
+            if (limit > 0) t.columns.insert(t.columns.begin() + 5, {"of limit"});
+            if (cold && f != Family::write) t.columns.push_back({"cached"});
+            t.columns.push_back({"verified"});
+            const double best = cases.front()->ranked() ? cases.front()->throughput_mib_s : 0;
+            int rank = 0;
+            bool scaled = false;
+            for (const CaseResult* c : cases) {
+                Row row;
+                if (!c->ranked()) {
+                    const bool not_cold = c->status == Status::ok;
+                    row.kind = c->status == Status::failed ? RowKind::failed : RowKind::skipped;
+                    row.cells = {"-", c->name(), params_text(c->spec)};
+                    row.status = c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped";
+                    row.reason = not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
+                                                        median_resident(*c) * 100)
+                                          : c->reason;
+                    t.rows.push_back(std::move(row));
+                    continue;
+                }
+                const double scale = c->spec.scale();
+                std::string median = format_seconds(c->stats.median * scale);
+                if (c->spec.full_bytes) {
+                    median = "~" + median + "*";
+                    scaled = true;
+                }
+                // The interval of the median printed beside it; "?" when the samples are too few for
+                // the stated confidence.
+                const double half = c->stats.median_precision();
+                const bool interval = c->stats.n > 1 && c->stats.median_confidence >= kMedianConfidence;
+                const double cpm = calls_per_mib(*c);
+                row.cells = {std::to_string(++rank),
+                             c->name(),
+                             params_text(c->spec),
+                             median,
+                             fmt::format("{:.1f}", c->throughput_mib_s),
+                             interval ? fmt::format("±{:.1f}%", half * 100) : fmt::format("? (n={})", c->stats.n),
+                             format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
+                             cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
+                             fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
+                if (limit > 0)
+                    row.cells.insert(row.cells.begin() + 5, fmt::format("{:.0f}%", 100 * c->throughput_mib_s / limit));
+                if (cold && f != Family::write) {
+                    const double r = median_resident(*c);
+                    row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
+                }
+                row.cells.push_back(c->verified                          ? "yes"
+                                    : c->checked == Checked::byte_count  ? "bytes"
+                                    : c->spec.strategy->output_checked() ? "NO"
+                                                                         : "n/a");
                 t.rows.push_back(std::move(row));
-                continue;
             }
-            const double scale = c->spec.scale();
-            std::string median = format_seconds(c->stats.median * scale);
-            if (c->spec.full_bytes) {
-                median = "~" + median + "*";
-                scaled = true;
+            for (const CaseResult* c : cases)
+                if (c->timeline)
+                    t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
+            if (limit > 0) {
+                Row ref;
+                ref.kind = RowKind::reference;
+                ref.cells = {"ref", f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB",
+                             ""};
+                ref.status = "limit";
+                ref.reason = fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit);
+                t.rows.insert(t.rows.begin(), std::move(ref));
             }
-            // The interval of the median printed beside it; "?" when the samples are too few for
-            // the stated confidence.
-            const double half = c->stats.median_precision();
-            const bool interval = c->stats.n > 1 && c->stats.median_confidence >= kMedianConfidence;
-            const double cpm = calls_per_mib(*c);
-            row.cells = {std::to_string(++rank),
-                         c->name(),
-                         params_text(c->spec),
-                         median,
-                         fmt::format("{:.1f}", c->throughput_mib_s),
-                         interval ? fmt::format("±{:.1f}%", half * 100) : fmt::format("? (n={})", c->stats.n),
-                         format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
-                         cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
-                         fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
-            if (limit > 0) row.cells.insert(row.cells.begin() + 5, fmt::format("{:.0f}%", 100 * c->throughput_mib_s / limit));
-            if (cold && f != Family::write) {
-                const double r = median_resident(*c);
-                row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
-            }
-            row.cells.push_back(c->verified                               ? "yes"
-                                : c->checked == Checked::byte_count       ? "bytes"
-                                : c->spec.strategy->output_checked()        ? "NO"
-                                                                          : "n/a");
-            t.rows.push_back(std::move(row));
+            if (scaled)
+                t.notes.push_back(
+                    "* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
+                    "whole size (throughput is as measured)");
+            if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
+                    return c->status == Status::ok && !c->spec.strategy->in_syscall_layer();
+                }))
+                t.notes.push_back(
+                    "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
+                    "calls (or, for verified, leaves no output to check); bytes: only the byte count "
+                    "the tool reported was checked");
+            tables.push_back(std::move(t));
         }
-        for (const CaseResult* c : cases)
-            if (c->timeline) t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
-        if (limit > 0) {
-            Row ref;
-            ref.kind = RowKind::reference;
-            ref.cells = {"ref", f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB", ""};
-            ref.status = "limit";
-            ref.reason = fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit);
-            t.rows.insert(t.rows.begin(), std::move(ref));
-        }
-        if (scaled)
-            t.notes.push_back("* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
-                              "whole size (throughput is as measured)");
-        if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
-                return c->status == Status::ok && !c->spec.strategy->in_syscall_layer();
-            }))
-            t.notes.push_back("n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
-                              "calls (or, for verified, leaves no output to check); bytes: only the byte count "
-                              "the tool reported was checked");
-        tables.push_back(std::move(t));
-    }
     return tables;
 }
 
@@ -125,21 +133,23 @@ Table findings_table(const Report& report) {
     Table t;
     t.title = "findings";
     for (const std::string name : {"verdict", "measured here", "interval", "claim needs", "published", "claim"})
-        t.columns.push_back({name == "interval" ? fmt::format("{:.0f}% interval", kRatioConfidence * 100) : name, true});
+        t.columns.push_back(
+            {name == "interval" ? fmt::format("{:.0f}% interval", kRatioConfidence * 100) : name, true});
     for (const auto& f : report.findings) {
         Row row;
         row.tone = f.verdict == Verdict3::holds           ? Tone::good
                    : f.verdict == Verdict3::does_not_hold ? Tone::bad
                                                           : Tone::doubtful;
         const bool measured = f.ratio > 0;
-        row.cells = {std::string(to_string(f.verdict)),
-                     measured ? format_ratio(f.ratio) : "-",
-                     measured ? fmt::format("[{}, {}]", f.low > 0 ? format_ratio(f.low) : std::string("0x"),
-                                            std::isfinite(f.high) ? format_ratio(f.high) : std::string("inf"))
-                              : "-",
-                     f.threshold(),
-                     f.finding.published > 0 ? fmt::format("~{}", format_ratio(f.finding.published)) : "-",
-                     (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim + (f.note.empty() ? "" : " (" + f.note + ")")};
+        row.cells = {
+            std::string(to_string(f.verdict)),
+            measured ? format_ratio(f.ratio) : "-",
+            measured ? fmt::format("[{}, {}]", f.low > 0 ? format_ratio(f.low) : std::string("0x"),
+                                   std::isfinite(f.high) ? format_ratio(f.high) : std::string("inf"))
+                     : "-",
+            f.threshold(),
+            f.finding.published > 0 ? fmt::format("~{}", format_ratio(f.finding.published)) : "-",
+            (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim + (f.note.empty() ? "" : " (" + f.note + ")")};
         t.rows.push_back(std::move(row));
     }
     return t;
@@ -152,4 +162,3 @@ std::vector<std::string> knee_lines(const Report& report) {
 }
 
 }  // namespace iolab
-

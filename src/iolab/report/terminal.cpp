@@ -84,9 +84,10 @@ std::string render_terminal(const Report& report, bool colour) {
     }
     for (const auto& k : knee_lines(report)) out += k + "\n";
     if (report.process_startup_s >= 0)
-        out += fmt::format("external tools are timed as processes: starting one costs {} here (median of 20 runs "
-                           "of 'true'), included in their times\n",
-                           format_seconds(report.process_startup_s));
+        out += fmt::format(
+            "external tools are timed as processes: starting one costs {} here (median of 20 runs "
+            "of 'true'), included in their times\n",
+            format_seconds(report.process_startup_s));
     const auto warnings = report.warning_lines();
     if (!warnings.empty()) {
         out += fmt::format("\n{}\n", paint("warnings", "1;33", colour));

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "iolab/copy_file.hpp"
+#include "iolab/core/aligned.hpp"
 #include "iolab/core/buffered.hpp"
 #include "iolab/core/scratch.hpp"
-#include "iolab/core/aligned.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/stdio.hpp"

@@ -39,8 +39,8 @@ ProcessResult run_tool(const std::vector<std::string>& argv, int cwd_fd, const s
     ProcessResult r = run_process(argv, stdout_path, cwd_fd);
     if (r.status != 0) {
         std::string first = r.errors.substr(0, r.errors.find('\n'));
-        throw std::runtime_error(fmt::format("{} exited with status {}{}{}", argv[0], r.status,
-                                             first.empty() ? "" : ": ", first));
+        throw std::runtime_error(
+            fmt::format("{} exited with status {}{}{}", argv[0], r.status, first.empty() ? "" : ": ", first));
     }
     return r;
 }
@@ -95,11 +95,16 @@ void fio_read(const Job& j) {
     if (size == 0 || size % j.buffer != 0)
         throw CannotRun(fmt::format("fio reads whole {}-byte blocks and the file has {} bytes", j.buffer, size));
     const ToolFiles f = tool_files(j);
-    std::vector<std::string> argv = {"fio", "--name=iolab", "--filename=" + f.src, "--rw=read",
-                                     "--bs=" + std::to_string(j.buffer), "--size=" + std::to_string(size),
+    std::vector<std::string> argv = {"fio",
+                                     "--name=iolab",
+                                     "--filename=" + f.src,
+                                     "--rw=read",
+                                     "--bs=" + std::to_string(j.buffer),
+                                     "--size=" + std::to_string(size),
                                      "--invalidate=0",
                                      "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
-                                     "--iodepth=" + std::to_string(j.queue), "--output-format=json",
+                                     "--iodepth=" + std::to_string(j.queue),
+                                     "--output-format=json",
                                      "--output=" + f.dst};
     if (j.direct) argv.push_back("--direct=1");
     run_tool(argv, f.cwd_fd);

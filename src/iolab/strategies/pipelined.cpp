@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "iolab/core/timeline.hpp"
 #include "iolab/core/aligned.hpp"
+#include "iolab/core/timeline.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "iolab/core/buffered.hpp"
 #include "iolab/core/aligned.hpp"
+#include "iolab/core/buffered.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/stdio.hpp"

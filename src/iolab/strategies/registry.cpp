@@ -71,8 +71,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> Registry::closest(std::string_view name, std::size_t n) const {
     std::vector<std::pair<std::size_t, std::string>> scored;
     for (const auto& s : strategies_) scored.emplace_back(edit_distance(name, s.name), s.name);
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<std::string> out;
     for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
     return out;

@@ -7,8 +7,8 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,15 +58,15 @@ struct CannotRun : std::runtime_error {
 
 // What the harness must know of a strategy beyond its parameters (a bit set).
 enum StrategyFlag : unsigned {
-    kByteAtATime = 1u << 0,   // one call per byte: the harness runs it on a slice of the file
-    kUncounted = 1u << 1,     // its I/O happens inside libstdc++ or another program, where the
-                              // syscall layer can neither count nor fault it
-    kDirect = 1u << 2,        // honours Job::direct (O_DIRECT), so it can run under cache direct
-    kExternal = 1u << 3,      // a child process (dd, cp, fio): timed as a process
-    kOnlyReads = 1u << 4,     // leaves no output to check: reported unverified unless it
-                              // reports a byte count
-    kTimeline = 1u << 5,      // records read/write events into Job::timeline when it is set
-    kUnthrottled = 1u << 6,   // writes through a mapping or a clone: a throttle cannot slow it
+    kByteAtATime = 1u << 0,  // one call per byte: the harness runs it on a slice of the file
+    kUncounted = 1u << 1,    // its I/O happens inside libstdc++ or another program, where the
+                             // syscall layer can neither count nor fault it
+    kDirect = 1u << 2,       // honours Job::direct (O_DIRECT), so it can run under cache direct
+    kExternal = 1u << 3,     // a child process (dd, cp, fio): timed as a process
+    kOnlyReads = 1u << 4,    // leaves no output to check: reported unverified unless it
+                             // reports a byte count
+    kTimeline = 1u << 5,     // records read/write events into Job::timeline when it is set
+    kUnthrottled = 1u << 6,  // writes through a mapping or a clone: a throttle cannot slow it
     kTool = kExternal | kUncounted,
 };
 

@@ -217,8 +217,10 @@ void copy_uring(const Job& j) {
             continue;
         }
         if (!reader.on_read(i, c.res)) continue;
-        if (s.done > 0) writer.start(s, i);
-        else reader.release(i);
+        if (s.done > 0)
+            writer.start(s, i);
+        else
+            reader.release(i);
     }
     // Padded O_DIRECT tails (and blocks read before the end was known) are cut back.
     if (j.direct && reader.eof() != kNone) sys::ftruncate(out, static_cast<off_t>(reader.eof()));

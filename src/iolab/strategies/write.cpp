@@ -26,18 +26,16 @@ void for_each_record(const Job& j, F&& f) {
     for (std::uint64_t i = 0; i < j.count; ++i, p += j.record) f(p, j.record);
 }
 
-const unsigned char* bytes_of(const Job& j) {
-    return reinterpret_cast<const unsigned char*>(j.data.data());
-}
+const unsigned char* bytes_of(const Job& j) { return reinterpret_cast<const unsigned char*>(j.data.data()); }
 
 void write_byte_syscall(const Job& j) {
     const sys::Fd out = open_dst(j.dst);
-    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) sys::write_all(out, p, 1);
+    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) sys::write_all(out, p, 1);
 }
 
 void write_byte_stdio(const Job& j) {
     sys::StdioFile out(open_dst(j.dst), "w", j.buffer);
-    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
+    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
         if (std::putc(*p, out.get()) == EOF) out.check();
     out.close();
 }
@@ -45,8 +43,7 @@ void write_byte_stdio(const Job& j) {
 void write_byte_iostream(const Job& j) {
     std::ofstream out;
     detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
-    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
-        out.put(static_cast<char>(*p));
+    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) out.put(static_cast<char>(*p));
     out.close();
     if (!out) detail::stream_failed("write", j.dst);
 }
@@ -54,7 +51,7 @@ void write_byte_iostream(const Job& j) {
 void write_byte_buffered(const Job& j) {
     const sys::Fd out = open_dst(j.dst);
     BufferedWriter w(out, j.buffer);
-    for (const unsigned char* p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) w.put(*p);
+    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) w.put(*p);
     w.flush();
 }
 
@@ -90,15 +87,13 @@ void write_with_ofstream(const Job& j, bool unbuffered, Put&& put) {
 }
 
 void write_record_iostream(const Job& j) {
-    write_with_ofstream(j, false, [](std::ofstream& o, const char* p, std::size_t n) {
-        o.write(p, static_cast<std::streamsize>(n));
-    });
+    write_with_ofstream(
+        j, false, [](std::ofstream& o, const char* p, std::size_t n) { o.write(p, static_cast<std::streamsize>(n)); });
 }
 
 void write_text(const Job& j, bool unbuffered) {
-    write_with_ofstream(j, unbuffered, [](std::ofstream& o, const char* p, std::size_t n) {
-        o << std::string_view(p, n);
-    });
+    write_with_ofstream(j, unbuffered,
+                        [](std::ofstream& o, const char* p, std::size_t n) { o << std::string_view(p, n); });
 }
 
 void write_text_iostream(const Job& j) { write_text(j, false); }

@@ -58,8 +58,8 @@ const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& 
     const CaseResult* pick = nullptr;
     for (const auto& c : cases) {
         if (c.status != Status::ok || !matches(s, c)) continue;
-        if (!pick || (s.slowest ? c.throughput_mib_s < pick->throughput_mib_s
-                                : c.throughput_mib_s > pick->throughput_mib_s))
+        if (!pick ||
+            (s.slowest ? c.throughput_mib_s < pick->throughput_mib_s : c.throughput_mib_s > pick->throughput_mib_s))
             pick = &c;
     }
     return pick;
@@ -81,7 +81,8 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
         r.note = fmt::format("no measured case for {} in group {}", missing.describe(), missing.group);
         // Say why, when the case exists but did not run.
         for (const auto& c : cases)
-            if (c.spec.group == missing.group && c.status != Status::ok && matches(Selector{missing.group, missing.strategies, missing.params, false}, c)) {
+            if (c.spec.group == missing.group && c.status != Status::ok &&
+                matches(Selector{missing.group, missing.strategies, missing.params, false}, c)) {
                 r.note = fmt::format("{} {}: {}", c.spec.label(), to_string(c.status), c.reason);
                 break;
             }
@@ -100,13 +101,19 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
         }
     if (f.within > 0) {
         const double hi = 1 + f.within, lo = 1 / hi;
-        if (r.low >= lo && r.high <= hi) r.verdict = Verdict3::holds;
-        else if (r.high < lo || r.low > hi) r.verdict = Verdict3::does_not_hold;
-        else r.verdict = Verdict3::inconclusive;
+        if (r.low >= lo && r.high <= hi)
+            r.verdict = Verdict3::holds;
+        else if (r.high < lo || r.low > hi)
+            r.verdict = Verdict3::does_not_hold;
+        else
+            r.verdict = Verdict3::inconclusive;
     } else {
-        if (r.low >= f.at_least) r.verdict = Verdict3::holds;
-        else if (r.high < f.at_least) r.verdict = Verdict3::does_not_hold;
-        else r.verdict = Verdict3::inconclusive;
+        if (r.low >= f.at_least)
+            r.verdict = Verdict3::holds;
+        else if (r.high < f.at_least)
+            r.verdict = Verdict3::does_not_hold;
+        else
+            r.verdict = Verdict3::inconclusive;
     }
     return r;
 }

@@ -10,9 +10,8 @@
 namespace iolab {
 
 enum class Verdict3 { holds, does_not_hold, inconclusive };
-inline constexpr Named<Verdict3> kVerdicts[] = {{Verdict3::holds, "HOLDS"},
-                                                {Verdict3::does_not_hold, "DOES NOT HOLD"},
-                                                {Verdict3::inconclusive, "INCONCLUSIVE"}};
+inline constexpr Named<Verdict3> kVerdicts[] = {
+    {Verdict3::holds, "HOLDS"}, {Verdict3::does_not_hold, "DOES NOT HOLD"}, {Verdict3::inconclusive, "INCONCLUSIVE"}};
 inline std::string_view to_string(Verdict3 v) { return name_of(kVerdicts, v); }
 
 struct FindingResult {
@@ -24,7 +23,7 @@ struct FindingResult {
     double high = 0;
     std::string faster_case;  // the labels of the cases compared
     std::string slower_case;
-    std::string note;  // why it is inconclusive: a case missing, too few samples, unverified, not cold
+    std::string note;               // why it is inconclusive: a case missing, too few samples, unverified, not cold
     std::string threshold() const;  // ">= 100x" or "within 1.25x"
 };
 

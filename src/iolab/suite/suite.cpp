@@ -55,9 +55,12 @@ public:
         const toml::node* n = t.get(key);
         if (!n) return out;
         const auto one = [&](const toml::node& v) {
-            if (v.is_string()) out.push_back(std::string(*v.value<std::string>()));
-            else if (v.is_integer()) out.push_back(std::to_string(*v.value<std::int64_t>()));
-            else fail(&v, key, "expected a string or a whole number");
+            if (v.is_string())
+                out.push_back(std::string(*v.value<std::string>()));
+            else if (v.is_integer())
+                out.push_back(std::to_string(*v.value<std::int64_t>()));
+            else
+                fail(&v, key, "expected a string or a whole number");
         };
         if (const auto* arr = n->as_array()) {
             if (arr->empty()) fail(n, key, "expected at least one value");
@@ -116,7 +119,8 @@ public:
         s.strategies = list(*t, "strategy");
         if (s.strategies.empty()) fail(n, std::string(key) + ".strategy", "missing (a name, a glob or a list)");
         const std::string pick = t->contains("pick") ? text(*t, "pick", true) : "fastest";
-        if (pick != "fastest" && pick != "slowest") fail_in(*t, "pick", fmt::format("'{}': expected fastest or slowest", pick));
+        if (pick != "fastest" && pick != "slowest")
+            fail_in(*t, "pick", fmt::format("'{}': expected fastest or slowest", pick));
         s.slowest = pick == "slowest";
         std::vector<std::string_view> selector_keys = {"group", "strategy", "pick"};
         for (const CaseParam& p : case_params())
@@ -174,7 +178,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     }
     std::map<std::string, std::set<std::string>> strategies_of;  // the strategies each group runs
     const toml::node* groups = doc.get("group");
-    if (!groups || !groups->is_array_of_tables()) r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
+    if (!groups || !groups->is_array_of_tables())
+        r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
     for (const auto& g : *groups->as_array()) {
         const toml::table& t = *g.as_table();
         r.only(t, setting_keys({"id", "title", "strategies"}), "[[group]]");
@@ -265,7 +270,8 @@ std::vector<std::string> builtin_suite_names() {
 Suite builtin_suite(const std::string& name) {
     for (const auto& [n, text] : builtin_suite_texts())
         if (n == name) return parse_suite(text, "built-in suite " + name);
-    throw SuiteError(fmt::format("unknown suite '{}': expected one of {}", name, fmt::join(builtin_suite_names(), ", ")));
+    throw SuiteError(
+        fmt::format("unknown suite '{}': expected one of {}", name, fmt::join(builtin_suite_names(), ", ")));
 }
 
 std::vector<std::string> replication_suites() {

@@ -33,7 +33,7 @@ struct Selector {
 // "faster is faster than slower by at least `at_least` times", or, with `within` > 0,
 // "the two are within a factor 1 + within of each other".
 struct Finding {
-    std::string suite;     // set when suites are combined (iolab replicate)
+    std::string suite;  // set when suites are combined (iolab replicate)
     std::string claim;
     std::string source;    // where the published figure comes from
     double published = 0;  // the published ratio (slower time / faster time); 0: none

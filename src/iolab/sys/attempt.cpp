@@ -56,11 +56,10 @@ void wait_ready(int fd, short events) {
 
 std::string_view call_name(Call c) {
     static constexpr std::array<std::string_view, kCallKinds> names = {
-        "open",     "close",    "read",     "write",   "pread",    "pwrite",
-        "readv",    "writev",   "fsync",    "fdatasync", "ftruncate", "fstat",
-        "lseek",    "mmap",     "munmap",   "madvise", "sendfile", "copy_file_range",
-        "splice",   "pipe",     "ficlone",  "fadvise", "fallocate", "io_uring_enter",
-        "io_uring read", "io_uring write"};
+        "open",    "close",     "read",           "write",           "pread",         "pwrite", "readv",
+        "writev",  "fsync",     "fdatasync",      "ftruncate",       "fstat",         "lseek",  "mmap",
+        "munmap",  "madvise",   "sendfile",       "copy_file_range", "splice",        "pipe",   "ficlone",
+        "fadvise", "fallocate", "io_uring_enter", "io_uring read",   "io_uring write"};
     return names[static_cast<std::size_t>(c)];
 }
 
@@ -72,8 +71,8 @@ std::uint64_t Counters::total_calls() const {
 
 std::uint64_t Counters::data_calls() const {
     std::uint64_t t = 0;
-    for (Call c : {Call::read, Call::write, Call::pread, Call::pwrite, Call::readv, Call::writev,
-                   Call::sendfile, Call::copy_file_range, Call::splice, Call::uring_enter})
+    for (Call c : {Call::read, Call::write, Call::pread, Call::pwrite, Call::readv, Call::writev, Call::sendfile,
+                   Call::copy_file_range, Call::splice, Call::uring_enter})
         t += calls[static_cast<std::size_t>(c)];
     return t;
 }

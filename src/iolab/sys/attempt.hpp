@@ -36,11 +36,26 @@ ssize_t attempt(Call c, int fd, short events, std::size_t n, Op&& op) {
         switch (take_fault(c)) {
             case Fault::none: r = op(n); break;
             case Fault::short_count: r = op(n > 1 ? n / 2 : n); break;
-            case Fault::eintr: errno = EINTR; r = -1; break;
-            case Fault::eagain: errno = EAGAIN; r = -1; break;
-            case Fault::enospc: errno = ENOSPC; r = -1; break;
-            case Fault::eio: errno = EIO; r = -1; break;
-            case Fault::errno_value: errno = fault_errno(); r = -1; break;
+            case Fault::eintr:
+                errno = EINTR;
+                r = -1;
+                break;
+            case Fault::eagain:
+                errno = EAGAIN;
+                r = -1;
+                break;
+            case Fault::enospc:
+                errno = ENOSPC;
+                r = -1;
+                break;
+            case Fault::eio:
+                errno = EIO;
+                r = -1;
+                break;
+            case Fault::errno_value:
+                errno = fault_errno();
+                r = -1;
+                break;
             default: r = op(n); break;
         }
         count(c, r > 0 ? static_cast<std::size_t>(r) : 0);
@@ -61,11 +76,26 @@ void attempt_void(Call c, const std::string& path, std::string_view what, Op&& o
     for (;;) {
         int r;
         switch (take_fault(c)) {
-            case Fault::eintr: errno = EINTR; r = -1; break;
-            case Fault::eagain: errno = EAGAIN; r = -1; break;
-            case Fault::enospc: errno = ENOSPC; r = -1; break;
-            case Fault::eio: errno = EIO; r = -1; break;
-            case Fault::errno_value: errno = fault_errno(); r = -1; break;
+            case Fault::eintr:
+                errno = EINTR;
+                r = -1;
+                break;
+            case Fault::eagain:
+                errno = EAGAIN;
+                r = -1;
+                break;
+            case Fault::enospc:
+                errno = ENOSPC;
+                r = -1;
+                break;
+            case Fault::eio:
+                errno = EIO;
+                r = -1;
+                break;
+            case Fault::errno_value:
+                errno = fault_errno();
+                r = -1;
+                break;
             default: r = op(); break;
         }
         count(c);

@@ -33,13 +33,9 @@ std::uint64_t calls_mask(std::initializer_list<Call> calls) {
     return m;
 }
 
-std::uint64_t read_calls_mask() {
-    return calls_mask({Call::read, Call::pread, Call::readv, Call::uring_read});
-}
+std::uint64_t read_calls_mask() { return calls_mask({Call::read, Call::pread, Call::readv, Call::uring_read}); }
 
-std::uint64_t write_calls_mask() {
-    return calls_mask({Call::write, Call::pwrite, Call::writev, Call::uring_write});
-}
+std::uint64_t write_calls_mask() { return calls_mask({Call::write, Call::pwrite, Call::writev, Call::uring_write}); }
 
 std::uint64_t data_calls_mask() {
     return read_calls_mask() | write_calls_mask() |
@@ -67,10 +63,10 @@ Fault take_fault(Call c) {
     std::function<void()> hook;
     {
         std::lock_guard lock(g_mutex);
-        if (!g_armed.load(std::memory_order_relaxed) || !(g_plan.calls_mask & call_bit(c)))
-            return Fault::none;
+        if (!g_armed.load(std::memory_order_relaxed) || !(g_plan.calls_mask & call_bit(c))) return Fault::none;
         const std::uint64_t index = ++g_seen;
-        if (index < g_plan.nth || index - g_plan.nth >= g_plan.repeat) return Fault::none;  // no overflow: repeat may be "forever"
+        if (index < g_plan.nth || index - g_plan.nth >= g_plan.repeat)
+            return Fault::none;  // no overflow: repeat may be "forever"
         g_fired.fetch_add(1, std::memory_order_relaxed);
         if (g_plan.fault != Fault::hook) return g_plan.fault;
         hook = g_plan.hook;

@@ -21,8 +21,8 @@ struct FaultPlan {
     std::uint64_t nth = 1;         // 1-based, counted over the targeted calls since arming
     std::uint64_t repeat = 1;
     Fault fault = Fault::none;
-    int err = 0;                  // for Fault::errno_value
-    std::function<void()> hook;   // for Fault::hook
+    int err = 0;                 // for Fault::errno_value
+    std::function<void()> hook;  // for Fault::hook
 };
 
 // A plan: `repeat` faults of one kind from the nth targeted call on (UINT64_MAX: every one from

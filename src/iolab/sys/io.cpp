@@ -61,7 +61,10 @@ void Fd::close() {
     // An explicit close can report a lost write (NFS does): it can be faulted. The descriptor
     // is released either way.
     const Fault f = detail::take_fault(Call::close);
-    int injected = f == Fault::eio ? EIO : f == Fault::enospc ? ENOSPC : f == Fault::errno_value ? detail::fault_errno() : 0;
+    int injected = f == Fault::eio           ? EIO
+                   : f == Fault::enospc      ? ENOSPC
+                   : f == Fault::errno_value ? detail::fault_errno()
+                                             : 0;
     // close(2): the descriptor is released even when close fails, so never retry it;
     // EINTR here does not mean the data was lost.
     if (::close(fd) != 0 && errno != EINTR) injected = errno;
@@ -80,8 +83,7 @@ Fd open(const std::string& path, int flags, mode_t mode) {
 // ---- reads --------------------------------------------------------------------------------
 
 std::size_t read_some(const Fd& fd, void* buf, std::size_t n) {
-    const ssize_t r = attempt(Call::read, fd.get(), POLLIN, n,
-                              [&](std::size_t m) { return ::read(fd.get(), buf, m); });
+    const ssize_t r = attempt(Call::read, fd.get(), POLLIN, n, [&](std::size_t m) { return ::read(fd.get(), buf, m); });
     if (r < 0) fail(errno, "read", fd.path());
     return static_cast<std::size_t>(r);
 }
@@ -98,8 +100,8 @@ std::size_t read_full(const Fd& fd, void* buf, std::size_t n) {
 }
 
 std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off) {
-    const ssize_t r = attempt(Call::pread, fd.get(), POLLIN, n,
-                              [&](std::size_t m) { return ::pread(fd.get(), buf, m, off); });
+    const ssize_t r =
+        attempt(Call::pread, fd.get(), POLLIN, n, [&](std::size_t m) { return ::pread(fd.get(), buf, m, off); });
     if (r < 0) fail(errno, "read", fd.path());
     return static_cast<std::size_t>(r);
 }
@@ -116,15 +118,14 @@ std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off) {
 }
 
 std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt) {
-    const ssize_t r = attempt(Call::readv, fd.get(), POLLIN, iov_bytes(iov, iovcnt),
-                              [&](std::size_t m) {
-                                  // A short-count fault reads into a prefix of the vector.
-                                  if (iovcnt > 0 && m < iov_bytes(iov, iovcnt)) {
-                                      iovec first{iov[0].iov_base, std::min(m, iov[0].iov_len)};
-                                      return ::readv(fd.get(), &first, 1);
-                                  }
-                                  return ::readv(fd.get(), iov, iovcnt);
-                              });
+    const ssize_t r = attempt(Call::readv, fd.get(), POLLIN, iov_bytes(iov, iovcnt), [&](std::size_t m) {
+        // A short-count fault reads into a prefix of the vector.
+        if (iovcnt > 0 && m < iov_bytes(iov, iovcnt)) {
+            iovec first{iov[0].iov_base, std::min(m, iov[0].iov_len)};
+            return ::readv(fd.get(), &first, 1);
+        }
+        return ::readv(fd.get(), iov, iovcnt);
+    });
     if (r < 0) fail(errno, "read", fd.path());
     return static_cast<std::size_t>(r);
 }
@@ -132,8 +133,8 @@ std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt) {
 // ---- writes -------------------------------------------------------------------------------
 
 std::size_t write_some(const Fd& fd, const void* buf, std::size_t n) {
-    const ssize_t r = attempt(Call::write, fd.get(), POLLOUT, n,
-                              [&](std::size_t m) { return ::write(fd.get(), buf, m); });
+    const ssize_t r =
+        attempt(Call::write, fd.get(), POLLOUT, n, [&](std::size_t m) { return ::write(fd.get(), buf, m); });
     if (r < 0) fail(errno, "write", fd.path());
     return static_cast<std::size_t>(r);
 }
@@ -151,8 +152,8 @@ void write_all(const Fd& fd, const void* buf, std::size_t n) {
 }
 
 std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off) {
-    const ssize_t r = attempt(Call::pwrite, fd.get(), POLLOUT, n,
-                              [&](std::size_t m) { return ::pwrite(fd.get(), buf, m, off); });
+    const ssize_t r =
+        attempt(Call::pwrite, fd.get(), POLLOUT, n, [&](std::size_t m) { return ::pwrite(fd.get(), buf, m, off); });
     if (r < 0) fail(errno, "write", fd.path());
     return static_cast<std::size_t>(r);
 }
@@ -174,14 +175,13 @@ void writev_all(const Fd& fd, iovec* iov, int iovcnt) {
         --iovcnt;
     }
     while (iovcnt > 0) {
-        const ssize_t r = attempt(Call::writev, fd.get(), POLLOUT, iov_bytes(iov, iovcnt),
-                                  [&](std::size_t m) {
-                                      if (m < iov_bytes(iov, iovcnt)) {
-                                          iovec first{iov[0].iov_base, std::min(m, iov[0].iov_len)};
-                                          return ::writev(fd.get(), &first, 1);
-                                      }
-                                      return ::writev(fd.get(), iov, iovcnt);
-                                  });
+        const ssize_t r = attempt(Call::writev, fd.get(), POLLOUT, iov_bytes(iov, iovcnt), [&](std::size_t m) {
+            if (m < iov_bytes(iov, iovcnt)) {
+                iovec first{iov[0].iov_base, std::min(m, iov[0].iov_len)};
+                return ::writev(fd.get(), &first, 1);
+            }
+            return ::writev(fd.get(), iov, iovcnt);
+        });
         if (r < 0) fail(errno, "write", fd.path());
         if (r == 0) fail(ENOSPC, "write", fd.path());
         auto left = static_cast<std::size_t>(r);
@@ -200,15 +200,13 @@ void writev_all(const Fd& fd, iovec* iov, int iovcnt) {
 // ---- kernel copies ------------------------------------------------------------------------
 
 std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n) {
-    const ssize_t r = attempt(Call::sendfile, out.get(), POLLOUT, n, [&](std::size_t m) {
-        return ::sendfile(out.get(), in.get(), in_off, m);
-    });
+    const ssize_t r = attempt(Call::sendfile, out.get(), POLLOUT, n,
+                              [&](std::size_t m) { return ::sendfile(out.get(), in.get(), in_off, m); });
     if (r < 0) fail(errno, "sendfile", in.path() + " to " + out.path());
     return static_cast<std::size_t>(r);
 }
 
-std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
-                                 std::size_t n) {
+std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n) {
     const ssize_t r = attempt(Call::copy_file_range, out.get(), POLLOUT, n, [&](std::size_t m) {
         return ::copy_file_range(in.get(), in_off, out.get(), out_off, m, 0);
     });
@@ -216,11 +214,9 @@ std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off
     return static_cast<std::size_t>(r);
 }
 
-std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
-                        std::size_t n, unsigned flags) {
-    const ssize_t r = attempt(Call::splice, out.get(), POLLOUT, n, [&](std::size_t m) {
-        return ::splice(in.get(), in_off, out.get(), out_off, m, flags);
-    });
+std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n, unsigned flags) {
+    const ssize_t r = attempt(Call::splice, out.get(), POLLOUT, n,
+                              [&](std::size_t m) { return ::splice(in.get(), in_off, out.get(), out_off, m, flags); });
     if (r < 0) fail(errno, "splice", in.path() + " to " + out.path());
     return static_cast<std::size_t>(r);
 }

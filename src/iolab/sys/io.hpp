@@ -17,9 +17,33 @@
 namespace iolab::sys {
 
 enum class Call : std::uint8_t {
-    open, close, read, write, pread, pwrite, readv, writev, fsync, fdatasync, ftruncate, fstat,
-    lseek, mmap, munmap, madvise, sendfile, copy_file_range, splice, pipe, ficlone, fadvise,
-    fallocate, uring_enter, uring_read, uring_write, count_
+    open,
+    close,
+    read,
+    write,
+    pread,
+    pwrite,
+    readv,
+    writev,
+    fsync,
+    fdatasync,
+    ftruncate,
+    fstat,
+    lseek,
+    mmap,
+    munmap,
+    madvise,
+    sendfile,
+    copy_file_range,
+    splice,
+    pipe,
+    ficlone,
+    fadvise,
+    fallocate,
+    uring_enter,
+    uring_read,
+    uring_write,
+    count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
 std::string_view call_name(Call c);
@@ -61,8 +85,8 @@ private:
 
 Fd open(const std::string& path, int flags, mode_t mode = 0600);
 
-std::size_t read_some(const Fd& fd, void* buf, std::size_t n);                // 0 means EOF
-std::size_t read_full(const Fd& fd, void* buf, std::size_t n);                // < n only at EOF
+std::size_t read_some(const Fd& fd, void* buf, std::size_t n);  // 0 means EOF
+std::size_t read_full(const Fd& fd, void* buf, std::size_t n);  // < n only at EOF
 std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off);
 std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off);
 std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
@@ -78,10 +102,8 @@ void writev_all(const Fd& fd, iovec* iov, int iovcnt);
 // copy_file_range the filesystem could not copy); errors throw IoError, whose code() lets
 // a caller fall back on "not supported here" errnos.
 std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n);
-std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
-                                 std::size_t n);
-std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off,
-                        std::size_t n, unsigned flags);
+std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n);
+std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n, unsigned flags);
 void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
 
 void fsync(const Fd& fd);

@@ -39,8 +39,7 @@ void fdatasync(const Fd& fd) {
 }
 
 void ftruncate(const Fd& fd, off_t len) {
-    attempt_void(Call::ftruncate, fd.path(), "truncate",
-                 [&] { return ::ftruncate(fd.get(), len); });
+    attempt_void(Call::ftruncate, fd.path(), "truncate", [&] { return ::ftruncate(fd.get(), len); });
 }
 
 void allocate(const Fd& fd, off_t off, off_t len) {
@@ -66,7 +65,8 @@ std::uint64_t file_size(const Fd& fd) {
     attempt_void(Call::fstat, fd.path(), "stat", [&] { return ::fstat(fd.get(), &st); });
     if (S_ISBLK(st.st_mode)) {  // a block device's st_size is 0: ask the device
         std::uint64_t bytes = 0;
-        attempt_void(Call::fstat, fd.path(), "get the size of", [&] { return ::ioctl(fd.get(), BLKGETSIZE64, &bytes); });
+        attempt_void(Call::fstat, fd.path(), "get the size of",
+                     [&] { return ::ioctl(fd.get(), BLKGETSIZE64, &bytes); });
         return bytes;
     }
     return static_cast<std::uint64_t>(st.st_size);
@@ -84,9 +84,8 @@ off_t lseek(const Fd& fd, off_t off, int whence) {
 DirectAlignment direct_alignment(const Fd& fd) {
     DirectAlignment a;
     struct statx stx {};
-    attempt_void(Call::fstat, fd.path(), "stat", [&] {
-        return ::statx(fd.get(), "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx);
-    });
+    attempt_void(Call::fstat, fd.path(), "stat",
+                 [&] { return ::statx(fd.get(), "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx); });
     if (stx.stx_mask & STATX_DIOALIGN) {
         a.reported = true;
         // Both zero: the filesystem says it cannot do direct I/O on this file.
@@ -108,8 +107,7 @@ Pipe make_pipe() {
 // ---- mappings -----------------------------------------------------------------------------
 
 Mapping::Mapping(Mapping&& o) noexcept
-    : addr_(std::exchange(o.addr_, nullptr)), len_(std::exchange(o.len_, 0)),
-      path_(std::move(o.path_)) {}
+    : addr_(std::exchange(o.addr_, nullptr)), len_(std::exchange(o.len_, 0)), path_(std::move(o.path_)) {}
 
 Mapping& Mapping::operator=(Mapping&& o) noexcept {
     if (this != &o) {
@@ -130,8 +128,7 @@ Mapping::~Mapping() {
 
 void Mapping::advise(int advice) {
     if (!addr_) return;
-    attempt_void(Call::madvise, path_, "madvise a mapping of",
-                 [&] { return ::madvise(addr_, len_, advice); });
+    attempt_void(Call::madvise, path_, "madvise a mapping of", [&] { return ::madvise(addr_, len_, advice); });
 }
 
 Mapping map(const Fd& fd, std::size_t len, int prot, int flags, off_t off) {

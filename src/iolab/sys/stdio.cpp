@@ -48,8 +48,7 @@ int cookie_close(void* cookie) {
 
 }  // namespace
 
-StdioFile::StdioFile(Fd fd, const char* mode, std::size_t buffer)
-    : cookie_(new Cookie{std::move(fd), nullptr}) {
+StdioFile::StdioFile(Fd fd, const char* mode, std::size_t buffer) : cookie_(new Cookie{std::move(fd), nullptr}) {
     const cookie_io_functions_t io{cookie_read, cookie_write, nullptr, cookie_close};
     file_ = ::fopencookie(cookie_.get(), mode, io);
     if (!file_) throw std::bad_alloc();

@@ -16,8 +16,8 @@ using Clock = std::chrono::steady_clock;
 
 std::atomic<bool> g_active{false};
 std::mutex g_mutex;
-double g_rate = 0;    // bytes per second
-double g_burst = 0;   // bucket size in bytes
+double g_rate = 0;   // bytes per second
+double g_burst = 0;  // bucket size in bytes
 double g_tokens = 0;
 Clock::time_point g_last;
 
@@ -49,7 +49,8 @@ void throttle_wait(std::size_t n) {
     // In debt: sleep until the bucket is back at zero. Holding the lock makes concurrent
     // writers queue behind each other, as they would behind one slow device.
     // Slept in slices, so that a stop request ends the wait within 50 ms.
-    const auto until = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(-g_tokens / g_rate));
+    const auto until =
+        now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(-g_tokens / g_rate));
     while (Clock::now() < until && !stop_requested())
         std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(50)));
     g_tokens = 0;
