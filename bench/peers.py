@@ -102,6 +102,11 @@ class Table:
         if seconds is not None:
             self.samples.setdefault(name, []).append(seconds)
 
+    def add_iolab(self, args, workdir, suffix=""):
+        """Runs iolab once and adds each case it measured."""
+        for name, seconds in iolab_cases(args, workdir).items():
+            self.add(name + suffix, seconds)
+
     def median(self, name):
         return statistics.median(self.samples[name]) if name in self.samples else None
 
@@ -166,9 +171,8 @@ def main():
         t1 = Table(f"1. Warm sequential read of {gib // MiB} MiB", gib)
         warm(src)
         for _ in range(rounds):
-            for name, s in iolab_cases(["-s", "read.chunk,read.pread-chunk,read.mmap-chunks,read.mmap-scan,read.io-uring",
-                                        "--buffer", "16K,1M", "--input", src, "--warmup", "1"], work).items():
-                t1.add(name, s)
+            t1.add_iolab(["-s", "read.chunk,read.pread-chunk,read.mmap-chunks,read.mmap-scan,read.io-uring",
+                          "--buffer", "16K,1M", "--input", src, "--warmup", "1"], work)
             for bs in ("16k", "1m"):
                 for engine in ("psync", "mmap", "io_uring"):
                     t1.add(f"fio {engine} bs={bs}", fio_time(src, gib, bs, engine, 8 if engine == "io_uring" else 1))
@@ -188,9 +192,8 @@ def main():
         # 2. cold sequential read
         t2 = Table(f"2. Cold sequential read of {gib // MiB} MiB (evicted before every run)", gib)
         for _ in range(rounds):
-            for name, s in iolab_cases(["-s", "read.direct,read.io-uring", "--buffer", "1M", "--queue", "8,32",
-                                        "--cache", "direct", "--input", src, "--warmup", "0"], work).items():
-                t2.add(name, s)
+            t2.add_iolab(["-s", "read.direct,read.io-uring", "--buffer", "1M", "--queue", "8,32",
+                          "--cache", "direct", "--input", src, "--warmup", "0"], work)
             for depth in (8, 32):
                 evict(src)
                 t2.add(f"fio io_uring direct=1 bs=1m iodepth={depth}", fio_time(src, gib, "1m", "io_uring", depth, True))
@@ -204,9 +207,8 @@ def main():
         t3 = Table(f"3. Copy of a {gib // MiB} MiB file (warm source, new destination)", gib)
         warm(src)
         for _ in range(rounds):
-            for name, s in iolab_cases(["-s", "copy.auto,copy.chunk,copy.copy-file-range,copy.sendfile,copy.std-filesystem",
-                                        "--buffer", "1M", "--input", src, "--warmup", "1"], work).items():
-                t3.add(name, s)
+            t3.add_iolab(["-s", "copy.auto,copy.chunk,copy.copy-file-range,copy.sendfile,copy.std-filesystem",
+                          "--buffer", "1M", "--input", src, "--warmup", "1"], work)
             for label, cmd in (("cp", ["cp", src, dst]), ("dd bs=1M", ["dd", f"if={src}", f"of={dst}", "bs=1M", "status=none"])):
                 t3.add(label, timed(cmd))
                 os.unlink(dst)
@@ -216,10 +218,9 @@ def main():
         t4 = Table(f"4. {records} records of 50 KiB, without sync and with fsync at the end", records * 50 * 1024)
         for _ in range(rounds):
             for sync in ("none", "fsync"):
-                for name, s in iolab_cases(["-s", "write.record-buffered,write.record-syscall,write.writev,write.record-stdio",
-                                            "--record", "50K", "--count", str(records), "--buffer", "1M",
-                                            "--sync", sync, "--warmup", "1"], work).items():
-                    t4.add(f"{name} sync={sync}", s)
+                t4.add_iolab(["-s", "write.record-buffered,write.record-syscall,write.writev,write.record-stdio",
+                              "--record", "50K", "--count", str(records), "--buffer", "1M",
+                              "--sync", sync, "--warmup", "1"], work, " sync=" + sync)
                 for mode in ("fwrite", "ofstream"):
                     out = os.path.join(work, "records")
                     s, n = peer(mode, out, 50 * 1024, records, *(["fsync"] if sync == "fsync" else []))
@@ -236,12 +237,10 @@ def main():
         with open(bsrc, "wb") as f:
             f.write(os.urandom(byte_size))
         for _ in range(rounds):
-            for name, s in iolab_cases(["-s", "read.byte-buffered", "--input", bsrc, "--byte-slice", "0",
-                                        "--warmup", "1"], work).items():
-                t5.add(name, s)
-            for name, s in iolab_cases(["-s", "write.byte-buffered", "--size", str(byte_size), "--record", "64K",
-                                        "--byte-slice", "0", "--warmup", "1"], work).items():
-                t5.add(name, s)
+            t5.add_iolab(["-s", "read.byte-buffered", "--input", bsrc, "--byte-slice", "0",
+                          "--warmup", "1"], work)
+            t5.add_iolab(["-s", "write.byte-buffered", "--size", str(byte_size), "--record", "64K",
+                          "--byte-slice", "0", "--warmup", "1"], work)
             for mode in ("getc", "istream-get"):
                 s, n = peer(mode, bsrc)
                 if n != byte_size:
@@ -263,8 +262,7 @@ def main():
                    "page-aligned buffer)", gib)
         warm(src)
         for _ in range(rounds):
-            for name, s in iolab_cases(["-s", "read.pread-chunk", "--buffer", "16K,1M", "--input", src, "--warmup", "1"], work).items():
-                t6.add(name, s)
+            t6.add_iolab(["-s", "read.pread-chunk", "--buffer", "16K,1M", "--input", src, "--warmup", "1"], work)
             for bs in ("16k", "1m"):
                 t6.add(f"fio psync bs={bs}", fio_time(src, gib, bs, "psync", lat_off=True))
         for ours, theirs in (("iolab read.pread-chunk buffer=16K", "fio psync bs=16k"), ("iolab read.pread-chunk buffer=1M", "fio psync bs=1m")):

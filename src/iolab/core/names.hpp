@@ -2,6 +2,7 @@
 // Name <-> value tables for enumerations: one table gives to_string, parsing and the list of
 // accepted names for error messages.
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,6 +30,14 @@ constexpr std::optional<E> value_of(const Named<E> (&table)[N], std::string_view
 }
 
 inline constexpr Named<bool> kBooleans[] = {{true, "true"}, {false, "false"}};
+
+// The entry of a table (settings, case parameters) whose .key is `key`, or nullptr.
+template <class T>
+const T* find_by_key(std::span<const T> table, std::string_view key) {
+    for (const T& entry : table)
+        if (entry.key == key) return &entry;
+    return nullptr;
+}
 
 // "warm, cold or direct"
 template <class E, std::size_t N>

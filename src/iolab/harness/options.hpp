@@ -10,16 +10,6 @@
 
 namespace iolab {
 
-enum class CacheMode { warm, cold, direct };
-inline constexpr Named<CacheMode> kCacheModes[] = {
-    {CacheMode::warm, "warm"}, {CacheMode::cold, "cold"}, {CacheMode::direct, "direct"}};
-inline std::string_view to_string(CacheMode m) { return name_of(kCacheModes, m); }
-
-enum class SyncPolicy { none, fsync, fdatasync };
-inline constexpr Named<SyncPolicy> kSyncPolicies[] = {
-    {SyncPolicy::none, "none"}, {SyncPolicy::fsync, "fsync"}, {SyncPolicy::fdatasync, "fdatasync"}};
-inline std::string_view to_string(SyncPolicy p) { return name_of(kSyncPolicies, p); }
-
 // A count of iterations ("10"), a time ("2s", "500ms"), or, for measured iterations, "auto":
 // as many as the precision target needs, within the time budget.
 struct Amount {
@@ -37,6 +27,16 @@ inline constexpr Amount kAdaptive{0, 0, true};
 // Each throws InputError naming `what` and the value.
 double parse_precision(std::string_view text, const char* what);
 double parse_budget(std::string_view text, const char* what);
+
+enum class CacheMode { warm, cold, direct };
+inline constexpr Named<CacheMode> kCacheModes[] = {
+    {CacheMode::warm, "warm"}, {CacheMode::cold, "cold"}, {CacheMode::direct, "direct"}};
+inline std::string_view to_string(CacheMode m) { return name_of(kCacheModes, m); }
+
+enum class SyncPolicy { none, fsync, fdatasync };
+inline constexpr Named<SyncPolicy> kSyncPolicies[] = {
+    {SyncPolicy::none, "none"}, {SyncPolicy::fsync, "fsync"}, {SyncPolicy::fdatasync, "fdatasync"}};
+inline std::string_view to_string(SyncPolicy p) { return name_of(kSyncPolicies, p); }
 
 struct RunOptions {
     Amount warmup{1, 0};

@@ -60,11 +60,7 @@ constexpr CaseParam kCaseParams[] = {
 
 std::span<const CaseParam> case_params() { return kCaseParams; }
 
-const CaseParam* find_case_param(std::string_view key) {
-    for (const auto& p : kCaseParams)
-        if (p.key == key) return &p;
-    return nullptr;
-}
+const CaseParam* find_case_param(std::string_view key) { return find_by_key<CaseParam>(kCaseParams, key); }
 
 std::map<std::string, std::string> CaseSpec::params() const {
     std::map<std::string, std::string> out;

@@ -2,31 +2,36 @@
 
 namespace iolab {
 
+namespace {
+
+// Every field of a sample with its JSON key; f(key, field, required).
+template <class S, class F>
+void sample_fields(S& s, F&& f) {
+    f("wall_s", s.wall_s, true);
+    f("user_s", s.user_s, true);
+    f("sys_s", s.sys_s, true);
+    f("bytes", s.bytes, true);
+    f("syscalls", s.syscalls, true);
+    f("all_calls", s.all_calls, false);
+    f("voluntary_cs", s.vol_cs, false);
+    f("involuntary_cs", s.invol_cs, false);
+    f("minor_faults", s.minor_faults, false);
+    f("major_faults", s.major_faults, false);
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const Sample& s) {
-    j = nlohmann::json{{"wall_s", s.wall_s},
-                       {"user_s", s.user_s},
-                       {"sys_s", s.sys_s},
-                       {"bytes", s.bytes},
-                       {"syscalls", s.syscalls},
-                       {"all_calls", s.all_calls},
-                       {"voluntary_cs", s.vol_cs},
-                       {"involuntary_cs", s.invol_cs},
-                       {"minor_faults", s.minor_faults},
-                       {"major_faults", s.major_faults}};
+    j = nlohmann::json::object();
+    sample_fields(s, [&](const char* key, const auto& v, bool) { j[key] = v; });
     if (s.resident >= 0) j["resident"] = s.resident;
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
-    s.wall_s = j.at("wall_s").get<double>();
-    s.user_s = j.at("user_s").get<double>();
-    s.sys_s = j.at("sys_s").get<double>();
-    s.bytes = j.at("bytes").get<std::uint64_t>();
-    s.syscalls = j.at("syscalls").get<std::uint64_t>();
-    s.all_calls = j.value("all_calls", std::uint64_t{0});
-    s.vol_cs = j.value("voluntary_cs", 0L);
-    s.invol_cs = j.value("involuntary_cs", 0L);
-    s.minor_faults = j.value("minor_faults", 0L);
-    s.major_faults = j.value("major_faults", 0L);
+    sample_fields(s, [&](const char* key, auto& v, bool required) {
+        using T = std::decay_t<decltype(v)>;
+        v = required ? j.at(key).get<T>() : j.value(key, T{});
+    });
     s.resident = j.value("resident", -1.0);
 }
 

@@ -151,11 +151,7 @@ constexpr Setting kSettings[] = {
 
 std::span<const Setting> settings() { return kSettings; }
 
-const Setting* find_setting(std::string_view key) {
-    for (const auto& s : kSettings)
-        if (s.key == key) return &s;
-    return nullptr;
-}
+const Setting* find_setting(std::string_view key) { return find_by_key<Setting>(kSettings, key); }
 
 std::string setting_name(std::string_view key, Syntax syntax) {
     if (syntax == Syntax::suite) return std::string(key);

@@ -105,10 +105,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
-    std::string why;
-    const auto text = read_text_file(path, &why);
-    if (!text) throw ResultFormatError(one_line(fmt::format("{}: cannot read the file: {}", path, why)));
-    return read_report_json(*text, path);
+    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file"), path);
 }
 
 }  // namespace iolab

@@ -21,15 +21,15 @@ void write_chain(const Job& j) {
 
 FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); }
 
+// One entry per row, fields in declaration order.
+// clang-format off
 constexpr StrategyDef kChains[] = {
-    {.family = Family::write,
-     .what = "chain",
+    {.name = "write.chain", .params = kParamRecord | kParamChain | kParamFeed, .run = write_chain,
+     .decode_output = decode_chain_output,
      .description = "records (or single bytes) through a chain of layers, e.g. buffer:64K>deflate:6>file",
-     .jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders",
-     .params = kParamRecord | kParamChain | kParamFeed,
-     .run = write_chain,
-     .decode_output = decode_chain_output},
+     .jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders"},
 };
+// clang-format on
 
 }  // namespace
 

@@ -79,18 +79,18 @@ void write_dsync(const Job& j) {
     w.flush();
 }
 
+// One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kDirectIo[] = {
-    {.family = Family::read, .what = "direct",
-     .description = "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)", .params = kParamBuffer,
-     .flags = kDirect, .run = read_direct, .unavailable = direct_unavailable},
-    {.family = Family::write, .what = "direct",
-     .description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated",
-     .params = kParamBuffer | kParamRecord, .flags = kDirect, .run = write_direct, .unavailable = direct_unavailable},
-    {.family = Family::write, .what = "dsync",
+    {.name = "read.direct", .params = kParamBuffer, .flags = kDirect, .run = read_direct,
+     .unavailable = direct_unavailable,
+     .description = "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)"},
+    {.name = "write.direct", .params = kParamBuffer | kParamRecord, .flags = kDirect, .run = write_direct,
+     .unavailable = direct_unavailable,
+     .description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated"},
+    {.name = "write.dsync", .params = kParamBuffer | kParamRecord, .run = write_dsync,
      .description = "O_DSYNC: every write(2) of an N-byte buffer waits for the device",
-     .jvm = "FileChannel opened with StandardOpenOption.DSYNC", .params = kParamBuffer | kParamRecord,
-     .run = write_dsync},
+     .jvm = "FileChannel opened with StandardOpenOption.DSYNC"},
 };
 // clang-format on
 

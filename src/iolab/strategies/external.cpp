@@ -123,21 +123,21 @@ void fio_read(const Job& j) {
 
 // The tools are named by what they do (read.dd, copy.cp); dd and fio report the bytes they read,
 // which is checked; cat leaves nothing to check; cp's copy is checked like any other.
+// One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kTools[] = {
-    {.family = Family::read, .what = "dd", .description = "dd if=FILE of=/dev/null bs=N (iflag=direct with --cache direct)",
-     .params = kParamBuffer, .flags = kTool | kOnlyReads | kDirect, .run = dd_read, .program = "dd",
-     .package = "coreutils"},
-    {.family = Family::read, .what = "cat", .description = "cat FILE > /dev/null", .flags = kTool | kOnlyReads,
-     .run = cat_read, .program = "cat", .package = "coreutils"},
-    {.family = Family::read, .what = "fio",
+    {.name = "read.dd", .params = kParamBuffer, .flags = kTool | kOnlyReads | kDirect, .run = dd_read,
+     .description = "dd if=FILE of=/dev/null bs=N (iflag=direct with --cache direct)",
+     .program = "dd", .package = "coreutils"},
+    {.name = "read.cat", .flags = kTool | kOnlyReads, .run = cat_read,
+     .description = "cat FILE > /dev/null", .program = "cat", .package = "coreutils"},
+    {.name = "read.fio", .params = kParamBuffer | kParamQueue, .flags = kTool | kOnlyReads | kDirect, .run = fio_read,
      .description = "fio sequential read, N-byte blocks (psync; io_uring at queue depth Q > 1)",
-     .params = kParamBuffer | kParamQueue, .flags = kTool | kOnlyReads | kDirect, .run = fio_read, .program = "fio",
-     .package = "fio"},
-    {.family = Family::copy, .what = "dd", .description = "dd if=SRC of=DST bs=N", .params = kParamBuffer,
-     .flags = kTool, .run = dd_copy, .program = "dd", .package = "coreutils"},
-    {.family = Family::copy, .what = "cp", .description = "cp SRC DST (coreutils picks reflink or copy_file_range)",
-     .flags = kTool, .run = cp_copy, .program = "cp", .package = "coreutils"},
+     .program = "fio", .package = "fio"},
+    {.name = "copy.dd", .params = kParamBuffer, .flags = kTool, .run = dd_copy,
+     .description = "dd if=SRC of=DST bs=N", .program = "dd", .package = "coreutils"},
+    {.name = "copy.cp", .flags = kTool, .run = cp_copy,
+     .description = "cp SRC DST (coreutils picks reflink or copy_file_range)", .program = "cp", .package = "coreutils"},
 };
 // clang-format on
 

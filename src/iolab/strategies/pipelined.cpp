@@ -28,23 +28,9 @@ public:
         for (unsigned i = 0; i < depth; ++i) free_.push_back(i);
     }
 
-    // Blocks until an item is available or the pipeline has stopped (then returns false).
-    bool take_free(unsigned& buffer) {
-        std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return stopped_ || !free_.empty(); });
-        if (stopped_) return false;
-        buffer = free_.front();
-        free_.pop_front();
-        return true;
-    }
-    bool take_full(Packet& p) {
-        std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return stopped_ || !full_.empty(); });
-        if (stopped_) return false;
-        p = full_.front();
-        full_.pop_front();
-        return true;
-    }
+    // Block until an item is available or the pipeline has stopped (then return false).
+    bool take_free(unsigned& buffer) { return take(free_, buffer); }
+    bool take_full(Packet& p) { return take(full_, p); }
     void give_full(Packet p) {
         {
             std::lock_guard lock(m_);
@@ -73,6 +59,16 @@ public:
     }
 
 private:
+    template <class T>
+    bool take(std::deque<T>& queue, T& out) {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return stopped_ || !queue.empty(); });
+        if (stopped_) return false;
+        out = queue.front();
+        queue.pop_front();
+        return true;
+    }
+
     std::mutex m_;
     std::condition_variable cv_;
     std::deque<unsigned> free_;
@@ -130,15 +126,14 @@ void copy_pipelined(const Job& j) {
     if (auto e = pipe.error()) std::rethrow_exception(e);
 }
 
+// One entry per row, fields in declaration order.
+// clang-format off
 constexpr StrategyDef kPipelined[] = {
-    {.family = Family::copy,
-     .what = "pipelined-threads",
+    {.name = "copy.pipelined-threads", .params = kParamBuffer | kParamQueue, .flags = kTimeline, .run = copy_pipelined,
      .description = "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers",
-     .jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)",
-     .params = kParamBuffer | kParamQueue,
-     .flags = kTimeline,
-     .run = copy_pipelined},
+     .jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)"},
 };
+// clang-format on
 
 }  // namespace
 

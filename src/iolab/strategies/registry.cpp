@@ -17,9 +17,12 @@ void Registry::add(Strategy s) {
 
 void Registry::add(std::span<const StrategyDef> defs) {
     for (const StrategyDef& d : defs) {
+        const auto family = parse_family(d.name.substr(0, d.name.find('.')));
+        if (!family || d.name.find('.') == std::string_view::npos)
+            throw std::logic_error(fmt::format("strategy '{}' is not named family.what", d.name));
         Strategy s;
-        s.name = fmt::format("{}.{}", to_string(d.family), d.what);
-        s.family = d.family;
+        s.name = d.name;
+        s.family = *family;
         s.description = d.description;
         s.jvm = d.jvm;
         s.params = d.params;

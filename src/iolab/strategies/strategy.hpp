@@ -97,19 +97,19 @@ struct Strategy {
     }
 };
 
-// One entry of a family file, written with designated initializers (fio's ioengine_ops): the
-// name is family.what; a tool names its program and Debian package and is skipped without it.
+// One entry of a family file, written with designated initializers (fio's ioengine_ops). The
+// name is "family.what": registration takes the family from it. A tool names its program and
+// Debian package, and is skipped where the program is missing.
 struct StrategyDef {
-    Family family = Family::read;
-    std::string_view what;
-    std::string_view description;
-    std::string_view jvm = {};
+    std::string_view name;
     unsigned params = 0;
     unsigned flags = 0;
     void (*run)(const Job&) = nullptr;
     std::optional<std::string> (*unavailable)(const std::string& dir) = nullptr;
     FileDigest (*decode_output)(const Job&) = nullptr;
-    std::string_view program = {}, package = {};  // a tool: "dd", "coreutils"
+    std::string_view description;
+    std::string_view jvm = {};  // the JVM method the published experiments timed, if any
+    std::string_view program = {}, package = {};
 };
 
 class Registry {

@@ -257,15 +257,17 @@ std::optional<std::string> uring_unavailable(const std::string&) { return sys::u
 
 constexpr unsigned kRing = kParamBuffer | kParamQueue;
 
+// One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kUring[] = {
-    {.family = Family::read, .what = "io-uring",
-     .description = "io_uring: Q reads of N bytes in flight (O_DIRECT with --cache direct)", .params = kRing,
-     .flags = kDirect, .run = read_uring, .unavailable = uring_unavailable},
-    {.family = Family::write, .what = "io-uring", .description = "io_uring: Q writes of N bytes in flight",
-     .params = kRing | kParamRecord, .flags = kDirect, .run = write_uring, .unavailable = uring_unavailable},
-    {.family = Family::copy, .what = "io-uring", .description = "io_uring: Q blocks of N bytes, each read then written",
-     .params = kRing, .flags = kDirect | kTimeline, .run = copy_uring, .unavailable = uring_unavailable},
+    {.name = "read.io-uring", .params = kRing, .flags = kDirect, .run = read_uring, .unavailable = uring_unavailable,
+     .description = "io_uring: Q reads of N bytes in flight (O_DIRECT with --cache direct)"},
+    {.name = "write.io-uring", .params = kRing | kParamRecord, .flags = kDirect, .run = write_uring,
+     .unavailable = uring_unavailable,
+     .description = "io_uring: Q writes of N bytes in flight"},
+    {.name = "copy.io-uring", .params = kRing, .flags = kDirect | kTimeline, .run = copy_uring,
+     .unavailable = uring_unavailable,
+     .description = "io_uring: Q blocks of N bytes, each read then written"},
 };
 // clang-format on
 

@@ -37,13 +37,14 @@ void write_writev(const Job& j) {
     }
 }
 
+// One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kVectored[] = {
-    {.family = Family::read, .what = "readv", .description = "readv(2) into K buffers of N bytes per call",
-     .jvm = "ScatteringByteChannel.read(ByteBuffer[])", .params = kParamBuffer | kParamIov, .run = read_readv},
-    {.family = Family::write, .what = "writev",
+    {.name = "read.readv", .params = kParamBuffer | kParamIov, .run = read_readv,
+     .description = "readv(2) into K buffers of N bytes per call", .jvm = "ScatteringByteChannel.read(ByteBuffer[])"},
+    {.name = "write.writev", .params = kParamRecord | kParamIov, .run = write_writev,
      .description = "writev(2) gathering K records per call, straight from memory",
-     .jvm = "GatheringByteChannel.write(ByteBuffer[])", .params = kParamRecord | kParamIov, .run = write_writev},
+     .jvm = "GatheringByteChannel.write(ByteBuffer[])"},
 };
 // clang-format on
 

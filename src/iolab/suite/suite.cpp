@@ -255,10 +255,7 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
 }
 
 Suite load_suite_file(const std::string& path) {
-    std::string why;
-    const auto text = read_text_file(path, &why);
-    if (!text) throw SuiteError(one_line(fmt::format("{}: cannot read the suite file: {}", path, why)));
-    return parse_suite(*text, path);
+    return parse_suite(read_text_file_or_throw<SuiteError>(path, "the suite file"), path);
 }
 
 std::vector<std::string> builtin_suite_names() {

@@ -22,6 +22,18 @@ bool is_write_side(Call c, int fd);
 // Waits until fd is ready after EAGAIN (only pipes and sockets ever block).
 void wait_ready(int fd, short events);
 
+// The errno an injected fault stands for, or 0 when the call is to run (none, short_count).
+inline int fault_error(Fault f) {
+    switch (f) {
+        case Fault::eintr: return EINTR;
+        case Fault::eagain: return EAGAIN;
+        case Fault::enospc: return ENOSPC;
+        case Fault::eio: return EIO;
+        case Fault::errno_value: return fault_errno();
+        default: return 0;
+    }
+}
+
 // Runs one system call, retrying EINTR and EAGAIN, applying any injected fault, counting it.
 // op(n) performs the call asking for n bytes; a short-count fault asks for half (at least 1).
 // Returns the call's result, or -1 with errno set for any other error.
@@ -32,31 +44,13 @@ ssize_t attempt(Call c, int fd, short events, std::size_t n, Op&& op) {
             errno = ECANCELED;
             return -1;
         }
+        const Fault f = take_fault(c);
         ssize_t r;
-        switch (take_fault(c)) {
-            case Fault::none: r = op(n); break;
-            case Fault::short_count: r = op(n > 1 ? n / 2 : n); break;
-            case Fault::eintr:
-                errno = EINTR;
-                r = -1;
-                break;
-            case Fault::eagain:
-                errno = EAGAIN;
-                r = -1;
-                break;
-            case Fault::enospc:
-                errno = ENOSPC;
-                r = -1;
-                break;
-            case Fault::eio:
-                errno = EIO;
-                r = -1;
-                break;
-            case Fault::errno_value:
-                errno = fault_errno();
-                r = -1;
-                break;
-            default: r = op(n); break;
+        if (const int err = fault_error(f)) {
+            errno = err;
+            r = -1;
+        } else {
+            r = op(f == Fault::short_count && n > 1 ? n / 2 : n);
         }
         count(c, r > 0 ? static_cast<std::size_t>(r) : 0);
         if (r > 0 && is_write_side(c, fd)) throttle_wait(static_cast<std::size_t>(r));
@@ -75,28 +69,11 @@ template <class Op>
 void attempt_void(Call c, const std::string& path, std::string_view what, Op&& op) {
     for (;;) {
         int r;
-        switch (take_fault(c)) {
-            case Fault::eintr:
-                errno = EINTR;
-                r = -1;
-                break;
-            case Fault::eagain:
-                errno = EAGAIN;
-                r = -1;
-                break;
-            case Fault::enospc:
-                errno = ENOSPC;
-                r = -1;
-                break;
-            case Fault::eio:
-                errno = EIO;
-                r = -1;
-                break;
-            case Fault::errno_value:
-                errno = fault_errno();
-                r = -1;
-                break;
-            default: r = op(); break;
+        if (const int err = fault_error(take_fault(c))) {
+            errno = err;
+            r = -1;
+        } else {
+            r = op();
         }
         count(c);
         if (r == 0) return;
