@@ -1,11 +1,6 @@
 #pragma once
-// iolab::copy_file: the library's best general-purpose copy (the strategy copy.auto).
-//
-// It tries, in order, a reflink (ioctl FICLONE: no data copied), copy_file_range, sendfile
-// and a read/write loop, moving on only for the errno values known to mean "not supported
-// here" (the list GNU cp and Rust's std use) and resuming from where an offload stopped. It
-// copies until the source's end of file, not the size seen at open, and keeps the holes of a
-// sparse source (SEEK_DATA/SEEK_HOLE).
+// iolab::copy_file (the strategy copy.auto): reflink, else copy_file_range, else sendfile, else a
+// read/write loop; copies to end of file and keeps holes. docs/design.md says when it moves on.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,8 +1,6 @@
 #pragma once
-// Output chains: layers named outermost first, where the program's writes enter, ending in
-// the file: "buffer:64K>deflate:6>file", "zstd:3>buffer>file", "lz4>file". Each layer passes
-// what it produces to the next with write(); a compressor hands on its output as soon as it
-// has some, as java.util.zip.DeflaterOutputStream does, so the order of layers matters.
+// Output chains: layers named outermost first, ending in the file ("buffer:64K>deflate:6>file").
+// A compressor passes its output on as soon as it has some, so the order of layers matters.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

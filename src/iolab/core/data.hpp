@@ -1,8 +1,6 @@
 #pragma once
-// Reproducible input data. The content of a file is a pure function of (kind, seed, offset):
-// each 64 KiB block is filled from a PRNG seeded by the block's index, so any range can be
-// generated on its own, fast (8 bytes per PRNG step), and the reference checksum of a file
-// can be computed without the file.
+// Reproducible input data: a file's content is a pure function of (kind, seed, offset), so any
+// range, and the reference checksum, can be made without the file.
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -1,15 +1,6 @@
 #pragma once
-// Stopping cleanly on SIGINT, SIGTERM and SIGHUP, in every phase.
-//
-// install() blocks the three signals in the calling thread (before any other thread exists, so
-// every thread inherits the mask) and starts a watcher thread that waits for them with
-// sigwait. While a run is measuring (set_stoppable), the first signal asks it to stop at its
-// next safe point, makes the syscall layer cancel the call in progress (sys/stop.hpp) and stops
-// the child processes (forks, external tools): the run then writes its partial results. In
-// every other phase (loading, compare, info --limits, writing results) the first signal
-// removes what iolab created and exits at once. A second signal always exits at once, removing
-// the scratch folders and temporary files, and says so. The exit status is 128 + the first
-// signal's number.
+// Stopping cleanly on SIGINT, SIGTERM and SIGHUP in every phase: a watcher thread, a stop at the
+// next safe point while measuring, exit with cleanup elsewhere. docs/design.md has the phases.
 #include <sys/types.h>
 
 #include <string>

@@ -1,8 +1,6 @@
 #pragma once
-// iolab's private scratch folder: created with mkdtemp (mode 0700) under a chosen parent, used
-// through its descriptor, and removed with everything in it when the object goes away. Removal
-// works relative to the folder's own descriptor, never follows a symbolic link, and removes the
-// folder's name only if that name still is the folder, so it cannot reach outside.
+// iolab's private scratch folder (mkdtemp, mode 0700), used through its descriptor and removed
+// with everything in it, never following a link out of it.
 #include <sys/types.h>
 
 #include <string>

@@ -1,9 +1,6 @@
 #pragma once
-// Where read strategies put what they read, and how much of it is checked. In full mode the
-// sink hashes every byte (XXH3-64). In sampled mode, the default for measured iterations, it
-// costs the reader next to nothing yet still fails a run that skips, repeats, reorders or
-// truncates: a fingerprint mixes one 8-byte word of every 4 KiB page of the stream with the
-// page's offset, plus the byte count. docs/harness.md says what each mode proves.
+// Where read strategies put what they read: full mode hashes every byte, sampled mode fingerprints
+// one word of every 4 KiB page plus the byte count. docs/harness.md says what each mode proves.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

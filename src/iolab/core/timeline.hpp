@@ -1,8 +1,6 @@
 #pragma once
-// A record of when each read and write began and ended, for copies that overlap them
-// (pipelined threads, io_uring). Off unless asked for; when on, an event is one clock read
-// and a push into a vector owned by one thread (a "lane"), so recording takes no lock.
-// Exported as Chrome trace event JSON (Perfetto, chrome://tracing).
+// When each read and write of an overlapping copy began and ended, one lock-free lane per thread,
+// exported as a Chrome trace.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,8 +1,6 @@
 #pragma once
-// Everything around one strategy run that is not the strategy: the input (a generated file for
-// reads and copies, generated records for writes), its reference digests computed from the
-// generator, a fresh destination for every run, and the verification afterwards. Cases of a
-// group share their inputs through an InputPool, so they can be measured in turn.
+// Everything around one strategy run but the strategy: its input and reference digests, a fresh
+// destination for every run, and the verification afterwards.
 #include <cstdint>
 #include <functional>
 #include <map>

@@ -1,10 +1,6 @@
 #pragma once
-// Runs the cases of a group: inputs prepared and brought to the cache state once, a warm-up per
-// case (the first run verifying every byte), then measured iterations in rounds, the cases in
-// a seeded random order each round, each case sampled until its median is precise enough or
-// its time budget is spent. Every iteration is timed from outside the strategy, with its CPU
-// time, context switches, page faults and system calls, the cache state proven before it and
-// the output verified after it.
+// Runs the cases of a group: inputs prepared once, a warm-up per case, then measured iterations
+// in seeded random rounds until each median is precise enough. docs/harness.md has the loop.
 #include <cstdint>
 #include <functional>
 #include <vector>

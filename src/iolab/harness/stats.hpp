@@ -1,8 +1,6 @@
 #pragma once
-// Statistics over the samples of a case: pure functions, so they can be checked against known
-// values. Tables print the median with its distribution-free confidence interval (order
-// statistics); ratios of two cases are ratios of medians with a seeded bootstrap interval;
-// two runs are compared with the Mann-Whitney U test. docs/harness.md states each rule.
+// Statistics over a case's samples, as pure functions: medians with order-statistic intervals,
+// ratios with a seeded bootstrap, the Mann-Whitney U test. docs/harness.md states each rule.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

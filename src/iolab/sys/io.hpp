@@ -1,10 +1,6 @@
 #pragma once
-// The syscall layer: the only place in iolab that calls the system calls that move data.
-//
-// Every wrapper retries EINTR, waits and retries EAGAIN, and throws IoError (errno, call, path)
-// on any other failure. The "_all"/"_full" forms loop over short counts; a write that returns 0
-// becomes ENOSPC, as gnulib's full-write does. Every call is counted per thread (calls and
-// bytes of each kind) and any call can be made to fail on purpose for tests (see fault.hpp).
+// The syscall layer: every call that moves a strategy's data, retried on EINTR and EAGAIN, looped
+// over short counts, counted per thread, faultable in tests, failing as IoError(errno, call, path).
 #include <sys/types.h>
 #include <sys/uio.h>
 

@@ -1,8 +1,6 @@
 #pragma once
-// A C stdio stream (FILE*) whose reads and writes go through the syscall layer, made with
-// fopencookie(3). glibc's buffering, getc/putc fast paths and fread/fwrite logic are the same
-// as for fopen; only the final read(2)/write(2) is iolab's, so it is counted and can be
-// faulted. An IoError raised underneath is kept and rethrown by check() and close().
+// A stdio stream (FILE*) made with fopencookie(3): glibc buffers as for fopen, but the final
+// read(2)/write(2) is the syscall layer's, so it is counted and can be faulted.
 #include <cstdio>
 #include <exception>
 #include <memory>

@@ -1,8 +1,6 @@
 #pragma once
-// A simulated slow device: a token bucket on the write side of the syscall layer. While a
-// throttle is active, every call that puts bytes into a destination (write, pwrite, writev,
-// sendfile, copy_file_range, splice into a file, io_uring writes) waits until the bucket has
-// refilled at the given rate. Shared by all threads.
+// A simulated slow device: a token bucket, shared by all threads, on every call that puts bytes
+// into a destination.
 #include <cstddef>
 
 namespace iolab::sys {

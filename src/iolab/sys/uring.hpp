@@ -1,9 +1,6 @@
 #pragma once
-// io_uring through liburing, inside the syscall layer: submissions are counted as
-// io_uring_enter calls, completions as io_uring reads and writes (with their bytes), and
-// completions can be faulted like any call: a short count halves res, EINTR/EAGAIN turn it
-// into -EINTR/-EAGAIN, ENOSPC/EIO into those errors. Retrying is the caller's job, as it is
-// for any io_uring user: short completions and -EAGAIN must be resubmitted.
+// io_uring through liburing inside the syscall layer: submissions and completions are counted and
+// completions can be faulted; resubmitting short or -EAGAIN completions is the caller's job.
 #include <cstdint>
 #include <memory>
 #include <optional>
