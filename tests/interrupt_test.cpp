@@ -1,0 +1,192 @@
+// Interruption (docs/safety.md): a signal in any phase stops children, removes the scratch
+// folder, and leaves partial results marked so; stale folders of killed runs are named.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/checksum.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/sys/fault.hpp"
+#include "process_support.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using namespace test;
+
+// A run whose first group ends quickly and whose second keeps dd busy for a long time: a
+// signal then arrives while a child process is running.
+const char* kLongSuite = R"(
+name = "long"
+description = "a quick case, then dd copying one byte per call"
+[[group]]
+id = "quick"
+strategies = ["read.chunk"]
+size = "1M"
+iterations = "2"
+[[group]]
+id = "slow"
+strategies = ["copy.dd"]
+size = "32M"
+buffer = "1"
+warmup = "0"
+iterations = "50"
+)";
+
+void interrupt_with(int sig, int expected_status) {
+    ScratchDir dir;
+    const std::string suite = dir.file("long.toml");
+    std::ofstream(suite) << kLongSuite;
+    const std::string json = dir.file("r.json");
+    const pid_t pid = spawn({"run", "--suite-file", suite, "--dir", dir.path(), "--json", json}, dir.file("out"));
+    // Wait for dd to be running on a file of iolab's scratch folder.
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    const std::string scratch = scratch_folders(dir.path()).front();
+    ASSERT_TRUE(wait_until([&] { return processes_mentioning(scratch) > 0; }, 180s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, sig), 0);
+    const int status = wait_for(pid, 30s);
+    EXPECT_EQ(status, expected_status) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
+    EXPECT_EQ(processes_mentioning(scratch), 0) << "a child process outlived the run";
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+    ASSERT_EQ(j["cases"].size(), 1u);  // the quick case completed; the cut one is dropped
+    EXPECT_EQ(j["cases"][0]["strategy"], "read.chunk");
+}
+
+TEST(Interrupt, SigintStopsChildrenRemovesScratchWritesPartialJson) { interrupt_with(SIGINT, 130); }
+TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143); }
+
+TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
+    ScratchDir dir;
+    // One long iteration that the syscall layer cannot cut short: libstdc++ writes 512 MiB one
+    // byte at a time.
+    const pid_t pid = long_write(dir, "out");
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
+    ::kill(pid, SIGINT);
+    std::this_thread::sleep_for(200ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(pid, SIGINT);
+    const int status = wait_for(pid, 10s);
+    EXPECT_EQ(status, 130);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    EXPECT_NE(test::slurp(dir.file("out")).find("second signal: stopped at once"), std::string::npos)
+        << test::slurp(dir.file("out"));
+}
+
+// One signal ends iolab in every phase. Each run below would take minutes or never end on its
+// own: the limits only tell a stopped run from one that ignored the signal.
+
+TEST(Interrupt, ARunWithoutASafePointWithinASecondStopsAnyway) {
+    ScratchDir dir;
+    const pid_t pid = long_write(dir, "out");
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 130);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    EXPECT_NE(test::slurp(dir.file("out")).find("no safe point within a second"), std::string::npos)
+        << test::slurp(dir.file("out"));
+}
+
+// SIGKILL cannot be caught: the folder it leaves is named by the next run and removed by
+// iolab clean, which never touches a folder a live run holds.
+TEST(StaleScratch, KilledRunsAreNamedAndCleanedLiveOnesAreLeftAlone) {
+    ScratchDir dir;
+    const auto long_run = [&](const char* out) { return long_write(dir, out); };
+    // Its folder and the lock inside it exist (a folder without a lock is taken for stale only
+    // when it is over a minute old: it may be a run still setting up).
+    const pid_t killed = long_run("killed.out");
+    ASSERT_TRUE(wait_until([&] { return scratch_locked(dir.path(), 1); }, 20s));
+    const std::string stale = scratch_folders(dir.path()).front();
+    ::kill(killed, SIGKILL);
+    EXPECT_EQ(wait_for(killed, 20s), 128 + SIGKILL);
+    const pid_t live = long_run("live.out");
+    ASSERT_TRUE(wait_until([&] { return scratch_locked(dir.path(), 2); }, 20s));
+    // A run names the stale folder and only that one.
+    auto r = test::run_cli("run -s read.chunk --size 64K --iterations 6 --quiet --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("1 scratch folder(s)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(stale.substr(stale.rfind('/') + 1)), std::string::npos) << r.err;
+    r = test::run_cli("clean --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("removed " + stale), std::string::npos) << r.out;
+    const auto left = scratch_folders(dir.path());
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_NE(left.front(), stale);  // the live run's folder is still there
+    ::kill(live, SIGTERM);
+    EXPECT_EQ(wait_for(live, 20s), 143);
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+}
+
+TEST(Interrupt, AThrottledWriteStopsAtOnceWithAPartialResult) {
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    // 64 KiB at one byte a second: 18 hours.
+    const pid_t pid = spawn({"run", "-s", "write.record-syscall", "--size", "64K", "--record", "4K", "--throttle",
+                             "1B/s", "--warmup", "0", "--iterations", "1", "--dir", dir.path(), "--json", json},
+                            dir.file("out"));
+    // The first 4 KiB pass (the bucket's burst); the next write waits.
+    ASSERT_TRUE(wait_until([&] { return writing_output(dir.path()); }, 180s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty());
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+}
+
+TEST(Interrupt, CompareStopsAtOnce) {
+    ScratchDir dir;
+    // Two result files whose comparison takes many seconds (a bootstrap per case).
+    nlohmann::json doc =
+        nlohmann::json::parse(test::slurp(std::string(IOLAB_SOURCE_DIR) + "/tests/golden/report.json"));
+    const nlohmann::json one = doc["cases"][0];
+    doc["cases"] = nlohmann::json::array();
+    for (int i = 0; i < 4000; ++i) {
+        nlohmann::json c = one;
+        c["group"] = std::to_string(i);
+        c["samples"] = nlohmann::json::array();
+        for (int k = 0; k < 40; ++k) {
+            nlohmann::json smp = one["samples"][0];
+            smp["wall_s"] = 0.001 * (1 + (k * 7919 % 97) / 1000.0);
+            c["samples"].push_back(smp);
+        }
+        doc["cases"].push_back(c);
+    }
+    std::ofstream(dir.file("a.json")) << doc.dump();
+    const pid_t pid = spawn({"compare", dir.file("a.json"), dir.file("a.json")}, dir.file("out"));
+    std::this_thread::sleep_for(500ms);
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 143) << test::slurp(dir.file("out"));
+}
+
+TEST(Interrupt, DeviceLimitStopsAtOnceAndRemovesItsScratchFolder) {
+    ScratchDir dir;
+    const pid_t pid = spawn({"info", "--limits", "--device", "--size", "1G", "--dir", dir.path()}, dir.file("out"));
+    if (!wait_until([&] { return scratch_locked(dir.path(), 1); }, 30s)) {
+        wait_for(pid, 60s);
+        GTEST_SKIP() << "no device measurement here: " << test::slurp(dir.file("out"));
+    }
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 20s), 130) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
+}
+
+}  // namespace
+}  // namespace iolab
