@@ -151,4 +151,10 @@ std::string format_ratio(double r) {
     return fmt::format("{:.0f}x", r);
 }
 
+std::string format_seconds(double s) {
+    if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+    if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
+    return fmt::format("{:.3f} s", s);
+}
+
 }  // namespace iolab

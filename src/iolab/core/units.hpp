@@ -25,6 +25,7 @@ std::string one_line(std::string_view msg);
 std::string format_size(std::uint64_t bytes);     // "64 MiB", "1.5 GiB", "4095 B"
 std::string format_compact(std::uint64_t bytes);  // "64M", "4K", "4095": the form parse_size reads
 std::string format_ratio(double r);               // "1.00x", "3.2x", "312x"; "-" when not positive
+std::string format_seconds(double s);             // "812.0 us", "12.34 ms", "1.240 s"
 
 // a * b, when it is at most limit; otherwise InputError naming both operands:
 // "record 1P x count 16384 is more than 1E bytes, the limit of one case".

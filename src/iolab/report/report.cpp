@@ -89,12 +89,6 @@ std::string Report::header() const {
         options.forks ? fmt::format(" in {} forks", options.forks) : std::string(), environment.one_line());
 }
 
-std::string format_seconds(double s) {
-    if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
-    if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
-    return fmt::format("{:.3f} s", s);
-}
-
 double calls_per_mib(const CaseResult& c) {
     if (!c.spec.strategy->in_syscall_layer() || c.samples.empty()) return -1;
     double calls = 0, bytes = 0;

@@ -45,8 +45,6 @@ struct Report {
     std::string header() const;  // what was measured, in one or two lines
 };
 
-// "812 us", "12.3 ms", "1.24 s"
-std::string format_seconds(double s);
 // Data calls per MiB for a case, or -1 when its I/O is not in the syscall layer.
 double calls_per_mib(const CaseResult& c);
 // CPU time (user + system) over wall time, as a fraction.
