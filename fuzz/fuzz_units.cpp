@@ -1,5 +1,5 @@
-// Sizes, rates, size lists, data kinds and amounts: any text gives a value or a one-line
-// std::invalid_argument, and a parsed size prints back to the same value.
+// Sizes, rates, size lists, data kinds, amounts, every setting and every case parameter: any text
+// gives a value or a one-line InputError, and what is parsed prints back to the same value.
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,7 +7,9 @@
 
 #include "iolab/core/data.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/result.hpp"
 #include "iolab/harness/runner.hpp"
+#include "iolab/harness/settings.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
@@ -39,6 +41,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)iolab::parse_amount(text, "--iterations", false);
     } catch (const std::invalid_argument& e) {
         one_line(e);
+    }
+    if (text.size() < 64) {
+        for (const iolab::Setting& s : iolab::settings()) {
+            iolab::PlanRequest plan;
+            iolab::RunOptions options;
+            try {
+                iolab::apply_setting(s, text, iolab::Syntax::suite, plan, options);
+            } catch (const iolab::InputError& e) {
+                one_line(e);
+                if (std::string(e.what()).rfind("invalid " + std::string(s.key) + " '", 0) != 0) std::abort();
+            }
+        }
+        for (const iolab::CaseParam& p : iolab::case_params()) {
+            iolab::CaseSpec c;
+            c.strategy = iolab::Registry::builtin().find("write.chain");
+            c.workload.family = iolab::Family::write;
+            try {
+                p.set(c, text);
+            } catch (const iolab::InputError& e) {
+                one_line(e);
+                continue;
+            }
+            const std::string printed = p.get(c);
+            p.set(c, printed);
+            if (p.get(c) != printed) std::abort();
+        }
     }
     return 0;
 }

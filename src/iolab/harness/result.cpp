@@ -16,7 +16,7 @@ namespace {
 std::uint64_t size_of(std::string_view v) { return parse_size(v); }
 unsigned whole(std::string_view v) {
     const std::uint64_t n = parse_size(v);  // a plain number; no unit makes sense here
-    if (n > UINT32_MAX) throw InputError(fmt::format("'{}' is too large", v));
+    if (n > UINT32_MAX) throw InputError(one_line(fmt::format("'{}' is too large", v)));
     return static_cast<unsigned>(n);
 }
 constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
@@ -43,7 +43,7 @@ constexpr CaseParam kCaseParams[] = {
      [](const C& c) { return std::string(name_of(kFeeds, c.workload.feed_bytes)); },
      [](C& c, V v) {
          const auto f = value_of(kFeeds, v);
-         if (!f) throw InputError(fmt::format("feed '{}' is not {}", v, names_of(kFeeds)));
+         if (!f) throw InputError(one_line(fmt::format("feed '{}' is not {}", v, names_of(kFeeds))));
          c.workload.feed_bytes = *f;
      }},
     {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
