@@ -16,6 +16,10 @@
 namespace iolab::cli {
 
 std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option) {
+    const bool forks =
+        std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.forks > 0; });
+    if (forks && !a.outputs.at("trace").empty())
+        throw InputError("--trace needs the timelines of one process; it cannot be used with --forks");
     const bool drop =
         std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
     if (drop && ::geteuid() != 0) throw InputError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -66,9 +67,9 @@ std::uint64_t checked_input(const RunArgs& a) {
 }
 
 bool RunArgs::given(std::string_view key) const {
-    const auto v = values.find(key);
-    const auto f = flags.find(key);
-    return (v != values.end() && !v->second.empty()) || (f != flags.end() && f->second);
+    const auto o = options.find(key);
+    return o != options.end() &&
+           std::any_of(o->second.begin(), o->second.end(), [](const CLI::Option* opt) { return opt->count() > 0; });
 }
 
 // Every setting given on the command line replaces the suite's value in every group.
@@ -78,12 +79,21 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
     const std::uint64_t input_size = a.input.empty() ? 0 : checked_input(a);
     for (auto& g : suite.groups) {
         if (!a.input.empty()) {
-            g.plan.input = a.input;
+            // Absolute: the tools that read it run inside the scratch folder.
+            g.plan.input = std::filesystem::absolute(a.input).lexically_normal().string();
             g.plan.sizes = {input_size};
         }
         for (const Setting& s : settings()) {
             if (!a.given(s.key)) continue;
-            const std::string value = s.flag ? "true" : fmt::format("{}", fmt::join(a.values.at(s.key), ","));
+            std::string value = a.flags.count(s.key) && a.flags.at(s.key) ? "true" : "false";
+            if (s.kind != Setting::Kind::flag) {
+                const auto& given = a.values.at(s.key);
+                if (s.kind == Setting::Kind::one && given.size() > 1)
+                    throw InputError(one_line(fmt::format("{} is given {} times ('{}'): give it once",
+                                                          setting_name(s.key, Syntax::command_line), given.size(),
+                                                          fmt::join(given, "', '"))));
+                value = fmt::format("{}", fmt::join(given, ","));
+            }
             apply_setting(s, value, Syntax::command_line, g.plan, g.options);
         }
         for (const Exporter& e : exporters())
@@ -122,11 +132,12 @@ Suite requested_suite(const RunArgs& a) {
 void add_run_options(CLI::App* cmd, RunArgs& a) {
     for (const Setting& s : settings()) {
         const std::string name = setting_name(s.key, Syntax::command_line);
-        if (s.flag) {
-            cmd->add_flag(name, a.flags[s.key], std::string(s.help));
+        if (s.kind == Setting::Kind::flag) {
+            a.options[s.key].push_back(cmd->add_flag(name, a.flags[s.key], std::string(s.help)));
         } else {
-            // Repeatable: --chain A --chain B is --chain A,B.
-            cmd->add_option(name, a.values[s.key], std::string(s.help))->expected(1)->take_all();
+            // A list is repeatable: --chain A --chain B is --chain A,B.
+            a.options[s.key].push_back(
+                cmd->add_option(name, a.values[s.key], std::string(s.help))->expected(1)->take_all());
         }
     }
     cmd->add_option("--input", a.input,

@@ -17,6 +17,7 @@ struct RunArgs {
     // The settings table's options (harness/settings.hpp), by key: every --key given.
     std::map<std::string_view, std::vector<std::string>> values;
     std::map<std::string_view, bool> flags;
+    std::map<std::string_view, std::vector<CLI::Option*>> options;  // run's and replicate's
     // The result files asked for, by exporter option (report/exporter.hpp): "json" -> path.
     std::map<std::string_view, std::string> outputs;
     std::string dir, input;

@@ -2,12 +2,17 @@
 // name the key and the value in their errors; case parameters read back what they print.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "iolab/harness/plan.hpp"
 #include "iolab/harness/settings.hpp"
+#include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/read.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"
 
@@ -35,7 +40,8 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
         EXPECT_NE(s.apply, nullptr) << s.key;
         EXPECT_FALSE(s.help.empty()) << s.key;
         // An unknown key is refused by the suite loader: a known one gets past the key check.
-        const std::string err = suite_error(fmt::format("{} = {}", s.key, s.flag ? "7" : "\"\\u0001bad\""));
+        const std::string err =
+            suite_error(fmt::format("{} = {}", s.key, s.kind == Setting::Kind::flag ? "7" : "\"\\u0001bad\""));
         EXPECT_EQ(err.find("unknown key"), std::string::npos) << err;
     }
     EXPECT_NE(suite_error("no_such_setting = \"1\"").find("unknown key"), std::string::npos);
@@ -149,6 +155,124 @@ TEST(Settings, CsvTellsEveryCaseApart) {
     }
     EXPECT_EQ(keys.size(), 4u) << csv;
     EXPECT_NE(csv.find(",chain,feed,"), std::string::npos);
+}
+
+TEST(Settings, ASwitchCanBeTurnedOffOnTheCommandLine) {
+    ScratchDir dir;
+    std::ofstream(dir.file("s.toml")) << "name = \"s\"\ndescription = \"d\"\n[[group]]\nid = \"g\"\n"
+                                         "strategies = [\"copy.pipelined-threads\"]\ntimeline = true\nsize = \"1M\"\n";
+    const std::string common =
+        " --iterations 1 --warmup 0 -q --dir " + dir.path() + " --suite-file " + dir.file("s.toml");
+    ASSERT_EQ(test::run_cli("run --json " + dir.file("on.json") + common).status, 0);
+    ASSERT_EQ(test::run_cli("run --timeline=false --json " + dir.file("off.json") + common).status, 0);
+    EXPECT_NE(test::slurp(dir.file("on.json")).find("\"timeline\""), std::string::npos);
+    EXPECT_EQ(test::slurp(dir.file("off.json")).find("\"timeline\""), std::string::npos);
+}
+
+TEST(Settings, RulesThatJoinSettingsAreCheckedOnEachGroupsFinalSettings) {
+    const std::string head = "name = \"s\"\ndescription = \"d\"\n[defaults]\ndrop_caches = true\n";
+    const std::string cold = "[[group]]\nid = \"g\"\ncache = \"cold\"\nstrategies = [\"read.chunk\"]\n";
+    EXPECT_NO_THROW(parse_suite(head + cold, "s.toml"));
+    try {
+        parse_suite(head + cold + "[[group]]\nid = \"h\"\nstrategies = [\"read.chunk\"]\n", "s.toml");
+        ADD_FAILURE() << "a warm group with drop_caches was accepted";
+    } catch (const SuiteError& e) {
+        EXPECT_EQ(std::string(e.what()), "s.toml:9: group 'h': drop_caches needs cache cold");
+    }
+}
+
+TEST(Settings, SuiteNumbersAreReadAndOtherTypesAreNamed) {
+    EXPECT_NO_THROW(parse_suite(suite_with("precision = 0.03"), "s.toml"));
+    EXPECT_EQ(suite_error("precision = true"),
+              "s.toml:6: precision: invalid value true: expected a string or a number");
+    EXPECT_EQ(suite_error("timeline = \"yes\""), "s.toml:6: timeline: invalid value 'yes': expected true or false");
+}
+
+TEST(Settings, RepeatedValuesMakeOneCaseAndASingleValueIsGivenOnce) {
+    PlanRequest p;
+    RunOptions o;
+    apply_setting(*find_setting("buffer"), "4K, 4096,8K", Syntax::suite, p, o);
+    EXPECT_EQ(p.buffers, (std::vector<std::size_t>{4096, 8192}));
+    apply_setting(*find_setting("chain"), "deflate>file,deflate:6>file,buffer:8192>file", Syntax::suite, p, o);
+    EXPECT_EQ(p.chains, (std::vector<std::string>{"deflate:6>file", "buffer:8K>file"}));
+    // A count makes every size the same write: one case.
+    p = PlanRequest{};
+    p.patterns = {"write.record-syscall"};
+    p.sizes = {64 << 10, 128 << 10};
+    p.count = 10;
+    EXPECT_EQ(build_plan(p).size(), 1u);
+    const auto twice = test::run_cli("run -s read.chunk --warmup 0 --warmup 4");
+    EXPECT_EQ(twice.status, 2);
+    EXPECT_EQ(twice.err, "iolab: --warmup is given 2 times ('0', '4'): give it once\n");
+}
+
+TEST(Settings, TheDefaultBufferNeverRefusesASmallFileToAStrategyWithoutOne) {
+    PlanRequest p;
+    p.patterns = {"read.byte-syscall", "write.record-syscall"};
+    p.sizes = {1024};
+    EXPECT_EQ(build_plan(p).size(), 2u);
+    p.patterns = {"read.chunk"};
+    EXPECT_THROW(build_plan(p), InputError);  // the 64K buffer of a strategy that takes one
+}
+
+TEST(Settings, ToolsReadARelativeInputAndLongResultNamesWork) {
+    ScratchDir dir;
+    std::ofstream(dir.file("in.bin")) << std::string(300000, 'x');
+    const std::string name(250, 'r');
+    const std::string cmd = "cd " + dir.path() + " && " + IOLAB_BINARY +
+                            " run -s read.dd,read.cat,copy.dd,copy.cp --input in.bin --iterations 1 --warmup 0 -q "
+                            "--dir . --json " +
+                            name + " >out 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.file("out"));
+    const auto j = nlohmann::json::parse(test::slurp(dir.file(name)));
+    ASSERT_EQ(j["cases"].size(), 4u);
+    for (const auto& c : j["cases"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+    const auto long_name = test::run_cli("run -s read.chunk --json " + dir.file(std::string(260, 'x')));
+    EXPECT_EQ(long_name.status, 2);
+    EXPECT_NE(long_name.err.find("the file name is longer than 255 bytes"), std::string::npos) << long_name.err;
+}
+
+TEST(Settings, TraceAndForksAreRefusedTogether) {
+    const auto r = test::run_cli("run -s copy.pipelined-threads --forks 2 --trace /nonexistent/t.json");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "iolab: --trace needs the timelines of one process; it cannot be used with --forks\n");
+}
+
+TEST(Settings, CompareMatchesCasesByEveryParameter) {
+    // Two byte-at-a-time cases share a label and a slice size, but stand for different files.
+    Report r;
+    for (std::uint64_t full : {2u << 20, 4u << 20}) {
+        CaseResult c;
+        c.spec.strategy = Registry::builtin().find("read.byte-syscall");
+        c.spec.workload.size = 64 << 10;
+        c.spec.full_bytes = full;
+        for (double w : {0.010, 0.011, 0.012, 0.010, 0.011}) {
+            Sample s;
+            s.wall_s = w * static_cast<double>(full >> 20);
+            s.bytes = 64 << 10;
+            c.samples.push_back(s);
+        }
+        finish(c, r.options, 1e-9);
+        r.cases.push_back(c);
+    }
+    const std::string out = render_comparison(r, r, false);
+    EXPECT_NE(out.find("read.byte-syscall size=2M"), std::string::npos) << out;
+    EXPECT_NE(out.find("read.byte-syscall size=4M"), std::string::npos) << out;
+    EXPECT_NE(out.find("over 2 case(s): 1.000"), std::string::npos) << out;  // each matched with itself
+}
+
+TEST(Settings, AResultFileNamesTheParameterItCannotRead) {
+    nlohmann::json j = report_to_json(Report{});
+    j["cases"] = nlohmann::json::array({{{"strategy", "read.chunk"},
+                                         {"params", {{"buffer", "0"}}},
+                                         {"status", "skipped"},
+                                         {"samples", nlohmann::json::array()}}});
+    try {
+        read_report_json(j.dump(), "r.json");
+        ADD_FAILURE() << "buffer 0 was read";
+    } catch (const ResultFormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("params.buffer: '0' is not at least 1"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -37,6 +37,13 @@ std::vector<const Strategy*> select(const std::vector<std::string>& patterns, co
     return out;
 }
 
+// What tells two cases apart: the strategy and every parameter.
+std::string case_key(const CaseSpec& c) {
+    std::string key = c.strategy->name;
+    for (const auto& [k, v] : c.params()) key += fmt::format("\n{}={}", k, v);
+    return key;
+}
+
 }  // namespace
 
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry) {
@@ -58,16 +65,20 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         if (size > kMaxCaseBytes)
             throw InputError(fmt::format("size {} is more than {} bytes, the limit of one case", format_compact(size),
                                          format_compact(kMaxCaseBytes)));
+    // Only a strategy that takes a buffer is held to it: the default buffer never refuses a small
+    // file to one that does not. (An existing --input may be small: a larger buffer reads it in
+    // one call.)
+    const bool buffered =
+        std::any_of(strategies.begin(), strategies.end(), [](const Strategy* s) { return s->honours(kParamBuffer); });
     for (auto size : req.sizes)
         for (auto b : req.buffers) {
             if (b == 0) throw InputError("invalid buffer '0': expected at least 1 byte");
             if (b > kMaxBuffer)
                 throw InputError(
                     fmt::format("buffer {} is over the limit of {}", format_compact(b), format_compact(kMaxBuffer)));
-            // (An existing --input may be small: a larger buffer simply reads it in one call.)
-            if (size > 0 && b > size && req.input.empty())
+            if (buffered && size > 0 && b > size && req.input.empty())
                 throw InputError(
-                    fmt::format("buffer {} is larger than the {} file: expected a buffer no larger than --size",
+                    fmt::format("buffer {} is larger than the {} file: expected a buffer no larger than the size",
                                 format_compact(b), format_compact(size)));
         }
     for (auto r : req.records) {
@@ -85,6 +96,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     for (const auto& c : req.chains) parse_chain(c);
 
     std::vector<CaseSpec> plan;
+    std::set<std::string> seen;
     for (const Strategy* s : strategies) {
         const std::vector<std::size_t> buffers =
             s->honours(kParamBuffer) ? req.buffers : std::vector<std::size_t>{req.buffers.front()};
@@ -133,6 +145,9 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                                         }
                                         c.full_bytes = full;
                                     }
+                                    // Lists that name one case twice (4K,4096; a size a
+                                    // count overrides) make it once.
+                                    if (!seen.insert(case_key(c)).second) continue;
                                     plan.push_back(c);
                                     if (plan.size() > kMaxCases)
                                         throw InputError(

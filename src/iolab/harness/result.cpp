@@ -13,10 +13,18 @@ namespace iolab {
 
 namespace {
 
-std::uint64_t size_of(std::string_view v) { return parse_size(v); }
+// A size or count of at least 1 (no case has an empty buffer, record or file).
+std::uint64_t size_of(std::string_view v) {
+    const std::uint64_t n = parse_size(v);
+    if (n == 0) throw InputError(one_line(fmt::format("'{}' is not at least 1", v)));
+    return n;
+}
+// A queue depth or vector length: a plain whole number from 1 to 2^32 - 1.
 unsigned whole(std::string_view v) {
-    const std::uint64_t n = parse_size(v);  // a plain number; no unit makes sense here
-    if (n > UINT32_MAX) throw InputError(one_line(fmt::format("'{}' is too large", v)));
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos)
+        throw InputError(one_line(fmt::format("'{}' is not a whole number", v)));
+    const std::uint64_t n = v.size() > 10 ? UINT64_MAX : std::stoull(std::string(v));
+    if (n == 0 || n > UINT32_MAX) throw InputError(one_line(fmt::format("'{}' is not from 1 to {}", v, UINT32_MAX)));
     return static_cast<unsigned>(n);
 }
 constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};

@@ -12,16 +12,31 @@ namespace iolab {
 
 namespace {
 
-// "a,b,c" -> a, b, c; an empty item is an error.
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+// "a, b,c" -> a, b, c; an empty item is an error.
 std::vector<std::string_view> items(std::string_view text) {
     std::vector<std::string_view> out;
     for (std::size_t start = 0;;) {
         const std::size_t comma = std::min(text.find(',', start), text.size());
-        out.push_back(text.substr(start, comma - start));
+        out.push_back(trim(text.substr(start, comma - start)));
         if (out.back().empty()) throw InputError("an empty item");
         if (comma == text.size()) return out;
         start = comma + 1;
     }
+}
+
+// A list without its repeats, in first-seen order (4K,4096 is one buffer).
+template <class T>
+std::vector<T> unique(std::vector<T> v) {
+    std::vector<T> out;
+    for (const T& x : v)
+        if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+    return out;
 }
 
 std::vector<std::uint64_t> sizes(std::string_view text, std::uint64_t min) {
@@ -31,7 +46,7 @@ std::vector<std::uint64_t> sizes(std::string_view text, std::uint64_t min) {
             if (s < min) throw InputError("too small");
             out.push_back(s);
         }
-    return out;
+    return unique(out);
 }
 
 std::vector<unsigned> whole_numbers(std::string_view text, unsigned max) {
@@ -41,7 +56,7 @@ std::vector<unsigned> whole_numbers(std::string_view text, unsigned max) {
         if (a.seconds > 0 || a.count > max) throw InputError("out of range");
         out.push_back(static_cast<unsigned>(a.count));
     }
-    return out;
+    return unique(out);
 }
 
 template <class E, std::size_t N>
@@ -54,48 +69,49 @@ bool truth(std::string_view text) { return named(kBooleans, text); }
 
 constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
+using Kind = Setting::Kind;
 using P = PlanRequest;
 using O = RunOptions;
 
 // The table. Each row's expected text is what the error shows after "expected".
 constexpr Setting kSettings[] = {
     {"size", "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M",
-     "sizes of at least 1 byte such as 64M, 1M,64M or 4K..1M (binary units: 1K = 1024)", false,
+     "sizes of at least 1 byte such as 64M, 1M,64M or 4K..1M (binary units: 1K = 1024)", Kind::list,
      [](std::string_view v, P& p, O&) { p.sizes = sizes(v, 1); }},
     {"buffer", "Buffer size(s) for strategies that take one",
-     "buffer sizes of at least 1 byte such as 64K, 4K,1M or 4K..1M", false,
+     "buffer sizes of at least 1 byte such as 64K, 4K,1M or 4K..1M", Kind::list,
      [](std::string_view v, P& p, O&) {
          const auto s = sizes(v, 1);
          p.buffers.assign(s.begin(), s.end());
      }},
-    {"record", "Record size(s) for writes", "record sizes of at least 1 byte such as 1K or 100,4K", false,
+    {"record", "Record size(s) for writes", "record sizes of at least 1 byte such as 1K or 100,4K", Kind::list,
      [](std::string_view v, P& p, O&) {
          const auto s = sizes(v, 1);
          p.records.assign(s.begin(), s.end());
      }},
-    {"count", "Records per written file (default: size / record)", "a number of records, 1 or more", false,
+    {"count", "Records per written file (default: size / record)", "a number of records, 1 or more", Kind::one,
      [](std::string_view v, P& p, O&) {
          const Amount a = parse_amount(v, "", false);
          if (a.seconds > 0) throw InputError("a time");
          p.count = a.count;
      }},
     {"byte_slice", "Byte-at-a-time strategies run on this much (default 1M; 0: all)", "a size such as 1M, or 0 for all",
-     false, [](std::string_view v, P& p, O&) { p.byte_slice = byte_slice_from(parse_size(v)); }},
+     Kind::one, [](std::string_view v, P& p, O&) { p.byte_slice = byte_slice_from(parse_size(v)); }},
     {"data", "random, text, zeros or compressible:R", "random, text, zeros or compressible:R with 1 <= R <= 4096",
-     false, [](std::string_view v, P& p, O&) { p.data = parse_data_spec(v); }},
+     Kind::one, [](std::string_view v, P& p, O&) { p.data = parse_data_spec(v); }},
     {"queue", "Queue depth(s): io_uring entries, pipelined buffers (default 8)",
-     "whole numbers from 1 to 4096 such as 8 or 1,4,16", false,
+     "whole numbers from 1 to 4096 such as 8 or 1,4,16", Kind::list,
      [](std::string_view v, P& p, O&) {
          p.queues = whole_numbers(v, kMaxQueue);
          if (std::count(p.queues.begin(), p.queues.end(), 0u)) throw InputError("zero");
      }},
     {"iov", "Buffers or records per readv/writev call (default 16)", "whole numbers from 1 to 1024 such as 16 or 4,64",
-     false,
+     Kind::list,
      [](std::string_view v, P& p, O&) {
          p.iovs = whole_numbers(v, kMaxIov);
          if (std::count(p.iovs.begin(), p.iovs.end(), 0u)) throw InputError("zero");
      }},
-    {"chain", "write.chain layers, outermost first: buffer:64K>deflate:6>file", "", false,
+    {"chain", "write.chain layers, outermost first: buffer:64K>deflate:6>file", "", Kind::list,
      [](std::string_view v, P& p, O&) {
          p.chains.clear();
          for (auto c : items(v)) {
@@ -103,48 +119,56 @@ constexpr Setting kSettings[] = {
                  parse_chain(std::string(c));
              } catch (const InputError& e) {
                  // Keep what parse_chain says is wrong, without its own "invalid chain 'C': ".
-                 const std::string prefix = fmt::format("invalid chain '{}': ", c);
+                 const std::string prefix = one_line(fmt::format("invalid chain '{}': ", c));
                  const std::string_view why = e.what();
                  throw InputError(std::string(why.starts_with(prefix) ? why.substr(prefix.size()) : why));
              }
-             p.chains.emplace_back(c);
+             // In one written form (deflate is deflate:6, buffer:8192 is buffer:8K), once.
+             const std::string canonical = describe(parse_chain(std::string(c)));
+             if (std::find(p.chains.begin(), p.chains.end(), canonical) == p.chains.end())
+                 p.chains.push_back(canonical);
          }
      }},
-    {"feed", "write.chain input: record (default) or byte, or both: byte,record", "record, byte or byte,record", false,
+    {"feed", "write.chain input: record (default) or byte, or both: byte,record", "record, byte or byte,record",
+     Kind::list,
      [](std::string_view v, P& p, O&) {
          p.feeds.clear();
          for (auto f : items(v)) p.feeds.push_back(named(kFeeds, f));
+         p.feeds = unique(p.feeds);
      }},
-    {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", false,
+    {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", Kind::one,
      [](std::string_view v, P&, O& o) { o.warmup = parse_amount(v, "", true); }},
     {"iterations", "Measured iterations: auto (default: until --precision or --budget), N, or a target time (2s)",
-     "auto, a count (1 or more) or a time such as 2s or 500ms", false,
-     [](std::string_view v, P&, O& o) { o.iterations = parse_amount(v, "", false, true); }},
+     "auto, a count from 1 to 10000 or a time such as 2s or 500ms", Kind::one,
+     [](std::string_view v, P&, O& o) {
+         o.iterations = parse_amount(v, "", false, true);
+         if (o.iterations.count > o.max_iterations) throw InputError("too many");
+     }},
     {"precision", "With iterations auto: stop a case when its median's 95% interval is within this (default 3%)",
-     "a relative precision above 0 and at most 1, such as 3% or 0.03", false,
+     "a relative precision above 0 and at most 1, such as 3% or 0.03", Kind::one,
      [](std::string_view v, P&, O& o) { o.precision = parse_precision(v, ""); }},
     {"budget", "With iterations auto: measured time per case at most (default 1.5s)", "a time such as 1s or 500ms",
-     false, [](std::string_view v, P&, O& o) { o.budget_s = parse_budget(v, ""); }},
+     Kind::one, [](std::string_view v, P&, O& o) { o.budget_s = parse_budget(v, ""); }},
     {"verify",
      "sampled (default): measured reads check a fingerprint of every page; full: hash every byte inside the clock",
-     "sampled or full", false, [](std::string_view v, P&, O& o) { o.verify = named(kVerifyModes, v); }},
-    {"forks", "Run each case in N child processes and pool their samples", "a whole number from 0 to 64", false,
+     "sampled or full", Kind::one, [](std::string_view v, P&, O& o) { o.verify = named(kVerifyModes, v); }},
+    {"forks", "Run each case in N child processes and pool their samples", "a whole number from 0 to 64", Kind::one,
      [](std::string_view v, P&, O& o) {
          const Amount a = parse_amount(v, "", true);
          if (a.seconds > 0 || a.count > 64) throw InputError("out of range");
          o.forks = static_cast<unsigned>(a.count);
      }},
-    {"cache", "warm, cold or direct", "warm, cold or direct", false,
+    {"cache", "warm, cold or direct", "warm, cold or direct", Kind::one,
      [](std::string_view v, P&, O& o) { o.cache = named(kCacheModes, v); }},
-    {"drop_caches", "With cache cold, as root: also drop the kernel's caches", "true or false", true,
+    {"drop_caches", "With cache cold, as root: also drop the kernel's caches", "true or false", Kind::flag,
      [](std::string_view v, P&, O& o) { o.drop_caches = truth(v); }},
-    {"sync", "none, fsync or fdatasync: durability inside the timed part", "none, fsync or fdatasync", false,
+    {"sync", "none, fsync or fdatasync: durability inside the timed part", "none, fsync or fdatasync", Kind::one,
      [](std::string_view v, P&, O& o) { o.sync = named(kSyncPolicies, v); }},
     {"throttle", "Limit the write side to RATE (1MiB/s): a simulated slow device",
-     "a positive size per second, e.g. 1MiB/s or 512K/s", false,
+     "a positive size per second, e.g. 1MiB/s or 512K/s", Kind::one,
      [](std::string_view v, P&, O& o) { o.throttle = parse_rate(v); }},
-    {"timeline", "Record the read and write events of copies that can (the last iteration)", "true or false", true,
-     [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
+    {"timeline", "Record the read and write events of copies that can (the last iteration)", "true or false",
+     Kind::flag, [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
 };
 
 }  // namespace

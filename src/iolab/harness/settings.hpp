@@ -17,7 +17,9 @@ struct Setting {
     std::string_view key;       // "byte_slice"; the command-line option is --byte-slice
     std::string_view help;      // one line for --help
     std::string_view expected;  // what a valid value looks like, for errors
-    bool flag = false;          // a switch: "--key" alone, or "key = true" in a suite
+    // one value; a comma list (each item a case); a switch: "--key" alone, or "key = true" in
+    // a suite
+    enum class Kind { one, list, flag } kind = Kind::one;
     // Applies the value (a comma list; "true"/"false" for a flag). Throws InputError.
     void (*apply)(std::string_view value, PlanRequest& plan, RunOptions& options) = nullptr;
 };

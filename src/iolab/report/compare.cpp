@@ -22,9 +22,9 @@ std::vector<double> walls(const CaseResult& c) {
 }  // namespace
 
 std::string render_comparison(const Report& before, const Report& after, bool markdown) {
-    // Cases are matched by group, label and size.
-    using Key = std::tuple<std::string, std::string, std::uint64_t>;
-    const auto key = [](const CaseResult& c) { return Key{c.spec.group, c.spec.label(), c.spec.workload.bytes()}; };
+    // Cases are matched by group, strategy and every parameter.
+    using Key = std::tuple<std::string, std::string, std::map<std::string, std::string>>;
+    const auto key = [](const CaseResult& c) { return Key{c.spec.group, c.name(), c.spec.params()}; };
     std::map<Key, const CaseResult*> later;
     for (const auto& c : after.cases)
         if (c.status == Status::ok) later[key(c)] = &c;
@@ -56,7 +56,8 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
         ratios.push_back(r.ratio);
         significant += changed;
         Row row;
-        row.cells = {(b.spec.group.empty() ? "" : b.spec.group + " ") + b.spec.label(),
+        row.cells = {fmt::format("{}{} size={}", b.spec.group.empty() ? "" : b.spec.group + " ", b.spec.label(),
+                                 format_compact(b.spec.full_bytes ? b.spec.full_bytes : b.spec.workload.bytes())),
                      fmt::format("{:.1f}", b.throughput_mib_s),
                      fmt::format("{:.1f}", a.throughput_mib_s),
                      fmt::format("{:.3f}", r.ratio),

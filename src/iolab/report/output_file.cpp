@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <climits>
+
 #include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
@@ -30,6 +32,8 @@ void check_output_path(const std::string& path, bool force, const char* option) 
     if (path.empty() || path.back() == '/')
         throw InputError(fmt::format("invalid {} '{}': expected a file name", option, path));
     const std::string dir = folder_of(path);
+    if (path.size() - path.rfind('/') - 1 > NAME_MAX)
+        throw InputError(fmt::format("invalid {} '{}': the file name is longer than {} bytes", option, path, NAME_MAX));
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw InputError(fmt::format("invalid {} '{}': the folder '{}' does not exist", option, path, dir));
@@ -96,7 +100,8 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
 
 void write_file_atomically(const std::string& path, std::string_view content, bool force) {
     const std::string dir = folder_of(path);
-    std::string tmpl = path + ".iolab-tmp-XXXXXX";
+    // The temporary name does not grow with the result's: any valid name can be written.
+    std::string tmpl = (dir == "/" ? std::string() : dir) + "/.iolab-tmp-XXXXXX";
     std::vector<char> name(tmpl.begin(), tmpl.end());
     name.push_back('\0');
     const int raw = ::mkstemp(name.data());

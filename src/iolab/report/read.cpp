@@ -33,15 +33,13 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     w.family = r.spec.strategy->family;
     const auto params = c.find("params");
     if (params == c.end() || !params->is_object()) throw where("missing params");
-    try {
-        for (const auto& [k, v] : params->items()) {
-            if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
+    for (const auto& [k, v] : params->items()) {
+        if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
+        try {
             if (const CaseParam* p = find_case_param(k)) p->set(r.spec, one_line(v.get<std::string>()));
+        } catch (const InputError& e) {
+            throw where(fmt::format("params.{}: {}", k, e.what()));
         }
-    } catch (const ResultFormatError&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw where(e.what());
     }
     const std::string status = str(c, "status");
     const auto st = value_of(kStatuses, status);
@@ -64,8 +62,8 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         throw where(fmt::format("a sample is malformed ({})", e.what()));
     }
     for (const auto& s : r.samples)
-        if (!(s.wall_s >= 0) || !(s.user_s >= 0) || !(s.sys_s >= 0))
-            throw where("a sample has a negative or invalid time");
+        if (!(s.wall_s > 0) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s))
+            throw where("a sample has a time that is not positive and finite");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
     return r;
 }

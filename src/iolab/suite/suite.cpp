@@ -19,6 +19,13 @@ namespace iolab {
 
 namespace {
 
+// A value as the suite wrote it, for errors: "1979-05-27", "{ a = 1 }", "true".
+std::string as_written(const toml::node& n) {
+    std::ostringstream out;
+    n.visit([&](const auto& v) { out << v; });
+    return one_line(out.str());
+}
+
 // Reads one suite file, reporting problems as "ORIGIN:LINE: KEY: what is wrong".
 class Reader {
 public:
@@ -59,8 +66,10 @@ public:
                 out.push_back(std::string(*v.value<std::string>()));
             else if (v.is_integer())
                 out.push_back(std::to_string(*v.value<std::int64_t>()));
+            else if (v.is_floating_point())
+                out.push_back(fmt::format("{}", *v.value<double>()));
             else
-                fail(&v, key, "expected a string or a whole number");
+                fail(&v, key, fmt::format("invalid value {}: expected a string or a number", as_written(v)));
         };
         if (const auto* arr = n->as_array()) {
             if (arr->empty()) fail(n, key, "expected at least one value");
@@ -90,8 +99,9 @@ public:
             const toml::node* n = t.get(s.key);
             if (!n) continue;
             std::string value;
-            if (s.flag) {
-                if (!n->is_boolean()) fail(n, s.key, "expected true or false");
+            if (s.kind == Setting::Kind::flag) {
+                if (!n->is_boolean())
+                    fail(n, s.key, fmt::format("invalid value {}: expected true or false", as_written(*n)));
                 value = *n->value<bool>() ? "true" : "false";
             } else {
                 value = fmt::format("{}", fmt::join(list(t, s.key), ","));
@@ -101,11 +111,6 @@ public:
             } catch (const InputError& e) {
                 fail(n, "", e.what());
             }
-        }
-        try {
-            check_settings(plan, opts, Syntax::suite);
-        } catch (const InputError& e) {
-            fail(&t, "", e.what());
         }
     }
 
@@ -191,6 +196,11 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         grp.plan.patterns = r.list(t, "strategies");
         if (grp.plan.patterns.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
         r.settings(t, grp.plan, grp.options);
+        try {
+            check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
+        } catch (const InputError& e) {
+            r.fail(&t, "", fmt::format("group '{}': {}", grp.id, e.what()));
+        }
         try {
             // Unknown strategies and impossible grids fail here, not mid-run.
             for (const auto& c : build_plan(grp.plan)) strategies_of[grp.id].insert(c.strategy->name);
