@@ -13,6 +13,7 @@
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/read.hpp"
+#include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"
 
@@ -72,13 +73,24 @@ TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
         const auto cli =
             test::run_cli(fmt::format("run -s read.chunk {} '{}'", setting_name(key, Syntax::command_line), value));
         EXPECT_EQ(cli.status, 2) << key << "=" << value;
-        const std::string expected_cli = fmt::format("iolab: invalid {} '{}': expected {}\n",
-                                                     setting_name(key, Syntax::command_line), value, s->expected);
-        EXPECT_EQ(cli.err, expected_cli);
-        const std::string expected_suite =
-            fmt::format("s.toml:6: invalid {} '{}': expected {}", key, value, s->expected);
-        EXPECT_EQ(suite_error(fmt::format("{} = \"{}\"", key, value)), expected_suite);
+        // Both name the key and the value, then say the same thing: what is wrong, what is expected.
+        const std::string cli_head =
+            fmt::format("iolab: invalid {} '{}': ", setting_name(key, Syntax::command_line), value);
+        const std::string suite_head = fmt::format("s.toml:6: invalid {} '{}': ", key, value);
+        const std::string in_suite = suite_error(fmt::format("{} = \"{}\"", key, value));
+        ASSERT_TRUE(cli.err.starts_with(cli_head)) << cli.err;
+        ASSERT_TRUE(in_suite.starts_with(suite_head)) << in_suite;
+        EXPECT_EQ(cli.err.substr(cli_head.size()), in_suite.substr(suite_head.size()) + "\n");
+        EXPECT_TRUE(in_suite.ends_with("expected " + std::string(s->expected))) << in_suite;
     }
+}
+
+TEST(Settings, AListNamesItsWrongItem) {
+    const auto r = test::run_cli("run -s read.chunk --size 1M,abc");
+    EXPECT_EQ(r.err, "iolab: invalid --size '1M,abc': 'abc' is wrong; expected " +
+                         std::string(find_setting("size")->expected) + "\n");
+    EXPECT_EQ(suite_error("queue = \"4,,8\""), "s.toml:6: invalid queue '4,,8': an empty item; expected " +
+                                                   std::string(find_setting("queue")->expected));
 }
 
 TEST(Settings, ChainErrorsSayWhichLayerIsWrong) {
@@ -134,6 +146,7 @@ TEST(Settings, CaseParametersReadBackWhatTheyPrint) {
 TEST(Settings, CsvTellsEveryCaseApart) {
     // Two chains, both feeds: four cases of one strategy, four different rows before "status".
     Report r;
+    const std::string group = "g";
     for (const char* chain : {"buffer:8K>deflate:6>file", "deflate:6>buffer:8K>file"})
         for (bool feed : {false, true}) {
             CaseResult c;
@@ -141,7 +154,7 @@ TEST(Settings, CsvTellsEveryCaseApart) {
             c.spec.workload.family = Family::write;
             c.spec.workload.chain = chain;
             c.spec.workload.feed_bytes = feed;
-            c.spec.group = "g";
+            c.spec.group = group;
             r.cases.push_back(c);
         }
     const std::string csv = to_csv(r);
@@ -259,6 +272,39 @@ TEST(Settings, CompareMatchesCasesByEveryParameter) {
     EXPECT_NE(out.find("read.byte-syscall size=2M"), std::string::npos) << out;
     EXPECT_NE(out.find("read.byte-syscall size=4M"), std::string::npos) << out;
     EXPECT_NE(out.find("over 2 case(s): 1.000"), std::string::npos) << out;  // each matched with itself
+}
+
+TEST(Settings, ASizeSelectorPicksTheWriteOfThatSize) {
+    std::vector<CaseResult> cases;
+    for (std::uint64_t count : {64u, 1024u}) {
+        CaseResult c;
+        c.spec.strategy = Registry::builtin().find("write.record-syscall");
+        c.spec.workload.family = Family::write;
+        c.spec.workload.record = 1024;
+        c.spec.workload.count = count;
+        c.throughput_mib_s = 100.0 / static_cast<double>(count);  // the small one is the fastest
+        cases.push_back(c);
+    }
+    const auto pick = [&](const char* size) {
+        return select_case(Selector{"", {"write.record-syscall"}, {{"size", size}}, false}, cases);
+    };
+    EXPECT_EQ(pick("1M"), &cases[1]);
+    EXPECT_EQ(pick("64K"), &cases[0]);
+    EXPECT_EQ(pick("7G"), nullptr);
+}
+
+TEST(Settings, ResultsWrittenBeforeTheToolsWereRenamedStillRead) {
+    nlohmann::json j = report_to_json(Report{});
+    j["cases"] = nlohmann::json::array();
+    for (const char* old_name : {"external.dd", "external.cat", "external.fio", "external.dd-copy", "external.cp"})
+        j["cases"].push_back({{"strategy", old_name},
+                              {"params", nlohmann::json::object()},
+                              {"status", "skipped"},
+                              {"samples", nlohmann::json::array()}});
+    const Report r = read_report_json(j.dump(), "old.json");
+    std::vector<std::string> names;
+    for (const auto& c : r.cases) names.push_back(c.name());
+    EXPECT_EQ(names, (std::vector<std::string>{"read.dd", "read.cat", "read.fio", "copy.dd", "copy.cp"}));
 }
 
 TEST(Settings, AResultFileNamesTheParameterItCannotRead) {

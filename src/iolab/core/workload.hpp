@@ -6,8 +6,12 @@
 
 #include "iolab/core/data.hpp"
 #include "iolab/core/family.hpp"
+#include "iolab/core/names.hpp"
 
 namespace iolab {
+
+// How write.chain is fed: whole records, or one byte per call (Workload::feed_bytes).
+inline constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
 struct Workload {
     Family family = Family::read;

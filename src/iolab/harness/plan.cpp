@@ -101,7 +101,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         const std::vector<std::size_t> buffers =
             s->honours(kParamBuffer) ? req.buffers : std::vector<std::size_t>{req.buffers.front()};
         const std::vector<std::size_t> records =
-            s->family == Family::write ? req.records : std::vector<std::size_t>{req.records.front()};
+            s->honours(kParamRecord) ? req.records : std::vector<std::size_t>{req.records.front()};
         // A parameter the strategy does not honour takes its first value: no duplicate cases.
         const auto own = [&](Param p, const auto& values) {
             return s->honours(p) ? values : std::decay_t<decltype(values)>{values.front()};
@@ -127,10 +127,10 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                                     w.size = size;
                                     w.queue = queue;
                                     w.iov = iov;
-                                    w.chain = chain;
+                                    w.chain = describe(parse_chain(chain));  // one written form
                                     w.feed_bytes = feed;
                                     w.input = req.input;
-                                    if (s->family == Family::write) {
+                                    if (s->honours(kParamRecord)) {
                                         w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
                                         w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
                                                                  "the limit of one case");

@@ -27,10 +27,9 @@ unsigned whole(std::string_view v) {
     if (n == 0 || n > UINT32_MAX) throw InputError(one_line(fmt::format("'{}' is not from 1 to {}", v, UINT32_MAX)));
     return static_cast<unsigned>(n);
 }
-constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
 bool honours(const CaseSpec& c, Param p) { return c.strategy && c.strategy->honours(p); }
-bool writes(const CaseSpec& c) { return c.workload.family == Family::write; }
+bool writes(const CaseSpec& c) { return honours(c, kParamRecord); }
 
 using C = CaseSpec;
 using V = std::string_view;
@@ -56,8 +55,14 @@ constexpr CaseParam kCaseParams[] = {
      }},
     {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
      [](C& c, V v) { c.workload.count = size_of(v); }},
+    // A write's size is its records: setting it sets the count.
     {"size", false, [](const C&) { return true; }, [](const C& c) { return format_compact(c.workload.bytes()); },
-     [](C& c, V v) { c.workload.size = size_of(v); }},
+     [](C& c, V v) {
+         c.workload.size = size_of(v);
+         if (c.workload.family == Family::write)
+             c.workload.count =
+                 std::max<std::uint64_t>(1, c.workload.size / std::max<std::size_t>(1, c.workload.record));
+     }},
     {"slice_of", false, [](const C& c) { return c.full_bytes > 0; },
      [](const C& c) { return format_compact(c.full_bytes); }, [](C& c, V v) { c.full_bytes = size_of(v); }},
     {"data", false, [](const C&) { return true; }, [](const C& c) { return to_string(c.workload.data); },

@@ -67,8 +67,6 @@ E named(const Named<E> (&table)[N], std::string_view text) {
 
 bool truth(std::string_view text) { return named(kBooleans, text); }
 
-constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
-
 using Kind = Setting::Kind;
 using P = PlanRequest;
 using O = RunOptions;
@@ -188,8 +186,25 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
     try {
         s.apply(value, plan, options);
     } catch (const InputError& e) {
-        // A chain says which layer is wrong; every other setting says what it takes.
-        const std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);
+        // A chain says which layer is wrong; in a list, the first item that is wrong is named.
+        std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);
+        if (s.kind == Setting::Kind::list && value.find(',') != std::string_view::npos) {
+            for (std::size_t start = 0; start <= value.size();) {
+                const std::size_t comma = std::min(value.find(',', start), value.size());
+                const std::string_view item = trim(value.substr(start, comma - start));
+                PlanRequest p = plan;
+                RunOptions o = options;
+                try {
+                    s.apply(item, p, o);
+                } catch (const InputError& bad) {
+                    const std::string why = s.expected.empty() ? std::string(bad.what()) : detail;
+                    detail = item.empty() ? (s.expected.empty() ? why : "an empty item; " + why)
+                                          : fmt::format("'{}' is wrong; {}", item, why);
+                    break;
+                }
+                start = comma + 1;
+            }
+        }
         throw InputError(one_line(fmt::format("invalid {} '{}': {}", setting_name(s.key, syntax), value, detail)));
     }
 }

@@ -12,6 +12,18 @@ namespace iolab {
 
 namespace {
 
+// Result files written before the tools were named by what they do still read.
+std::string_view legacy_name(std::string_view name) {
+    static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {{"external.dd", "read.dd"},
+                                                                                 {"external.cat", "read.cat"},
+                                                                                 {"external.fio", "read.fio"},
+                                                                                 {"external.dd-copy", "copy.dd"},
+                                                                                 {"external.cp", "copy.cp"}};
+    for (const auto& [old_name, new_name] : kRenamed)
+        if (name == old_name) return new_name;
+    return name;
+}
+
 using nlohmann::json;
 
 std::string str(const json& j, const char* key) {
@@ -26,7 +38,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     if (!c.is_object()) throw where("expected an object");
     CaseResult r;
     const std::string name = str(c, "strategy");
-    r.spec.strategy = Registry::builtin().find(name);
+    r.spec.strategy = Registry::builtin().find(legacy_name(name));
     if (!r.spec.strategy) throw where(fmt::format("unknown strategy '{}'", name));
     r.spec.group = one_line(str(c, "group"));  // control characters escaped: it reaches the terminal
     Workload& w = r.spec.workload;
