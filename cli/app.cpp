@@ -2,42 +2,24 @@
 // Bad input is one line on stderr and exit status 2; a failed case makes the status 1.
 #include "app.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <fcntl.h>
-
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "checks.hpp"
 #include "commands.hpp"
-#include "common.hpp"
 #include "iolab/core/interrupt.hpp"
-#include "iolab/core/scratch.hpp"
-#include "iolab/core/timeline.hpp"
-#include "iolab/core/units.hpp"
-#include "iolab/harness/environment.hpp"
-#include "iolab/harness/limits.hpp"
-#include "iolab/harness/plan.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
-#include "iolab/suite/suite.hpp"
-#include "iolab/sys/error.hpp"
-#include "iolab/sys/io.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -117,13 +99,14 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
         return report.any_failed() ? 1 : 0;
     }
     for (const Exporter& e : exporters())
-        if (const std::string& path = a.outputs.at(e.option); !path.empty())
+        if (const std::string& path = a.output(e.option); !path.empty())
             write_file_atomically(path, e.render(report), a.force);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
         fmt::print(stderr, "iolab: interrupted by signal {}: {} of the planned cases completed{}\n", sig,
                    report.cases.size(),
-                   std::all_of(a.outputs.begin(), a.outputs.end(), [](const auto& o) { return o.second.empty(); })
+                   std::all_of(exporters().begin(), exporters().end(),
+                               [&](const Exporter& e) { return a.output(e.option).empty(); })
                        ? std::string()
                        : "; the result files are marked partial");
         return 128 + sig;
@@ -194,20 +177,18 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;
     }
-    // An option given an empty value ("--size ''") is an error, not the default.
-    for (const CLI::App* sub : app.get_subcommands())
-        for (const CLI::Option* opt : sub->get_options())
-            if (opt->count() > 0 && opt->get_expected_min() > 0)
-                for (const auto& value : opt->results())
-                    if (value.empty()) {
-                        if (!dry_run) fmt::print(stderr, "iolab: invalid {} '': expected a value\n", opt->get_name());
-                        return 2;
-                    }
-    if (dry_run &&
-        (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() || clean_cmd->parsed()))
-        return 0;
-    if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
     try {
+        // An option given an empty value ("--size ''") is an error, not the default.
+        for (const CLI::App* sub : app.get_subcommands())
+            for (const CLI::Option* opt : sub->get_options())
+                if (opt->count() > 0 && opt->get_expected_min() > 0)
+                    for (const auto& value : opt->results())
+                        if (value.empty())
+                            throw InputError(fmt::format("invalid {} '': expected a value", opt->get_name()));
+        if (dry_run &&
+            (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() || clean_cmd->parsed()))
+            return 0;
+        if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
         if (list->parsed()) return list_strategies(family, names);
         if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);
         if (run_cmd->parsed()) return run_suite(ctx, a, requested_suite(a));

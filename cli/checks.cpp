@@ -3,13 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "common.hpp"
-#include "iolab/core/scratch.hpp"
-#include "iolab/core/units.hpp"
-#include "iolab/harness/plan.hpp"
+#include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/session.hpp"
 
@@ -18,11 +17,12 @@ namespace iolab::cli {
 std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option) {
     const bool forks =
         std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.forks > 0; });
-    if (forks && !a.outputs.at("trace").empty())
+    if (forks && !a.output("trace").empty())
         throw InputError("--trace needs the timelines of one process; it cannot be used with --forks");
     const bool drop =
         std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.drop_caches; });
-    if (drop && ::geteuid() != 0) throw InputError("--drop-caches needs root (it writes /proc/sys/vm/drop_caches)");
+    if (drop && ::geteuid() != 0)
+        throw InputError("drop_caches (--drop-caches) needs root: it writes /proc/sys/vm/drop_caches");
     std::uint64_t needed = 0;
     // Memory is bounded: no case may hold more than half of this machine's memory.
     const std::uint64_t memory_limit =
@@ -44,8 +44,9 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
     }
     const std::string dir = checked_dir(dir_option);
     std::vector<ResultPath> results;
-    for (const auto& [option, path] : a.outputs)
-        if (!path.empty()) results.push_back({"--" + std::string(option), path});
+    for (const Exporter& e : exporters())
+        if (const std::string& path = a.output(e.option); !path.empty())
+            results.push_back({"--" + std::string(e.option), path});
     check_output_paths(results, a.force, a.input);
     // The largest case's files plus a margin, checked before anything is created.
     needed = saturating_add(needed, 16ull << 20);

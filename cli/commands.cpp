@@ -1,40 +1,14 @@
 // The small commands, and the checks the others share.
 #include "commands.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fcntl.h>
+#include <sys/stat.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
-#include "common.hpp"
-#include "iolab/core/interrupt.hpp"
-#include "iolab/core/scratch.hpp"
-#include "iolab/core/timeline.hpp"
-#include "iolab/core/units.hpp"
-#include "iolab/harness/environment.hpp"
-#include "iolab/harness/limits.hpp"
-#include "iolab/harness/plan.hpp"
-#include "iolab/report/compare.hpp"
-#include "iolab/report/json.hpp"
-#include "iolab/report/output_file.hpp"
-#include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
-#include "iolab/report/table.hpp"
-#include "iolab/suite/suite.hpp"
-#include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 #include "run_options.hpp"
 

@@ -1,38 +1,18 @@
 // The options of run and replicate.
 #include "run_options.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fcntl.h>
+#include <sys/stat.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "common.hpp"
-#include "iolab/core/interrupt.hpp"
-#include "iolab/core/scratch.hpp"
-#include "iolab/core/timeline.hpp"
-#include "iolab/core/units.hpp"
-#include "iolab/harness/environment.hpp"
-#include "iolab/harness/limits.hpp"
-#include "iolab/harness/plan.hpp"
 #include "iolab/harness/settings.hpp"
 #include "iolab/report/exporter.hpp"
-#include "iolab/report/output_file.hpp"
-#include "iolab/suite/suite.hpp"
-#include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab::cli {
@@ -72,6 +52,12 @@ bool RunArgs::given(std::string_view key) const {
            std::any_of(o->second.begin(), o->second.end(), [](const CLI::Option* opt) { return opt->count() > 0; });
 }
 
+const std::string& RunArgs::output(std::string_view option) const {
+    static const std::string none;
+    const auto it = outputs.find(option);
+    return it == outputs.end() ? none : it->second;
+}
+
 // Every setting given on the command line replaces the suite's value in every group.
 void apply_overrides(const RunArgs& a, Suite& suite) {
     if (!a.input.empty() && a.given("size"))
@@ -97,7 +83,7 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
             apply_setting(s, value, Syntax::command_line, g.plan, g.options);
         }
         for (const Exporter& e : exporters())
-            if (e.needs_timeline && !a.outputs.at(e.option).empty()) g.options.timeline = true;
+            if (e.needs_timeline && !a.output(e.option).empty()) g.options.timeline = true;
         check_settings(g.plan, g.options, Syntax::command_line);
     }
 }

@@ -24,6 +24,8 @@ struct RunArgs {
     bool keep = false, quiet = false, force = false, smoke = false, allow_device = false;
 
     bool given(std::string_view key) const;
+    // The path given to an exporter's option, or "".
+    const std::string& output(std::string_view option) const;
 };
 
 void add_run_options(CLI::App* cmd, RunArgs& a);

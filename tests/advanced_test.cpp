@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/chain/chain.hpp"
-#include "iolab/copy_file.hpp"
+#include "iolab/core/copy_file.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/timeline.hpp"
 #include "iolab/harness/fixture.hpp"

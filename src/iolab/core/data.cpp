@@ -100,16 +100,11 @@ void fill_block(const DataSpec& spec, std::uint64_t b, std::byte* out) {
 
 DataSpec parse_data_spec(std::string_view text) {
     DataSpec spec;
-    if (text == "random") return spec;
-    if (text == "text") {
-        spec.kind = DataKind::text;
-        return spec;
-    }
-    if (text == "zeros") {
-        spec.kind = DataKind::zeros;
-        return spec;
-    }
     constexpr std::string_view prefix = "compressible:";
+    if (const auto kind = value_of(kDataKinds, text); kind && *kind != DataKind::compressible) {
+        spec.kind = *kind;
+        return spec;
+    }
     if (text.starts_with(prefix)) {
         const std::string_view num = text.substr(prefix.size());
         double r = 0;
@@ -125,13 +120,8 @@ DataSpec parse_data_spec(std::string_view text) {
 }
 
 std::string to_string(const DataSpec& spec) {
-    switch (spec.kind) {
-        case DataKind::random: return "random";
-        case DataKind::text: return "text";
-        case DataKind::zeros: return "zeros";
-        case DataKind::compressible: return fmt::format("compressible:{:g}", spec.ratio);
-    }
-    return "?";
+    if (spec.kind == DataKind::compressible) return fmt::format("compressible:{:g}", spec.ratio);
+    return std::string(name_of(kDataKinds, spec.kind));
 }
 
 void fill(const DataSpec& spec, std::uint64_t offset, std::span<std::byte> out) {

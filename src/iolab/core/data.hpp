@@ -7,11 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include "iolab/core/names.hpp"
+
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
 
 enum class DataKind { random, text, zeros, compressible };
+inline constexpr Named<DataKind> kDataKinds[] = {{DataKind::random, "random"},
+                                                 {DataKind::text, "text"},
+                                                 {DataKind::zeros, "zeros"},
+                                                 {DataKind::compressible, "compressible"}};
 
 struct DataSpec {
     DataKind kind = DataKind::random;

@@ -93,19 +93,16 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
         for (std::size_t i = 0; i < specs.size(); ++i) {
             if (settled[i]) continue;
             const auto& c = j[i];
-            const auto child_status = c.at("status").get<std::string>();
-            if (child_status != "ok") {
-                pooled[i].status = child_status == "skipped" ? Status::skipped : Status::failed;
+            const auto child_status = value_of(kStatuses, c.at("status").get<std::string>()).value_or(Status::failed);
+            if (child_status != Status::ok) {
+                pooled[i].status = child_status;
                 pooled[i].reason = c.at("reason").get<std::string>();
                 pooled[i].samples.clear();
                 settled[i] = true;
                 continue;
             }
-            const auto ch = c.at("checked").get<std::string>();
             // The weakest check of any fork is what the pooled samples can claim.
-            const Checked this_fork = ch == "content"      ? Checked::content
-                                      : ch == "byte count" ? Checked::byte_count
-                                                           : Checked::none;
+            const Checked this_fork = value_of(kChecked, c.at("checked").get<std::string>()).value_or(Checked::none);
             checked[i] = std::max(checked[i], this_fork);
             for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
         }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "iolab/core/data.hpp"
-#include "iolab/harness/runner.hpp"
+#include "iolab/harness/result.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/error.hpp"
 

@@ -60,10 +60,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     r.reason = str(c, "reason");
     const auto verified = c.find("verified");
     r.verified = verified != c.end() && verified->is_boolean() && verified->get<bool>();
-    const std::string checked = str(c, "verification");
-    r.checked = r.verified || checked == "content" ? Checked::content
-                : checked == "byte count"          ? Checked::byte_count
-                                                   : Checked::none;
+    r.checked = r.verified ? Checked::content : value_of(kChecked, str(c, "verification")).value_or(Checked::none);
     const auto cold = c.find("cold_unproven");
     r.cold_unproven = cold != c.end() && cold->is_boolean() && cold->get<bool>();
     const auto samples = c.find("samples");

@@ -8,9 +8,9 @@
 #include <system_error>
 #include <vector>
 
-#include "iolab/copy_file.hpp"
 #include "iolab/core/aligned.hpp"
 #include "iolab/core/buffered.hpp"
+#include "iolab/core/copy_file.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"

@@ -14,16 +14,13 @@ std::atomic<std::uint64_t> g_fired{0};
 }  // namespace
 
 std::string_view fault_name(Fault f) {
-    switch (f) {
-        case Fault::none: return "none";
-        case Fault::short_count: return "short count";
-        case Fault::eintr: return "EINTR";
-        case Fault::eagain: return "EAGAIN";
-        case Fault::enospc: return "ENOSPC";
-        case Fault::eio: return "EIO";
-        case Fault::errno_value: return "errno";
-        case Fault::hook: return "hook";
-    }
+    static constexpr std::pair<Fault, std::string_view> kNames[] = {
+        {Fault::none, "none"},         {Fault::short_count, "short count"},
+        {Fault::eintr, "EINTR"},       {Fault::eagain, "EAGAIN"},
+        {Fault::enospc, "ENOSPC"},     {Fault::eio, "EIO"},
+        {Fault::errno_value, "errno"}, {Fault::hook, "hook"}};
+    for (const auto& [fault, name] : kNames)
+        if (fault == f) return name;
     return "?";
 }
 

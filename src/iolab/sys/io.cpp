@@ -61,10 +61,8 @@ void Fd::close() {
     // An explicit close can report a lost write (NFS does): it can be faulted. The descriptor
     // is released either way.
     const Fault f = detail::take_fault(Call::close);
-    int injected = f == Fault::eio           ? EIO
-                   : f == Fault::enospc      ? ENOSPC
-                   : f == Fault::errno_value ? detail::fault_errno()
-                                             : 0;
+    // (EINTR and EAGAIN are not failures of close.)
+    int injected = f == Fault::eintr || f == Fault::eagain ? 0 : detail::fault_error(f);
     // close(2): the descriptor is released even when close fails, so never retry it;
     // EINTR here does not mean the data was lost.
     if (::close(fd) != 0 && errno != EINTR) injected = errno;

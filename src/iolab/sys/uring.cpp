@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "iolab/sys/attempt.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"
 #include "iolab/sys/throttle.hpp"
@@ -58,15 +59,8 @@ void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint
 
 Completion Ring::next() {
     while (queued_ > 0) {
-        int r;
-        switch (detail::take_fault(Call::uring_enter)) {
-            case Fault::eintr: r = -EINTR; break;
-            case Fault::eagain: r = -EAGAIN; break;
-            case Fault::enospc: r = -ENOSPC; break;
-            case Fault::eio: r = -EIO; break;
-            case Fault::errno_value: r = -detail::fault_errno(); break;
-            default: r = ::io_uring_submit(ring_.get()); break;
-        }
+        const int err = detail::fault_error(detail::take_fault(Call::uring_enter));
+        const int r = err ? -err : ::io_uring_submit(ring_.get());
         count(Call::uring_enter, 0);
         if (r >= 0) {
             queued_ -= static_cast<unsigned>(r);
@@ -86,17 +80,11 @@ Completion Ring::next() {
     const bool is_write = (c.tag & kWriteBit) != 0;
     c.tag &= ~kWriteBit;
     const Call kind = is_write ? Call::uring_write : Call::uring_read;
-    switch (detail::take_fault(kind)) {
-        case Fault::short_count:
-            if (c.res > 1) c.res /= 2;
-            break;
-        case Fault::eintr: c.res = -EINTR; break;
-        case Fault::eagain: c.res = -EAGAIN; break;
-        case Fault::enospc: c.res = -ENOSPC; break;
-        case Fault::eio: c.res = -EIO; break;
-        case Fault::errno_value: c.res = -detail::fault_errno(); break;
-        default: break;
-    }
+    const Fault f = detail::take_fault(kind);
+    if (const int err = detail::fault_error(f))
+        c.res = -err;
+    else if (f == Fault::short_count && c.res > 1)
+        c.res /= 2;
     count(kind, c.res > 0 ? static_cast<std::size_t>(c.res) : 0);
     if (is_write && c.res > 0) throttle_wait(static_cast<std::size_t>(c.res));
     return c;

@@ -1,4 +1,4 @@
-#include "iolab/copy_file.hpp"
+#include "iolab/core/copy_file.hpp"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,15 +13,7 @@
 
 namespace iolab {
 
-std::string_view to_string(CopyMethod m) {
-    switch (m) {
-        case CopyMethod::reflink: return "reflink";
-        case CopyMethod::copy_file_range: return "copy_file_range";
-        case CopyMethod::sendfile: return "sendfile";
-        case CopyMethod::read_write: return "read/write";
-    }
-    return "?";
-}
+std::string_view to_string(CopyMethod m) { return name_of(kCopyMethods, m); }
 
 namespace {
 

@@ -7,11 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "iolab/core/names.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
 
 enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
+inline constexpr Named<CopyMethod> kCopyMethods[] = {{CopyMethod::reflink, "reflink"},
+                                                     {CopyMethod::copy_file_range, "copy_file_range"},
+                                                     {CopyMethod::sendfile, "sendfile"},
+                                                     {CopyMethod::read_write, "read/write"}};
 std::string_view to_string(CopyMethod m);
 
 struct CopyOptions {
