@@ -1,13 +1,6 @@
-// The plain C and C++ ways to do the byte-at-a-time and record workloads, as a user would
-// write them, for bench/peers to time against iolab. Each mode times only its I/O loop
-// (CLOCK_MONOTONIC), and prints "seconds bytes".
-//
-//   peer_programs getc FILE          read with getc_unlocked
-//   peer_programs istream-get FILE   read with std::istream::get
-//   peer_programs putc FILE BYTES    write with putc_unlocked
-//   peer_programs ostream-put FILE BYTES
-//   peer_programs fwrite FILE RECORD COUNT [fsync]
-//   peer_programs ofstream FILE RECORD COUNT [fsync]
+// The plain C and C++ ways to do the byte-at-a-time and record workloads, as a user would write
+// them, for bench/peers to time against iolab: each mode times only its I/O loop and prints
+// "seconds bytes". The modes are listed below the includes.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,6 +12,14 @@
 #include <random>
 #include <string>
 #include <vector>
+
+// Modes:
+//   peer_programs getc FILE          read with getc_unlocked
+//   peer_programs istream-get FILE   read with std::istream::get
+//   peer_programs putc FILE BYTES    write with putc_unlocked
+//   peer_programs ostream-put FILE BYTES
+//   peer_programs fwrite FILE RECORD COUNT [fsync]
+//   peer_programs ofstream FILE RECORD COUNT [fsync]
 
 namespace {
 

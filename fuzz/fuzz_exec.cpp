@@ -1,7 +1,6 @@
-// The command line, run for real when it is small: arguments (one per line of the input) are
-// parsed, validated and, if every case is tiny, executed in a private folder (result files are
-// rendered but not written). Whatever they are, iolab_main returns 0, 1 or 2, and leaves no
-// scratch folder behind.
+// The command line run for real when it is small (one argument per input line, tiny cases in a
+// private folder, result files rendered but not written): iolab_main returns 0, 1 or 2 and
+// leaves no scratch folder behind.
 #include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>

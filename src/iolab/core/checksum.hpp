@@ -12,10 +12,6 @@
 
 struct XXH3_state_s;
 
-#include <fmt/format.h>
-
-#include "iolab/core/units.hpp"
-
 namespace iolab {
 
 // Streaming XXH3-64.
@@ -37,20 +33,6 @@ private:
 };
 
 std::uint64_t checksum(std::span<const std::byte> data);
-// A whole (small) text file: a suite, a result. nullopt when it cannot be read, is not a
-// regular file (a FIFO or a device is never opened for reading: it could block or never end),
-// or holds more than `limit` bytes; `why` then says which.
-inline constexpr std::uint64_t kMaxTextFile = 64ull << 20;
-std::optional<std::string> read_text_file(const std::string& path, std::string* why = nullptr,
-                                          std::uint64_t limit = kMaxTextFile);
-// The same, or an Error "PATH: cannot read WHAT: WHY" (one line).
-template <class Error>
-std::string read_text_file_or_throw(const std::string& path, std::string_view what) {
-    std::string why;
-    auto text = read_text_file(path, &why);
-    if (!text) throw Error(one_line(fmt::format("{}: cannot read {}: {}", path, what, why)));
-    return std::move(*text);
-}
 // Checksum (XXH3-64) and length of a whole file, read through the syscall layer in large blocks.
 struct FileDigest {
     std::uint64_t checksum = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Running another program (dd, cp, fio) as a child process, for the external.* strategies.
+// Running another program (dd, cp, fio) as a child process, for the tool strategies (read.dd, copy.cp).
 #include <sys/types.h>
 
 #include <optional>

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/json.hpp"

@@ -12,10 +12,11 @@ namespace iolab {
 
 namespace {
 
+// The parameters that tell cases of one strategy apart (size and data are in the title).
 std::string params_text(const CaseSpec& c) {
     std::vector<std::string> parts;
-    for (const auto& [k, v] : c.params())
-        if (k != "size" && k != "data" && k != "slice_of" && k != "count") parts.push_back(k + "=" + v);
+    for (const CaseParam& p : case_params())
+        if (p.in_label && p.has(c)) parts.push_back(fmt::format("{}={}", p.key, p.get(c)));
     return fmt::format("{}", fmt::join(parts, " "));
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/process.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/error.hpp"

@@ -1,3 +1,4 @@
+// The registry: every family file's table, names checked, lookups by name and glob.
 #include <fnmatch.h>
 
 #include <algorithm>

@@ -12,6 +12,7 @@
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/settings.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
-// The one error value that every I/O failure in iolab becomes: the errno, the call that failed
-// and the path it was working on, e.g. "cannot write /tmp/x/dst: No space left on device".
+// iolab's two error values: IoError, what every I/O failure becomes (errno, call, path: "cannot
+// write /tmp/x/dst: No space left on device"), and InputError, what every bad input becomes.
 #include <stdexcept>
 #include <string>
 
