@@ -194,6 +194,17 @@ TEST(Settings, RulesThatJoinSettingsAreCheckedOnEachGroupsFinalSettings) {
     }
 }
 
+TEST(Settings, ARequiredTextIsNotEmpty) {
+    const std::string empty_id =
+        "name = \"s\"\ndescription = \"d\"\n[[group]]\nid = \"\"\nstrategies = [\"read.chunk\"]\n";
+    try {
+        parse_suite(empty_id, "s.toml");
+        ADD_FAILURE() << "an empty group id was accepted";
+    } catch (const SuiteError& e) {
+        EXPECT_EQ(std::string(e.what()), "s.toml:4: id: expected a non-empty string");
+    }
+}
+
 TEST(Settings, SuiteNumbersAreReadAndOtherTypesAreNamed) {
     EXPECT_NO_THROW(parse_suite(suite_with("precision = 0.03"), "s.toml"));
     EXPECT_EQ(suite_error("precision = true"),

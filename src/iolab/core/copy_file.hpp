@@ -12,19 +12,20 @@
 
 namespace iolab {
 
-enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
-inline constexpr Named<CopyMethod> kCopyMethods[] = {{CopyMethod::reflink, "reflink"},
-                                                     {CopyMethod::copy_file_range, "copy_file_range"},
-                                                     {CopyMethod::sendfile, "sendfile"},
-                                                     {CopyMethod::read_write, "read/write"}};
-std::string_view to_string(CopyMethod m);
-
 struct CopyOptions {
     bool overwrite = false;        // replace an existing destination (atomically, by rename)
     bool keep_holes = true;        // copy only the data extents of a sparse source
     std::size_t buffer = 1 << 20;  // for the read/write fallback
     std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call
 };
+
+// The ways copy_file moves data, in the order it tries them.
+enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
+inline constexpr Named<CopyMethod> kCopyMethods[] = {{CopyMethod::reflink, "reflink"},
+                                                     {CopyMethod::copy_file_range, "copy_file_range"},
+                                                     {CopyMethod::sendfile, "sendfile"},
+                                                     {CopyMethod::read_write, "read/write"}};
+std::string_view to_string(CopyMethod m);
 
 struct CopyResult {
     std::uint64_t bytes = 0;          // bytes of data copied (holes excluded)

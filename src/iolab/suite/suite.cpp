@@ -51,6 +51,7 @@ public:
         }
         if (!n->is_string()) fail(n, key, "expected a string");
         std::string v(*n->value<std::string>());
+        if (required && v.empty()) fail(n, key, "expected a non-empty string");
         // Names and texts reach the terminal: no escape sequences, no line breaks.
         if (std::any_of(v.begin(), v.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
             fail(n, key, "contains a control character (escape sequences and line breaks are refused)");
