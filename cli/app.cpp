@@ -39,7 +39,7 @@ struct Context {
 bool small_enough(const Suite& suite) {
     std::size_t cases = 0;
     for (const auto& g : suite.groups) {
-        if (g.options.throttle > 0 || g.options.forks > 0 || g.options.drop_caches) return false;
+        if (g.options.throttle.active() || g.options.forks > 0 || g.options.drop_caches) return false;
         for (const auto& c : group_cases(g)) {
             if (++cases > 24 || c.workload.bytes() > (256u << 10) || memory_needed(c) > (16u << 20)) return false;
         }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -40,35 +41,41 @@ double unit_factor(std::string_view unit) {
 
 }  // namespace
 
-std::uint64_t parse_size(std::string_view text) {
+namespace {
+
+// A number with an optional binary unit, in bytes (not necessarily whole); nullopt if malformed.
+std::optional<double> byte_value(std::string_view text) {
     const std::string_view s = trim(text);
     std::size_t i = 0;
     while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-    if (i == 0) bad_size(text);
+    if (i == 0) return std::nullopt;
     double number = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + i, number);
-    if (ec != std::errc() || end != s.data() + i) bad_size(text);
+    if (ec != std::errc() || end != s.data() + i) return std::nullopt;
     const double factor = unit_factor(trim(s.substr(i)));
-    if (factor == 0) bad_size(text);
+    if (factor == 0) return std::nullopt;
     const double bytes = number * factor;
-    if (!std::isfinite(bytes) || bytes >= 0x1p63) bad_size(text);
-    if (bytes != std::floor(bytes)) bad_size(text);  // "1.3B" names no whole byte count
-    return static_cast<std::uint64_t>(bytes);
+    if (!std::isfinite(bytes) || bytes >= 0x1p63) return std::nullopt;
+    return bytes;
+}
+
+}  // namespace
+
+std::uint64_t parse_size(std::string_view text) {
+    const auto bytes = byte_value(text);
+    if (!bytes || *bytes != std::floor(*bytes)) bad_size(text);  // "1.3B" names no whole byte count
+    return static_cast<std::uint64_t>(*bytes);
 }
 
 double parse_rate(std::string_view text) {
     std::string_view s = trim(text);
     if (s.size() > 2 && s.substr(s.size() - 2) == "/s") s.remove_suffix(2);
-    std::uint64_t bytes = 0;
-    try {
-        bytes = parse_size(s);
-    } catch (const InputError&) {
-        bytes = 0;
-    }
-    if (bytes == 0)
+    // A rate need not be a whole number of bytes per second: 0.84MB/s is 880803.84 B/s.
+    const auto bytes = byte_value(s);
+    if (!bytes || !(*bytes >= 1))
         throw InputError(one_line(
             fmt::format("invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text)));
-    return static_cast<double>(bytes);
+    return *bytes;
 }
 
 std::vector<std::uint64_t> parse_size_list(std::string_view text) {

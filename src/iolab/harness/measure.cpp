@@ -62,7 +62,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     const sys::Counters c0 = sys::thread_counters();
     const std::uint64_t t0 = clock.now_ns();
     {
-        const sys::ScopedThrottle slow_device(opts.throttle);
+        const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
         s.run(job);
         if (sync_inside) {
             const sys::Fd out = sys::open(job.dst, O_RDONLY);

@@ -39,6 +39,26 @@ double parse_budget(std::string_view text, const char* what) {
     return a.seconds;
 }
 
+Device parse_device(std::string_view text) {
+    Device d;
+    const std::size_t plus = text.find('+');
+    d.bytes_per_s = parse_rate(text.substr(0, plus));
+    if (plus != std::string_view::npos) {
+        const Amount latency = parse_amount(text.substr(plus + 1), "latency", false);
+        if (latency.seconds <= 0)
+            throw InputError(
+                one_line(fmt::format("invalid latency '{}': expected a time such as 45ms", text.substr(plus + 1))));
+        d.latency_s = latency.seconds;
+    }
+    return d;
+}
+
+std::string Device::describe() const {
+    std::string d = format_size(static_cast<std::uint64_t>(bytes_per_s)) + "/s";
+    if (latency_s > 0) d += fmt::format(" + {} a write", format_seconds(latency_s));
+    return d;
+}
+
 std::string Amount::describe() const {
     if (adaptive) return "auto";
     return seconds > 0 ? fmt::format("{:g}s", seconds) : fmt::format("{}", count);

@@ -38,6 +38,21 @@ inline constexpr Named<SyncPolicy> kSyncPolicies[] = {
     {SyncPolicy::none, "none"}, {SyncPolicy::fsync, "fsync"}, {SyncPolicy::fdatasync, "fdatasync"}};
 inline std::string_view to_string(SyncPolicy p) { return name_of(kSyncPolicies, p); }
 
+// A simulated slow device on the write side: a bandwidth and a fixed cost per write request
+// (t = requests x latency + bytes / rate), shared by every writer as one device is.
+struct Device {
+    double bytes_per_s = 0;  // 0: no device model (writes go at the speed of the real one)
+    double latency_s = 0;    // per write call
+    bool active() const { return bytes_per_s > 0; }
+    std::string describe() const;  // "1 MiB/s" or "6.7 MiB/s + 5.62 ms a write"
+    // The model's time for `bytes` written in `requests` calls.
+    double seconds(std::uint64_t bytes, std::uint64_t requests) const {
+        return static_cast<double>(requests) * latency_s + static_cast<double>(bytes) / bytes_per_s;
+    }
+};
+// "1MiB/s" or "0.84MB/s+45ms" (binary units, as every size in iolab). Throws InputError.
+Device parse_device(std::string_view text);
+
 struct RunOptions {
     Amount warmup{1, 0};
     Amount iterations = kAdaptive;
@@ -54,7 +69,7 @@ struct RunOptions {
     SyncPolicy sync = SyncPolicy::none;
     bool drop_caches = false;
     unsigned forks = 0;
-    double throttle = 0;    // bytes per second on the write side; 0: none (a simulated slow device)
+    Device throttle;        // a simulated slow device on the write side; inactive: none
     bool timeline = false;  // record the last iteration's timeline where the strategy can
     std::uint64_t max_iterations = 10000;
 };

@@ -89,7 +89,7 @@ std::string skip_reason(const Strategy& s, const RunOptions& opts, const Scratch
     if (auto why = s.skip_reason(dir.path())) return *why;
     if (opts.cache == CacheMode::direct && !s.direct_capable())
         return "does not use O_DIRECT, which --cache direct asks for";
-    if (opts.throttle > 0 && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
+    if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
     return {};
 }

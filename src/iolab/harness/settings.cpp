@@ -162,9 +162,9 @@ constexpr Setting kSettings[] = {
      [](std::string_view v, P&, O& o) { o.drop_caches = truth(v); }},
     {"sync", "none, fsync or fdatasync: durability inside the timed part", "none, fsync or fdatasync", Kind::one,
      [](std::string_view v, P&, O& o) { o.sync = named(kSyncPolicies, v); }},
-    {"throttle", "Limit the write side to RATE (1MiB/s): a simulated slow device",
-     "a positive size per second, e.g. 1MiB/s or 512K/s", Kind::one,
-     [](std::string_view v, P&, O& o) { o.throttle = parse_rate(v); }},
+    {"throttle", "A simulated slow device on the write side: RATE (1MiB/s), or RATE+LATENCY per write (0.84MB/s+45ms)",
+     "a rate such as 1MiB/s, optionally with a latency per write: 0.84MB/s+45ms", Kind::one,
+     [](std::string_view v, P&, O& o) { o.throttle = parse_device(v); }},
     {"timeline", "Record the read and write events of copies that can (the last iteration)", "true or false",
      Kind::flag, [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
 };

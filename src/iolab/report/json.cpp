@@ -69,8 +69,9 @@ nlohmann::json options_json(const RunOptions& o) {
             {"seed", o.seed},
             {"forks", o.forks},
             {"drop_caches", o.drop_caches},
-            {"throttle_bytes_per_s", o.throttle},
-            {"simulated", o.throttle > 0}};
+            {"throttle_bytes_per_s", o.throttle.bytes_per_s},
+            {"throttle_latency_s", o.throttle.latency_s},
+            {"simulated", o.throttle.active()}};
 }
 
 nlohmann::json finding_json(const FindingResult& f) {

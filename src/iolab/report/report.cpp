@@ -74,10 +74,9 @@ std::string Report::header() const {
                              : !cases.front().spec.workload.input.empty()
                                  ? "'" + cases.front().spec.workload.input + "'"
                                  : to_string(cases.front().spec.workload.data);
-    const std::string throttle = options.throttle > 0
-                                     ? fmt::format(", writes throttled to {}/s (SIMULATED slow device)",
-                                                   format_size(static_cast<std::uint64_t>(options.throttle)))
-                                     : std::string();
+    const std::string throttle = options.throttle.active() ? fmt::format(", writes to a SIMULATED slow device of {}",
+                                                                         options.throttle.describe())
+                                                           : std::string();
     return fmt::format(
         "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, iterations {}{}\nmachine: {}",
         suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "),

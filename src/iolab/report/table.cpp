@@ -25,8 +25,7 @@ std::string params_text(const CaseSpec& c) {
 std::string options_text(const RunOptions& o) {
     std::string t =
         fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
-    if (o.throttle > 0)
-        t += fmt::format(", writes throttled to {}/s: SIMULATED", format_size(static_cast<std::uint64_t>(o.throttle)));
+    if (o.throttle.active()) t += fmt::format(", writes to a SIMULATED device of {}", o.throttle.describe());
     return t;
 }
 

@@ -19,14 +19,17 @@ std::mutex g_mutex;
 double g_rate = 0;   // bytes per second
 double g_burst = 0;  // bucket size in bytes
 double g_tokens = 0;
+double g_latency = 0;  // seconds per request
+double g_charged = 0;  // device seconds charged, ever
 Clock::time_point g_last;
 
 }  // namespace
 
-ScopedThrottle::ScopedThrottle(double bytes_per_s) {
+ScopedThrottle::ScopedThrottle(double bytes_per_s, double latency_s) {
     if (bytes_per_s <= 0) return;
     std::lock_guard lock(g_mutex);
     g_rate = bytes_per_s;
+    g_latency = latency_s;
     // A device absorbs about 10 ms of data at once (and never less than one 4 KiB page).
     g_burst = std::max(4096.0, bytes_per_s / 100);
     g_tokens = g_burst;
@@ -44,7 +47,9 @@ void throttle_wait(std::size_t n) {
     const auto now = Clock::now();
     g_tokens = std::min(g_burst, g_tokens + std::chrono::duration<double>(now - g_last).count() * g_rate);
     g_last = now;
-    g_tokens -= static_cast<double>(n);
+    // A request costs its bytes and the bytes the device could have moved during its latency.
+    g_tokens -= static_cast<double>(n) + g_latency * g_rate;
+    g_charged += static_cast<double>(n) / g_rate + g_latency;
     if (g_tokens >= 0) return;
     // In debt: sleep until the bucket is back at zero. Holding the lock makes concurrent
     // writers queue behind each other, as they would behind one slow device.
@@ -55,6 +60,11 @@ void throttle_wait(std::size_t n) {
         std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(50)));
     g_tokens = 0;
     g_last = Clock::now();
+}
+
+double throttle_charged_seconds() {
+    std::lock_guard lock(g_mutex);
+    return g_charged;
 }
 
 }  // namespace iolab::sys
