@@ -7,6 +7,7 @@ packages=(
   liburing-dev zlib1g-dev libzstd-dev liblz4-dev libxxhash-dev libboost-math-dev
   libgtest-dev fio
   clang-14 libclang-rt-14-dev clang-format-14
+  xfsprogs
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "iolab/core/checksum.hpp"
+#include "iolab/core/copy_file.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/report/output_file.hpp"
@@ -44,8 +47,8 @@ struct Tally {
 // Runs the strategy with one fault at each of its first, middle and last targeted calls.
 // Transient faults must leave the output correct; hard ones must end in an IoError that names
 // the file, never in a claimed success.
-void run_cells(const Strategy& s, Fault fault, Tally& tally) {
-    ScratchDir dir;
+void run_cells(const Strategy& s, Fault fault, Tally& tally, const std::string& parent = {}) {
+    ScratchDir dir(parent);
     if (s.skip_reason(dir.path())) {
         tally.cells += 3;
         tally.skipped += 3;
@@ -121,6 +124,62 @@ TEST(FaultMatrix, EveryStrategyEveryFaultFirstMiddleLast) {
         strategies, tally.cells, tally.correct, tally.errors, tally.skipped, outside);
     EXPECT_EQ(tally.cells, strategies * 15);
     EXPECT_EQ(tally.correct + tally.errors + tally.skipped, tally.cells);
+    EXPECT_GT(tally.correct, 0);
+    EXPECT_GT(tally.errors, 0);
+}
+
+// A copy-on-write filesystem (XFS, reflink on by default) in a loop image, mounted for the test:
+// where copy.reflink runs for real. Skipped, with the reason, without root, mkfs.xfs or mount.
+class CowFilesystem : public testing::Test {
+protected:
+    void SetUp() override {
+        if (::geteuid() != 0) GTEST_SKIP() << "mounting a loop image needs root";
+        if (std::system("command -v mkfs.xfs >/dev/null 2>&1") != 0)
+            GTEST_SKIP() << "mkfs.xfs is not installed (Debian package xfsprogs)";
+        const std::string image = dir_.file("xfs.img");
+        mount_point_ = dir_.file("xfs");
+        ASSERT_EQ(::mkdir(mount_point_.c_str(), 0700), 0);
+        const std::string make = "truncate -s 300M " + image + " && mkfs.xfs -q " + image + " >/dev/null 2>&1";
+        if (std::system(make.c_str()) != 0) GTEST_SKIP() << "mkfs.xfs failed on a 300 MiB image";
+        const std::string mount = "mount -o loop " + image + " " + mount_point_ + " >/dev/null 2>&1";
+        if (std::system(mount.c_str()) != 0) GTEST_SKIP() << "cannot mount a loop image here (no loop device?)";
+        mounted_ = true;
+    }
+    void TearDown() override {
+        if (mounted_) ::umount2(mount_point_.c_str(), MNT_DETACH);  // the loop device clears itself
+    }
+    ScratchDir dir_;
+    std::string mount_point_;
+    bool mounted_ = false;
+};
+
+TEST_F(CowFilesystem, ReflinkRunsAndVerifiesAndCopyAutoUsesIt) {
+    const Strategy& reflink = *Registry::builtin().find("copy.reflink");
+    ScratchDir dir(mount_point_);
+    ASSERT_EQ(reflink.skip_reason(dir.path()), std::nullopt);
+    for (std::uint64_t size : {0u, 1u, 4097u, 3u << 20}) {
+        Workload w;
+        w.family = Family::copy;
+        w.size = size;
+        Fixture fx(w, dir, "r" + std::to_string(size));
+        Sink sink;
+        const Job job = fx.job(reflink, sink);
+        reflink.run(job);
+        EXPECT_TRUE(fx.verify(job).ok) << size << ": " << fx.verify(job).describe();
+    }
+    write_input_file(dir.file("src"), DataSpec{}, 1 << 20);
+    const CopyResult r = copy_file(dir.file("src"), dir.file("dst"));
+    EXPECT_EQ(r.methods, std::vector<CopyMethod>{CopyMethod::reflink});
+    EXPECT_EQ(checksum_file(dir.file("dst")).checksum, checksum_file(dir.file("src")).checksum);
+}
+
+TEST_F(CowFilesystem, ReflinkThroughTheFaultMatrix) {
+    Tally tally;
+    for (Fault f : {Fault::short_count, Fault::eintr, Fault::eagain, Fault::enospc, Fault::eio})
+        run_cells(*Registry::builtin().find("copy.reflink"), f, tally, mount_point_);
+    EXPECT_EQ(tally.cells, 15);
+    EXPECT_EQ(tally.skipped, 0);  // on ext4 all 15 are skipped
+    EXPECT_EQ(tally.correct + tally.errors, 15);
     EXPECT_GT(tally.correct, 0);
     EXPECT_GT(tally.errors, 0);
 }
