@@ -1,7 +1,11 @@
 // Every strategy that goes through the syscall layer, with faults injected at its first, a
 // middle and its last data call: transient faults must not change the output; hard faults
 // must end in an IoError that names the call and the path, never in a claimed success.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -139,7 +143,8 @@ protected:
         const std::string image = dir_.file("xfs.img");
         mount_point_ = dir_.file("xfs");
         ASSERT_EQ(::mkdir(mount_point_.c_str(), 0700), 0);
-        const std::string make = "truncate -s 300M " + image + " && mkfs.xfs -q " + image + " >/dev/null 2>&1";
+        const std::string make =
+            "truncate -s 300M " + image + " && mkfs.xfs -q -m reflink=1 " + image + " >/dev/null 2>&1";
         if (std::system(make.c_str()) != 0) GTEST_SKIP() << "mkfs.xfs failed on a 300 MiB image";
         const std::string mount = "mount -o loop " + image + " " + mount_point_ + " >/dev/null 2>&1";
         if (std::system(mount.c_str()) != 0) GTEST_SKIP() << "cannot mount a loop image here (no loop device?)";
@@ -153,24 +158,53 @@ protected:
     bool mounted_ = false;
 };
 
-TEST_F(CowFilesystem, ReflinkRunsAndVerifiesAndCopyAutoUsesIt) {
-    const Strategy& reflink = *Registry::builtin().find("copy.reflink");
+// Whether every extent of the file is shared with another file (FIEMAP_EXTENT_SHARED).
+bool all_extents_shared(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    constexpr unsigned kMax = 64;
+    std::vector<char> buf(sizeof(fiemap) + kMax * sizeof(fiemap_extent));
+    auto* fm = reinterpret_cast<fiemap*>(buf.data());
+    fm->fm_length = FIEMAP_MAX_OFFSET;
+    fm->fm_flags = FIEMAP_FLAG_SYNC;
+    fm->fm_extent_count = kMax;
+    const bool ok = ::ioctl(fd, FS_IOC_FIEMAP, fm) == 0 && fm->fm_mapped_extents > 0;
+    ::close(fd);
+    if (!ok) return false;
+    for (unsigned i = 0; i < fm->fm_mapped_extents; ++i)
+        if (!(fm->fm_extents[i].fe_flags & FIEMAP_EXTENT_SHARED)) return false;
+    return true;
+}
+
+TEST_F(CowFilesystem, ReflinkAndCopyAutoShareExtentsAndVerify) {
     ScratchDir dir(mount_point_);
-    ASSERT_EQ(reflink.skip_reason(dir.path()), std::nullopt);
-    for (std::uint64_t size : {0u, 1u, 4097u, 3u << 20}) {
-        Workload w;
-        w.family = Family::copy;
-        w.size = size;
-        Fixture fx(w, dir, "r" + std::to_string(size));
-        Sink sink;
-        const Job job = fx.job(reflink, sink);
-        reflink.run(job);
-        EXPECT_TRUE(fx.verify(job).ok) << size << ": " << fx.verify(job).describe();
+    for (const char* name : {"copy.reflink", "copy.auto"}) {
+        const Strategy& s = *Registry::builtin().find(name);
+        ASSERT_EQ(s.skip_reason(dir.path()), std::nullopt) << name;
+        for (std::uint64_t size : {0u, 1u, 4095u, 4097u, (1u << 20) + 13}) {
+            Workload w;
+            w.family = Family::copy;
+            w.size = size;
+            Fixture fx(w, dir, std::string(name).substr(5) + std::to_string(size));
+            Sink sink;
+            const Job job = fx.job(s, sink);
+            s.run(job);
+            EXPECT_TRUE(fx.verify(job).ok) << name << " " << size << ": " << fx.verify(job).describe();
+            // The copy shares the source's blocks: no data was copied.
+            if (size > 0) {
+                EXPECT_TRUE(all_extents_shared(job.dst)) << name << " " << size;
+            }
+            fx.remove_output();
+        }
     }
     write_input_file(dir.file("src"), DataSpec{}, 1 << 20);
     const CopyResult r = copy_file(dir.file("src"), dir.file("dst"));
     EXPECT_EQ(r.methods, std::vector<CopyMethod>{CopyMethod::reflink});
     EXPECT_EQ(checksum_file(dir.file("dst")).checksum, checksum_file(dir.file("src")).checksum);
+    EXPECT_TRUE(all_extents_shared(dir.file("dst")));
+    // A file written, not cloned, shares nothing: the check can fail.
+    write_input_file(dir.file("other"), DataSpec{}, 1 << 20);
+    EXPECT_FALSE(all_extents_shared(dir.file("other")));
 }
 
 TEST_F(CowFilesystem, ReflinkThroughTheFaultMatrix) {
