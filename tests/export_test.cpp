@@ -127,6 +127,16 @@ void expect_contract(const nlohmann::json& j) {
 
 TEST(Export, JsonFollowsTheContract) { expect_contract(report_to_json(fixed_report())); }
 
+TEST(Export, AFindingsNoteIsShownUnderTheTableAndInTheJson) {
+    Report r = fixed_report();
+    r.findings[0].finding.explanation = "measured: one call costs 17 ns here";
+    const std::string why = "why, golden: mmap-scan beats a chunked read: measured: one call costs 17 ns here";
+    EXPECT_NE(render_terminal(r, false).find(why + "\n"), std::string::npos);
+    EXPECT_NE(to_markdown(r).find(why), std::string::npos);
+    EXPECT_EQ(report_to_json(r)["findings"][0]["explanation"], "measured: one call costs 17 ns here");
+    EXPECT_EQ(render_terminal(fixed_report(), false).find("why, "), std::string::npos);  // none without a note
+}
+
 TEST(Export, RankingPutsFastestFirstAndNeverRanksFailures) {
     const Report r = fixed_report();
     const auto copies = r.ranked("", Family::copy);

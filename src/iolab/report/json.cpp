@@ -92,6 +92,7 @@ nlohmann::json finding_json(const FindingResult& f) {
     else
         j["at_least"] = f.finding.at_least;
     if (!f.note.empty()) j["note"] = f.note;
+    if (!f.finding.explanation.empty()) j["explanation"] = f.finding.explanation;
     return j;
 }
 

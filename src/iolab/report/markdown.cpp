@@ -43,7 +43,11 @@ std::string to_markdown(const Report& report) {
         out += markdown_table(t);
         for (const auto& n : t.notes) out += fmt::format("\n{}\n", markdown_escape(n));
     }
-    if (!report.findings.empty()) out += "\n### Findings\n\n" + markdown_table(findings_table(report));
+    if (!report.findings.empty()) {
+        const Table ft = findings_table(report);
+        out += "\n### Findings\n\n" + markdown_table(ft);
+        for (const auto& n : ft.notes) out += fmt::format("\n{}\n", markdown_escape(n));
+    }
     for (const auto& k : knee_lines(report)) out += fmt::format("\n{}\n", markdown_escape(k));
     if (report.process_startup_s >= 0)
         out += fmt::format("\nExternal tools are timed as processes: starting one costs {} here.\n",

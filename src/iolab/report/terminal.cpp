@@ -80,7 +80,9 @@ std::string render_terminal(const Report& report, bool colour) {
     }
     if (!report.findings.empty()) {
         out += fmt::format("\n{}\n", paint("findings", "1", colour));
-        out += text_table(findings_table(report), colour);
+        const Table ft = findings_table(report);
+        out += text_table(ft, colour);
+        for (const auto& n : ft.notes) out += n + "\n";
     }
     for (const auto& k : knee_lines(report)) out += k + "\n";
     if (report.process_startup_s >= 0)

@@ -226,10 +226,12 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         if (!fs->is_array_of_tables()) r.fail(fs, "finding", "expected [[finding]] tables");
         for (const auto& fnode : *fs->as_array()) {
             const toml::table& t = *fnode.as_table();
-            r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within"}, "[[finding]]");
+            r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within", "note"},
+                   "[[finding]]");
             Finding f;
             f.claim = r.text(t, "claim", true);
             f.source = r.text(t, "source", false);
+            f.explanation = r.text(t, "note", false);
             f.published = r.number(t, "published", 0);
             f.faster = r.selector(t, "faster");
             f.slower = r.selector(t, "slower");

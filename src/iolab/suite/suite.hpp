@@ -41,6 +41,9 @@ struct Finding {
     Selector slower;
     double at_least = 0;
     double within = 0;
+    // Why this machine may measure something else than the write-up did, and the measurement
+    // behind the reason (shown under the findings table).
+    std::string explanation;
 };
 
 // The smallest buffer that reaches `fraction` of the best throughput of a strategy in a group.
