@@ -2,6 +2,9 @@
 // charges each write, and that buffer-sweep's model reproduces seed 002's published table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/options.hpp"
 #include "iolab/suite/findings.hpp"
@@ -18,7 +21,10 @@ TEST(ThrottleDevice, RateAndLatencyParse) {
     EXPECT_DOUBLE_EQ(d.latency_s, 0.045);
     EXPECT_DOUBLE_EQ(parse_device("1MiB/s").latency_s, 0);
     EXPECT_EQ(parse_device("1MiB/s+2ms").describe(), "1 MiB/s + 2.00 ms a write");
-    for (const char* bad : {"1MiB/s+", "1MiB/s+5", "+45ms", "1MiB/s+0ms", "0/s+1ms", "1MiB/s+1ms+1ms"})
+    EXPECT_DOUBLE_EQ(parse_device("1MiB/s+ 5ms ").latency_s, 0.005);
+    EXPECT_EQ(parse_device("1.5B/s").describe(), "1.5 B/s");
+    for (const char* bad :
+         {"1MiB/s+", "1MiB/s+5", "+45ms", "1MiB/s+0ms", "0/s+1ms", "1MiB/s+1ms+1ms", "0.5/s", "1MiB/s+1e-300ms"})
         EXPECT_THROW(parse_device(bad), InputError) << bad;
 }
 
@@ -48,10 +54,23 @@ TEST(ThrottleDevice, EveryWriteCostsItsBytesAndOneLatency) {
     EXPECT_NEAR(charged, d.seconds(40960, 10), 1e-9);
 }
 
+TEST(ThrottleDevice, TheWritesWaitAtLeastWhatTheModelCharges) {
+    // A lower bound only (sleeps never end early): the device is synchronous, with no credit.
+    const Device d{1 << 30, 0.005};  // 1 GiB/s + 5 ms: 4 writes of 16 KiB, at least 20 ms
+    const auto t0 = std::chrono::steady_clock::now();
+    const double charged = charged_copy(d, 65536, 16384);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_NEAR(charged, d.seconds(65536, 4), 1e-9);
+    EXPECT_GE(took, charged);
+}
+
 TEST(ThrottleDevice, BufferSweepsModelReproducesSeed002) {
     // The slow groups of buffer-sweep: the model fitted to seed 002, scaled 8x faster.
     const Suite suite = builtin_suite("buffer-sweep");
-    const Device model = suite.groups.at(1).options.throttle;
+    const auto slow =
+        std::find_if(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.id == "slow"; });
+    ASSERT_NE(slow, suite.groups.end());
+    const Device model = slow->options.throttle;
     ASSERT_TRUE(model.active());
     EXPECT_GT(model.latency_s, 0);
     // The seed's file (6.3 MB) through the model 8x faster again (every ratio is kept), so the

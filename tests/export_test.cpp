@@ -130,6 +130,9 @@ TEST(Export, JsonFollowsTheContract) { expect_contract(report_to_json(fixed_repo
 TEST(Export, AFindingsNoteIsShownUnderTheTableAndInTheJson) {
     Report r = fixed_report();
     r.findings[0].finding.explanation = "measured: one call costs 17 ns here";
+    // Shown only where the verdict contradicts the write-up; the JSON keeps it always.
+    EXPECT_EQ(render_terminal(r, false).find("why, "), std::string::npos);  // INCONCLUSIVE
+    r.findings[0].verdict = Verdict3::does_not_hold;
     const std::string why = "why, golden: mmap-scan beats a chunked read: measured: one call costs 17 ns here";
     EXPECT_NE(render_terminal(r, false).find(why + "\n"), std::string::npos);
     EXPECT_NE(to_markdown(r).find(why), std::string::npos);

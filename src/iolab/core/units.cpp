@@ -74,7 +74,7 @@ double parse_rate(std::string_view text) {
     const auto bytes = byte_value(s);
     if (!bytes || !(*bytes >= 1))
         throw InputError(one_line(
-            fmt::format("invalid rate '{}': expected a positive size per second, e.g. 1MiB/s or 512K/s", text)));
+            fmt::format("invalid rate '{}': expected at least 1 byte per second, e.g. 1MiB/s or 512K/s", text)));
     return *bytes;
 }
 

@@ -44,8 +44,11 @@ Device parse_device(std::string_view text) {
     const std::size_t plus = text.find('+');
     d.bytes_per_s = parse_rate(text.substr(0, plus));
     if (plus != std::string_view::npos) {
-        const Amount latency = parse_amount(text.substr(plus + 1), "latency", false);
-        if (latency.seconds <= 0)
+        std::string_view l = text.substr(plus + 1);
+        while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
+        while (!l.empty() && l.back() == ' ') l.remove_suffix(1);
+        const Amount latency = parse_amount(l, "latency", false);
+        if (latency.seconds < 1e-6)
             throw InputError(
                 one_line(fmt::format("invalid latency '{}': expected a time such as 45ms", text.substr(plus + 1))));
         d.latency_s = latency.seconds;
@@ -54,7 +57,8 @@ Device parse_device(std::string_view text) {
 }
 
 std::string Device::describe() const {
-    std::string d = format_size(static_cast<std::uint64_t>(bytes_per_s)) + "/s";
+    std::string d = bytes_per_s == std::floor(bytes_per_s) ? format_size(static_cast<std::uint64_t>(bytes_per_s)) + "/s"
+                                                           : fmt::format("{:g} B/s", bytes_per_s);
     if (latency_s > 0) d += fmt::format(" + {} a write", format_seconds(latency_s));
     return d;
 }

@@ -50,7 +50,8 @@ struct Device {
         return static_cast<double>(requests) * latency_s + static_cast<double>(bytes) / bytes_per_s;
     }
 };
-// "1MiB/s" or "0.84MB/s+45ms" (binary units, as every size in iolab). Throws InputError.
+// "1MiB/s" or "840000/s+45ms" (binary units, as every size in iolab: 0.84MB/s is 0.84 MiB/s).
+// Throws InputError.
 Device parse_device(std::string_view text);
 
 struct RunOptions {

@@ -151,7 +151,8 @@ Table findings_table(const Report& report) {
             f.finding.published > 0 ? fmt::format("~{}", format_ratio(f.finding.published)) : "-",
             (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim + (f.note.empty() ? "" : " (" + f.note + ")")};
         t.rows.push_back(std::move(row));
-        if (!f.finding.explanation.empty())
+        // A suite's reason is shown where the verdict contradicts the write-up.
+        if (!f.finding.explanation.empty() && f.verdict == Verdict3::does_not_hold)
             t.notes.push_back(fmt::format("why, {}{}: {}", f.suite.empty() ? "" : f.suite + ": ", f.finding.claim,
                                           f.finding.explanation));
     }

@@ -43,7 +43,7 @@ std::vector<Table> ranked_tables(const Report& report);
 // The findings: verdict, measured ratio and interval, threshold, claim.
 Table findings_table(const Report& report);
 std::vector<std::string> knee_lines(const Report& report);
-// "cache warm, sync none, verify sampled[, writes throttled ...]"
+// "cache warm, sync none, verify sampled[, writes to a SIMULATED device of ...]"
 std::string options_text(const RunOptions& o);
 
 // A table as aligned text columns (UTF-8 aware), optionally coloured, without its title.

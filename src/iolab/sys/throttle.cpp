@@ -30,8 +30,10 @@ ScopedThrottle::ScopedThrottle(double bytes_per_s, double latency_s) {
     std::lock_guard lock(g_mutex);
     g_rate = bytes_per_s;
     g_latency = latency_s;
-    // A device absorbs about 10 ms of data at once (and never less than one 4 KiB page).
-    g_burst = std::max(4096.0, bytes_per_s / 100);
+    // A plain rate: a device absorbs about 10 ms of data at once (and never less than one 4 KiB
+    // page). With a cost per request the device is synchronous, as the model t = requests x
+    // latency + bytes / rate says: no credit, every request waits its whole cost.
+    g_burst = latency_s > 0 ? 0 : std::max(4096.0, bytes_per_s / 100);
     g_tokens = g_burst;
     g_last = Clock::now();
     g_active.store(true, std::memory_order_release);
