@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/units.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/sys/io.hpp"
 #include "run_options.hpp"
@@ -16,14 +17,9 @@ namespace iolab::cli {
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     std::vector<std::string> out;
-    for (const auto& item : items) {
-        std::size_t start = 0;
-        while (start <= item.size()) {
-            const std::size_t comma = std::min(item.find(',', start), item.size());
-            if (comma > start) out.push_back(item.substr(start, comma - start));
-            start = comma + 1;
-        }
-    }
+    for (const auto& item : items)
+        for (const std::string_view part : split_items(item))
+            if (!part.empty()) out.emplace_back(part);
     return out;
 }
 

@@ -7,7 +7,7 @@
 
 namespace iolab::cli {
 
-// "a,b" "c" -> a, b, c (empty items dropped).
+// "a, b" "c" -> a, b, c (items trimmed, empty ones dropped).
 std::vector<std::string> split_commas(const std::vector<std::string>& items);
 // --dir: an existing, writable folder that is not a symbolic link (empty: the default).
 std::string checked_dir(const std::string& dir);

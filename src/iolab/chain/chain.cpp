@@ -17,11 +17,12 @@
 
 namespace iolab {
 
+ChainError::ChainError(std::string_view chain, std::string why)
+    : InputError(one_line(fmt::format("invalid chain '{}': {}", chain, why))), why_(one_line(why)) {}
+
 namespace {
 
-[[noreturn]] void bad_chain(std::string_view chain, std::string_view why) {
-    throw InputError(one_line(fmt::format("invalid chain '{}': {}", chain, why)));
-}
+[[noreturn]] void bad_chain(std::string_view chain, std::string_view why) { throw ChainError(chain, std::string(why)); }
 
 int parse_level(std::string_view chain, std::string_view layer, std::string_view arg, int lo, int hi) {
     int v = 0;

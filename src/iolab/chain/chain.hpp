@@ -14,6 +14,16 @@
 
 namespace iolab {
 
+// A malformed chain: what() is "invalid chain 'TEXT': WHY", why() just the reason.
+class ChainError : public InputError {
+public:
+    ChainError(std::string_view chain, std::string why);
+    const std::string& why() const noexcept { return why_; }
+
+private:
+    std::string why_;
+};
+
 struct LayerSpec {
     enum class Kind { buffer, deflate, zstd, lz4, file } kind = Kind::file;
     std::size_t size = 8192;  // buffer: bytes (BufferedOutputStream's default, 8 KiB)

@@ -11,13 +11,23 @@
 
 namespace iolab {
 
-namespace {
-
 std::string_view trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
     return s;
 }
+
+std::vector<std::string_view> split_items(std::string_view text) {
+    std::vector<std::string_view> out;
+    for (std::size_t start = 0;;) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        out.push_back(trim(text.substr(start, comma - start)));
+        if (comma == text.size()) return out;
+        start = comma + 1;
+    }
+}
+
+namespace {
 
 [[noreturn]] void bad_size(std::string_view text) {
     throw InputError(

@@ -18,6 +18,11 @@ double parse_rate(std::string_view text);
 // "4K,64K,1M" or "4K..1M" (every power of two from 4K to 1M), or a mix: "512,4K..16K".
 std::vector<std::uint64_t> parse_size_list(std::string_view text);
 
+// text without the white space around it.
+std::string_view trim(std::string_view text);
+// "a, b,,c" -> "a", "b", "", "c": the items of a comma list, trimmed (empty ones kept).
+std::vector<std::string_view> split_items(std::string_view text);
+
 // msg with line breaks and other control characters escaped (\n, \x01): an error that quotes
 // what the user typed stays one line, whatever they typed.
 std::string one_line(std::string_view msg);

@@ -44,9 +44,7 @@ Device parse_device(std::string_view text) {
     const std::size_t plus = text.find('+');
     d.bytes_per_s = parse_rate(text.substr(0, plus));
     if (plus != std::string_view::npos) {
-        std::string_view l = text.substr(plus + 1);
-        while (!l.empty() && l.front() == ' ') l.remove_prefix(1);
-        while (!l.empty() && l.back() == ' ') l.remove_suffix(1);
+        const std::string_view l = trim(text.substr(plus + 1));
         const Amount latency = parse_amount(l, "latency", false);
         if (latency.seconds < 1e-6)
             throw InputError(

@@ -93,7 +93,9 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     for (auto v : req.iovs)
         if (v == 0 || v > kMaxIov)
             throw InputError(fmt::format("invalid vector length '{}': expected 1 to {}", v, kMaxIov));
-    for (const auto& c : req.chains) parse_chain(c);
+    // Each chain checked and put in one written form, once.
+    std::vector<std::string> canonical_chains;
+    for (const auto& c : req.chains) canonical_chains.push_back(describe(parse_chain(c)));
 
     std::vector<CaseSpec> plan;
     std::set<std::string> seen;
@@ -108,7 +110,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         };
         const auto queues = own(kParamQueue, req.queues);
         const auto iovs = own(kParamIov, req.iovs);
-        const auto chains = own(kParamChain, req.chains);
+        const auto chains = own(kParamChain, canonical_chains);
         const auto feeds = own(kParamFeed, req.feeds);
         for (auto size : req.sizes)
             for (auto buffer : buffers)
@@ -127,7 +129,7 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                                     w.size = size;
                                     w.queue = queue;
                                     w.iov = iov;
-                                    w.chain = describe(parse_chain(chain));  // one written form
+                                    w.chain = chain;
                                     w.feed_bytes = feed;
                                     w.input = req.input;
                                     if (s->honours(kParamRecord)) {

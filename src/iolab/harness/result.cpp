@@ -82,11 +82,16 @@ std::map<std::string, std::string> CaseSpec::params() const {
     return out;
 }
 
-std::string CaseSpec::label() const {
-    std::string l = strategy->name;
+std::string CaseSpec::label_params() const {
+    std::string l;
     for (const auto& p : kCaseParams)
-        if (p.in_label && p.has(*this)) l += fmt::format(" {}={}", p.key, p.get(*this));
+        if (p.in_label && p.has(*this)) l += fmt::format("{}{}={}", l.empty() ? "" : " ", p.key, p.get(*this));
     return l;
+}
+
+std::string CaseSpec::label() const {
+    const std::string params = label_params();
+    return params.empty() ? strategy->name : strategy->name + " " + params;
 }
 
 namespace {

@@ -44,7 +44,10 @@ struct CaseSpec {
     }
     // The parameters that define this case, for tables and exports.
     std::map<std::string, std::string> params() const;
-    std::string label() const;  // "read.chunk buffer=64K"
+    std::string label() const;         // "read.chunk buffer=64K"
+    std::string label_params() const;  // "buffer=64K": what tells it from the strategy's other cases
+    // The bytes of the file the case stands for (a byte-at-a-time slice stands for the whole).
+    std::uint64_t whole_bytes() const { return full_bytes ? full_bytes : workload.bytes(); }
 };
 
 struct Sample {

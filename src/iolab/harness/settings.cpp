@@ -12,22 +12,11 @@ namespace iolab {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
 // "a, b,c" -> a, b, c; an empty item is an error.
 std::vector<std::string_view> items(std::string_view text) {
-    std::vector<std::string_view> out;
-    for (std::size_t start = 0;;) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        out.push_back(trim(text.substr(start, comma - start)));
-        if (out.back().empty()) throw InputError("an empty item");
-        if (comma == text.size()) return out;
-        start = comma + 1;
-    }
+    auto out = split_items(text);
+    if (std::count(out.begin(), out.end(), std::string_view())) throw InputError("an empty item");
+    return out;
 }
 
 // A list without its repeats, in first-seen order (4K,4096 is one buffer).
@@ -39,11 +28,12 @@ std::vector<T> unique(std::vector<T> v) {
     return out;
 }
 
-std::vector<std::uint64_t> sizes(std::string_view text, std::uint64_t min) {
+// Sizes of at least 1 byte, ranges expanded, repeats dropped.
+std::vector<std::uint64_t> sizes(std::string_view text) {
     std::vector<std::uint64_t> out;
     for (auto item : items(text))
         for (auto s : parse_size_list(item)) {
-            if (s < min) throw InputError("too small");
+            if (s == 0) throw InputError("zero");
             out.push_back(s);
         }
     return unique(out);
@@ -75,16 +65,16 @@ using O = RunOptions;
 constexpr Setting kSettings[] = {
     {"size", "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M",
      "sizes of at least 1 byte such as 64M, 1M,64M or 4K..1M (binary units: 1K = 1024)", Kind::list,
-     [](std::string_view v, P& p, O&) { p.sizes = sizes(v, 1); }},
+     [](std::string_view v, P& p, O&) { p.sizes = sizes(v); }},
     {"buffer", "Buffer size(s) for strategies that take one",
      "buffer sizes of at least 1 byte such as 64K, 4K,1M or 4K..1M", Kind::list,
      [](std::string_view v, P& p, O&) {
-         const auto s = sizes(v, 1);
+         const auto s = sizes(v);
          p.buffers.assign(s.begin(), s.end());
      }},
     {"record", "Record size(s) for writes", "record sizes of at least 1 byte such as 1K or 100,4K", Kind::list,
      [](std::string_view v, P& p, O&) {
-         const auto s = sizes(v, 1);
+         const auto s = sizes(v);
          p.records.assign(s.begin(), s.end());
      }},
     {"count", "Records per written file (default: size / record)", "a number of records, 1 or more", Kind::one,
@@ -99,30 +89,19 @@ constexpr Setting kSettings[] = {
      Kind::one, [](std::string_view v, P& p, O&) { p.data = parse_data_spec(v); }},
     {"queue", "Queue depth(s): io_uring entries, pipelined buffers (default 8)",
      "whole numbers from 1 to 4096 such as 8 or 1,4,16", Kind::list,
-     [](std::string_view v, P& p, O&) {
-         p.queues = whole_numbers(v, kMaxQueue);
-         if (std::count(p.queues.begin(), p.queues.end(), 0u)) throw InputError("zero");
-     }},
+     [](std::string_view v, P& p, O&) { p.queues = whole_numbers(v, kMaxQueue); }},
     {"iov", "Buffers or records per readv/writev call (default 16)", "whole numbers from 1 to 1024 such as 16 or 4,64",
-     Kind::list,
-     [](std::string_view v, P& p, O&) {
-         p.iovs = whole_numbers(v, kMaxIov);
-         if (std::count(p.iovs.begin(), p.iovs.end(), 0u)) throw InputError("zero");
-     }},
+     Kind::list, [](std::string_view v, P& p, O&) { p.iovs = whole_numbers(v, kMaxIov); }},
     {"chain", "write.chain layers, outermost first: buffer:64K>deflate:6>file", "", Kind::list,
      [](std::string_view v, P& p, O&) {
          p.chains.clear();
          for (auto c : items(v)) {
+             std::string canonical;  // one written form: deflate is deflate:6, buffer:8192 is buffer:8K
              try {
-                 parse_chain(std::string(c));
-             } catch (const InputError& e) {
-                 // Keep what parse_chain says is wrong, without its own "invalid chain 'C': ".
-                 const std::string prefix = one_line(fmt::format("invalid chain '{}': ", c));
-                 const std::string_view why = e.what();
-                 throw InputError(std::string(why.starts_with(prefix) ? why.substr(prefix.size()) : why));
+                 canonical = describe(parse_chain(std::string(c)));
+             } catch (const ChainError& e) {
+                 throw InputError(e.why());  // apply_setting names the setting and the value
              }
-             // In one written form (deflate is deflate:6, buffer:8192 is buffer:8K), once.
-             const std::string canonical = describe(parse_chain(std::string(c)));
              if (std::find(p.chains.begin(), p.chains.end(), canonical) == p.chains.end())
                  p.chains.push_back(canonical);
          }
@@ -189,9 +168,7 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
         // A chain says which layer is wrong; in a list, the first item that is wrong is named.
         std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);
         if (s.kind == Setting::Kind::list && value.find(',') != std::string_view::npos) {
-            for (std::size_t start = 0; start <= value.size();) {
-                const std::size_t comma = std::min(value.find(',', start), value.size());
-                const std::string_view item = trim(value.substr(start, comma - start));
+            for (const std::string_view item : split_items(value)) {
                 PlanRequest p = plan;
                 RunOptions o = options;
                 try {
@@ -202,7 +179,6 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
                                           : fmt::format("'{}' is wrong; {}", item, why);
                     break;
                 }
-                start = comma + 1;
             }
         }
         throw InputError(one_line(fmt::format("invalid {} '{}': {}", setting_name(s.key, syntax), value, detail)));

@@ -57,7 +57,7 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
         significant += changed;
         Row row;
         row.cells = {fmt::format("{}{} size={}", b.spec.group.empty() ? "" : b.spec.group + " ", b.spec.label(),
-                                 format_compact(b.spec.full_bytes ? b.spec.full_bytes : b.spec.workload.bytes())),
+                                 format_compact(b.spec.whole_bytes())),
                      fmt::format("{:.1f}", b.throughput_mib_s),
                      fmt::format("{:.1f}", a.throughput_mib_s),
                      fmt::format("{:.3f}", r.ratio),

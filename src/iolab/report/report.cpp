@@ -65,7 +65,7 @@ bool Report::any_failed() const {
 std::string Report::header() const {
     std::vector<std::uint64_t> sizes;
     for (const auto& c : cases) {
-        const std::uint64_t b = c.spec.full_bytes ? c.spec.full_bytes : c.spec.workload.bytes();
+        const std::uint64_t b = c.spec.whole_bytes();
         if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
     }
     std::vector<std::string> size_text;

@@ -10,17 +10,7 @@
 
 namespace iolab {
 
-namespace {
-
-// The parameters that tell cases of one strategy apart (size and data are in the title).
-std::string params_text(const CaseSpec& c) {
-    std::vector<std::string> parts;
-    for (const CaseParam& p : case_params())
-        if (p.in_label && p.has(c)) parts.push_back(fmt::format("{}={}", p.key, p.get(c)));
-    return fmt::format("{}", fmt::join(parts, " "));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string options_text(const RunOptions& o) {
     std::string t =
@@ -61,7 +51,7 @@ std::vector<Table> ranked_tables(const Report& report) {
                 if (!c->ranked()) {
                     const bool not_cold = c->status == Status::ok;
                     row.kind = c->status == Status::failed ? RowKind::failed : RowKind::skipped;
-                    row.cells = {"-", c->name(), params_text(c->spec)};
+                    row.cells = {"-", c->name(), c->spec.label_params()};
                     row.status = c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped";
                     row.reason = not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
                                                         median_resident(*c) * 100)
@@ -82,7 +72,7 @@ std::vector<Table> ranked_tables(const Report& report) {
                 const double cpm = calls_per_mib(*c);
                 row.cells = {std::to_string(++rank),
                              c->name(),
-                             params_text(c->spec),
+                             c->spec.label_params(),
                              median,
                              fmt::format("{:.1f}", c->throughput_mib_s),
                              interval ? fmt::format("±{:.1f}%", half * 100) : fmt::format("? (n={})", c->stats.n),
