@@ -8,6 +8,7 @@ packages=(
   libgtest-dev fio
   clang-14 libclang-rt-14-dev clang-format-14
   xfsprogs
+  libjs-chart.js chromium fonts-dejavu-core python3
 )
 missing=()
 for p in "${packages[@]}"; do

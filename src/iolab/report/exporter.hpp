@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "iolab/report/report.hpp"
 
@@ -23,6 +24,9 @@ std::string to_json(const Report& report);      // json.cpp: schema iolab.result
 std::string to_csv(const Report& report);       // csv.cpp: one row per case
 std::string to_markdown(const Report& report);  // markdown.cpp
 std::string to_trace(const Report& report);     // trace.cpp: Chrome trace of the recorded timelines
+// html.cpp: one self-contained page with charts; several runs (named) side by side.
+std::string to_html(const Report& report);
+std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names);
 // terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
 std::string render_terminal(const Report& report, bool colour);
 

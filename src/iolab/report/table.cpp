@@ -30,6 +30,7 @@ std::vector<Table> ranked_tables(const Report& report) {
             const bool cold = g.options.cache == CacheMode::cold;
             Table t;
             t.family = f;
+            t.group = g.id;
             t.title =
                 fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
             // Reads are held against a memcpy into a cache-sized buffer (what a page-cache read

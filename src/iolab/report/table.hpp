@@ -32,6 +32,7 @@ struct Column {
 
 struct Table {
     Family family = Family::read;
+    std::string group;  // the id of the group whose cases it ranks
     std::string title;  // "copy (cache warm, sync none)" or "small: copy (...)"
     std::vector<Column> columns;
     std::vector<Row> rows;

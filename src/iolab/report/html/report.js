@@ -1,0 +1,501 @@
+// The HTML report's script: turns the run's view model (the JSON in #iolab-data, written by
+// report/html.cpp) into Chart.js charts and sortable tables. Every chart is drawn by Chart.js;
+// this file only says what to draw. Text is set with textContent, never parsed as HTML.
+(function () {
+  'use strict';
+  const model = JSON.parse(document.getElementById('iolab-data').textContent);
+  const root = document.getElementById('report');
+
+  Chart.defaults.animation = false;
+  Chart.defaults.font.family = 'system-ui, -apple-system, "Segoe UI", sans-serif';
+  Chart.defaults.color = '#2d3748';
+  Chart.defaults.maintainAspectRatio = false;
+
+  const STATUS = {
+    verified: { colour: '#2b6cb0', text: 'verified' },
+    unverified: { colour: '#dd8a1f', text: 'unverified (output not checked)' },
+    unranked: { colour: '#a0aec0', text: 'not ranked (cold state not proven)' },
+    failed: { colour: '#c53030', text: 'failed' },
+    skipped: { colour: '#718096', text: 'skipped' },
+  };
+  const VERDICT = { 'HOLDS': '#2f855a', 'DOES NOT HOLD': '#c53030', 'INCONCLUSIVE': '#b7791f' };
+  const INTERVAL = '#1a202c';
+
+  // What the report drew, for the browser test: one entry per chart.
+  const drawn = [];
+
+  function el(tag, attrs, children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'text') e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children || []) if (c) e.appendChild(c);
+    return e;
+  }
+
+  function mib(x) {
+    if (x == null) return '-';
+    return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toPrecision(3);
+  }
+
+  function bytes(n) {
+    const units = ['B', 'K', 'M', 'G', 'T'];
+    let i = 0;
+    while (n >= 1024 && n % 1024 === 0 && i < units.length - 1) {
+      n /= 1024;
+      i++;
+    }
+    return n + (i ? units[i] : ' B');
+  }
+
+  function ratio(x) {
+    return x >= 10 ? x.toFixed(0) + 'x' : x.toFixed(2) + 'x';
+  }
+
+  function short(text, n) {
+    return text.length > n ? text.slice(0, n - 1) + '…' : text;
+  }
+
+  // A chart in a box of the given height, added to `parent` before Chart.js draws it.
+  function chart(parent, kind, title, height, config, marks) {
+    const canvas = el('canvas', { 'data-kind': kind, role: 'img', 'aria-label': title });
+    const box = el('div', { class: 'chart', style: 'height:' + height + 'px' }, [canvas]);
+    parent.appendChild(el('figure', {}, [el('figcaption', { text: title }), box]));
+    config.options = config.options || {};
+    config.options.plugins = Object.assign({ legend: { position: 'bottom' } }, config.options.plugins);
+    const c = new Chart(canvas, config);
+    drawn.push({ kind: kind, title: title, marks: marks, chart: c, canvas: canvas });
+    return c;
+  }
+
+  function suffix(c) {
+    return c.status === 'failed' ? ' (failed)' : c.status === 'skipped' ? ' (skipped)'
+      : c.status === 'unranked' ? ' (not ranked)' : '';
+  }
+
+  // Ranked throughput bars with the median's interval as whiskers and the memcpy limit as a line.
+  function rankedChart(parent, s) {
+    const cases = s.cases;
+    const labels = cases.map((c) => short(c.label, 60) + suffix(c));
+    const datasets = [];
+    for (const st of ['verified', 'unverified', 'unranked']) {
+      if (!cases.some((c) => c.status === st)) continue;
+      datasets.push({
+        label: STATUS[st].text,
+        data: cases.map((c) => (c.status === st ? c.mib_s : null)),
+        backgroundColor: STATUS[st].colour,
+        grouped: false,
+        barPercentage: 0.8,
+        order: 2,
+      });
+    }
+    if (cases.some((c) => c.low != null)) {
+      datasets.push({
+        label: '95% interval of the median',
+        data: cases.map((c) => (c.low != null && c.high != null ? [c.low, c.high] : null)),
+        backgroundColor: INTERVAL,
+        grouped: false,
+        barPercentage: 0.12,
+        order: 1,
+      });
+    }
+    for (const st of ['failed', 'skipped']) {
+      if (cases.some((c) => c.status === st))
+        datasets.push({ label: STATUS[st].text + ' (no bar)', data: [], backgroundColor: STATUS[st].colour });
+    }
+    if (s.limit != null) {
+      datasets.push({
+        type: 'line',
+        label: 'limit: ' + s.limit_label + ' (' + mib(s.limit) + ' MiB/s)',
+        data: [{ x: s.limit, y: labels[0] }, { x: s.limit, y: labels[labels.length - 1] }],
+        borderColor: '#805ad5',
+        borderDash: [6, 4],
+        borderWidth: 2,
+        pointRadius: 0,
+        indexAxis: 'y',
+        order: 0,
+      });
+    }
+    const ok = cases.filter((c) => c.mib_s != null).length;
+    chart(parent, 'ranked', 'throughput, MiB/s (median of the samples; whiskers: its 95% interval)',
+      70 + 26 * cases.length, {
+        type: 'bar',
+        data: { labels: labels, datasets: datasets },
+        options: {
+          indexAxis: 'y',
+          scales: {
+            x: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
+            y: {
+              ticks: {
+                autoSkip: false,
+                color: (ctx) => {
+                  const c = cases[ctx.index];
+                  return c && (c.status === 'failed' || c.status === 'skipped') ? STATUS[c.status].colour : '#2d3748';
+                },
+              },
+            },
+          },
+          plugins: {
+            tooltip: {
+              callbacks: {
+                label: (ctx) => {
+                  const c = cases[ctx.dataIndex];
+                  if (!c || c.mib_s == null) return ctx.dataset.label;
+                  const iv = c.low != null ? ' [' + mib(c.low) + ', ' + mib(c.high) + ']' : ' (no interval: n=' + c.n + ')';
+                  return mib(c.mib_s) + ' MiB/s' + iv;
+                },
+              },
+            },
+          },
+        },
+      }, ok);
+  }
+
+  // Every sample of every case as a point, one row per case, with its median as a tick.
+  function samplesChart(parent, s) {
+    const cases = s.cases.filter((c) => c.samples && c.samples.length);
+    if (!cases.length) return;
+    const datasets = [];
+    let points = 0;
+    for (const st of ['verified', 'unverified', 'unranked']) {
+      const data = [];
+      cases.forEach((c, i) => {
+        if (c.status !== st) return;
+        // A fixed spread inside the row (not random: the same report draws the same picture).
+        c.samples.forEach((v, k) => data.push({ x: v, y: i + (((k * 7) % 11) / 11 - 0.5) * 0.5 }));
+      });
+      if (!data.length) continue;
+      points += data.length;
+      datasets.push({ label: STATUS[st].text + ' sample', data: data, backgroundColor: STATUS[st].colour + '99',
+        pointRadius: 3 });
+    }
+    datasets.push({
+      label: 'median',
+      data: cases.map((c, i) => ({ x: c.mib_s, y: i })),
+      pointStyle: 'line',
+      rotation: 90,
+      pointRadius: 10,
+      borderWidth: 2,
+      borderColor: INTERVAL,
+      backgroundColor: INTERVAL,
+    });
+    chart(parent, 'samples', 'every measured sample, MiB/s (the spread is noise; outliers stand apart)',
+      70 + 26 * cases.length, {
+        type: 'scatter',
+        data: { datasets: datasets },
+        options: {
+          scales: {
+            x: { title: { display: true, text: 'MiB/s' } },
+            y: {
+              reverse: true,
+              min: -0.5,
+              max: cases.length - 0.5,
+              afterBuildTicks: (axis) => {
+                axis.ticks = cases.map((c, i) => ({ value: i }));
+              },
+              ticks: { autoSkip: false, callback: (v) => (cases[v] ? short(cases[v].label, 60) : '') },
+              grid: { display: false },
+            },
+          },
+        },
+      }, points + cases.length);
+  }
+
+  // Throughput against buffer size on a logarithmic axis, one line per strategy, knees marked.
+  function sweepChart(parent, s) {
+    if (!s.sweeps.length) return;
+    const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#975a16', '#4a5568'];
+    const datasets = [];
+    let lo = Infinity, hi = 0, marks = 0;
+    const knees = [];
+    s.sweeps.forEach((sw, i) => {
+      const colour = palette[i % palette.length];
+      datasets.push({
+        type: 'line',
+        label: short(sw.key, 70),
+        data: sw.points.map((p) => ({ x: p.buffer, y: p.mib_s })),
+        borderColor: colour,
+        backgroundColor: colour,
+        pointRadius: 3,
+      });
+      marks += sw.points.length;
+      for (const p of sw.points) {
+        lo = Math.min(lo, p.buffer);
+        hi = Math.max(hi, p.buffer);
+      }
+      if (sw.knee != null) {
+        const p = sw.points.find((q) => q.buffer === sw.knee);
+        knees.push({ x: p.buffer, y: p.mib_s, colour: colour, fraction: sw.fraction });
+      }
+    });
+    if (knees.length) {
+      marks += knees.length;
+      datasets.push({
+        type: 'scatter',
+        label: 'knee: the smallest buffer within ' + Math.round((1 - knees[0].fraction) * 100) + '% of the best',
+        data: knees.map((k) => ({ x: k.x, y: k.y })),
+        pointStyle: 'triangle',
+        pointRadius: 9,
+        backgroundColor: knees.map((k) => k.colour),
+        borderColor: INTERVAL,
+        borderWidth: 1,
+      });
+    }
+    chart(parent, 'sweep', 'throughput against buffer size (logarithmic axis)', 380, {
+      type: 'line',
+      data: { datasets: datasets },
+      options: {
+        parsing: true,
+        scales: {
+          x: {
+            type: 'logarithmic',
+            min: lo,
+            max: hi,
+            title: { display: true, text: 'buffer size' },
+            afterBuildTicks: (axis) => {
+              const ticks = [];
+              for (let v = lo; v <= hi; v *= 2) ticks.push({ value: v });
+              const step = Math.ceil(ticks.length / 12);
+              axis.ticks = ticks.filter((t, i) => i % step === 0);
+            },
+            ticks: { callback: (v) => bytes(v) },
+          },
+          y: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
+        },
+      },
+    }, marks);
+  }
+
+  // The read and write events of a recorded copy: one row per thread and kind, time across.
+  function timelineChart(parent, t) {
+    const rows = [];
+    const key = (e) => 'thread ' + (e[0] + 1) + ' ' + e[1] + 's';
+    for (const e of t.events) if (!rows.includes(key(e))) rows.push(key(e));
+    const datasets = ['read', 'write'].map((kind) => ({
+      label: kind + 's',
+      data: t.events.filter((e) => e[1] === kind).map((e) => ({ y: key(e), x: [e[2], Math.max(e[3], e[2] + 1e-3)] })),
+      backgroundColor: kind === 'read' ? '#3182ce99' : '#e53e3e99',
+      grouped: false,
+      barPercentage: 0.9,
+      categoryPercentage: 0.9,
+    }));
+    const every = t.stride > 1 ? ' (every ' + t.stride + 'th of ' + t.intervals + ' events)' : '';
+    chart(parent, 'timeline', 'timeline of ' + t.label + every + ': ' + t.summary, 90 + 40 * rows.length, {
+      type: 'bar',
+      data: { labels: rows, datasets: datasets },
+      options: {
+        indexAxis: 'y',
+        scales: { x: { title: { display: true, text: 'ms since the first event' } } },
+      },
+    }, t.events.length);
+  }
+
+  // For every finding: the published ratio and the measured one with its interval, on a
+  // logarithmic axis, coloured by verdict.
+  function replicationChart(parent, findings) {
+    const shown = findings.filter((f) => f.measured != null || f.published != null);
+    if (!shown.length) return;
+    const labels = shown.map((f) => short(f.claim, 70));
+    let top = 0, bottom = Infinity;
+    for (const f of shown)
+      for (const v of [f.measured, f.published, f.low, f.high])
+        if (v != null) {
+          top = Math.max(top, v);
+          bottom = Math.min(bottom, v);
+        }
+    const right = top * 2, left = Math.min(bottom / 2, 0.5);
+    const colours = shown.map((f) => VERDICT[f.verdict] || '#4a5568');
+    const measured = shown.filter((f) => f.measured != null).length;
+    const published = shown.filter((f) => f.published != null).length;
+    chart(parent, 'replication',
+      'published ratio (×) against the ratio measured here (●, with its 95% interval), coloured by verdict',
+      90 + 30 * shown.length, {
+        type: 'bar',
+        data: {
+          labels: labels,
+          datasets: [
+            {
+              label: '95% interval of the measured ratio',
+              data: shown.map((f) => (f.low != null ? [f.low, f.high != null ? f.high : right] : null)),
+              backgroundColor: colours.map((c) => c + '55'),
+              borderColor: colours,
+              borderWidth: 1,
+              grouped: false,
+              barPercentage: 0.35,
+              order: 2,
+            },
+            {
+              type: 'line',
+              label: 'measured here',
+              data: shown.map((f, i) => (f.measured != null ? { x: f.measured, y: labels[i] } : null)).filter((p) => p),
+              showLine: false,
+              pointRadius: 6,
+              pointBackgroundColor: shown.filter((f) => f.measured != null).map((f) => VERDICT[f.verdict]),
+              pointBorderColor: INTERVAL,
+              indexAxis: 'y',
+              order: 1,
+            },
+            {
+              type: 'line',
+              label: 'published',
+              data: shown.map((f, i) => (f.published != null ? { x: f.published, y: labels[i] } : null)).filter((p) => p),
+              showLine: false,
+              pointStyle: 'crossRot',
+              pointRadius: 8,
+              borderWidth: 2,
+              borderColor: INTERVAL,
+              indexAxis: 'y',
+              order: 0,
+            },
+          ],
+        },
+        options: {
+          indexAxis: 'y',
+          scales: {
+            x: {
+              type: 'logarithmic',
+              min: left,
+              max: right,
+              title: { display: true, text: 'slower time / faster time (logarithmic)' },
+              ticks: { callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$/) ? v + 'x' : '') },
+            },
+            y: {
+              ticks: { autoSkip: false, color: (ctx) => colours[ctx.index] },
+            },
+          },
+          plugins: {
+            tooltip: {
+              callbacks: {
+                title: (items) => shown[items[0].dataIndex] ? shown[items[0].dataIndex].claim : '',
+              },
+            },
+          },
+        },
+      }, measured + published);
+    const legend = el('p', { class: 'verdicts' });
+    for (const [v, c] of Object.entries(VERDICT)) {
+      legend.appendChild(el('span', { class: 'swatch', style: 'background:' + c }));
+      legend.appendChild(document.createTextNode(' ' + v + '  '));
+    }
+    parent.appendChild(legend);
+  }
+
+  // Several runs side by side: each shared case's median throughput in every run.
+  function comparisonChart(parent, cmp) {
+    if (!cmp || !cmp.labels.length) return;
+    const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c'];
+    let marks = 0;
+    const datasets = cmp.runs.map((r, i) => {
+      marks += r.values.filter((v) => v).length;
+      return {
+        label: r.name,
+        data: r.values.map((v) => (v ? v.mib_s : null)),
+        backgroundColor: palette[i % palette.length],
+      };
+    });
+    chart(parent, 'comparison', 'the cases the runs share: median throughput in each run, MiB/s',
+      70 + 16 * cmp.labels.length * cmp.runs.length, {
+        type: 'bar',
+        data: { labels: cmp.labels.map((l) => short(l, 60)), datasets: datasets },
+        options: { indexAxis: 'y', scales: { x: { beginAtZero: true }, y: { ticks: { autoSkip: false } } } },
+      }, marks);
+  }
+
+  // Numbers in cells ("12.3 ms", "2.50x", "97%", "~1.2 s*") as values for sorting.
+  function cellValue(text) {
+    const m = /^[~±]?(-?[0-9]+(?:\.[0-9]+)?)\s*(ns|us|µs|ms|s|x|%)?/.exec(text);
+    if (!m) return null;
+    const scale = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, s: 1 }[m[2]] || 1;
+    return parseFloat(m[1]) * scale;
+  }
+
+  // A table of the report's model; clicking a heading sorts the ranked rows by that column.
+  function table(parent, t) {
+    const head = el('tr', {}, t.columns.map((c) => el('th', { text: c.name, class: c.left ? 'left' : '', tabindex: '0' })));
+    const body = el('tbody');
+    const rows = t.rows.map((r) => {
+      const cells = r.cells.map((text, i) => el('td', { text: text, class: t.columns[i] && t.columns[i].left ? 'left' : '' }));
+      if (r.kind !== 'ranked') {
+        const span = Math.max(1, t.columns.length - r.cells.length);
+        cells.push(el('td', { text: r.status + ': ' + r.reason, colspan: String(span), class: 'left' }));
+      }
+      const tr = el('tr', { class: r.kind + ' tone-' + r.tone }, cells);
+      body.appendChild(tr);
+      return { kind: r.kind, cells: r.cells, tr: tr };
+    });
+    const sorting = { column: -1, up: true };
+    Array.from(head.children).forEach((th, col) => {
+      const sort = () => {
+        sorting.up = sorting.column === col ? !sorting.up : true;
+        sorting.column = col;
+        const ranked = rows.filter((r) => r.kind === 'ranked');
+        const rest = rows.filter((r) => r.kind !== 'ranked');
+        ranked.sort((a, b) => {
+          const x = a.cells[col] || '', y = b.cells[col] || '';
+          const vx = cellValue(x), vy = cellValue(y);
+          const d = vx != null && vy != null ? vx - vy : x.localeCompare(y);
+          return sorting.up ? d : -d;
+        });
+        for (const r of rest.filter((r) => r.kind === 'reference').concat(ranked, rest.filter((r) => r.kind !== 'reference')))
+          body.appendChild(r.tr);
+        for (const h of head.children) h.removeAttribute('aria-sort');
+        th.setAttribute('aria-sort', sorting.up ? 'ascending' : 'descending');
+      };
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') sort();
+      });
+    });
+    parent.appendChild(el('table', { class: 'sortable' }, [el('thead', {}, [head]), body]));
+    for (const n of t.notes || []) parent.appendChild(el('p', { class: 'note', text: n }));
+  }
+
+  function list(parent, items, cls) {
+    if (!items.length) return;
+    parent.appendChild(el('ul', { class: cls }, items.map((w) => el('li', { text: w }))));
+  }
+
+  function run(r) {
+    const section = el('section', { class: 'run' });
+    root.appendChild(section);
+    const lines = r.header.split('\n');
+    section.appendChild(el('h2', { text: (r.name ? r.name + ' — ' : '') + lines[0] }));
+    if (r.partial) section.appendChild(el('p', { class: 'partial', text: 'PARTIAL: the run was interrupted; only the cases that completed are here.' }));
+    for (const l of lines.slice(1)) section.appendChild(el('p', { class: 'machine', text: l }));
+    if (r.findings.length) {
+      section.appendChild(el('h3', { text: 'Do the published findings hold here?' }));
+      replicationChart(section, r.findings);
+    }
+    for (const s of r.sections) {
+      const box = el('section', { class: 'group' });
+      section.appendChild(box);
+      box.appendChild(el('h3', { text: s.title }));
+      rankedChart(box, s);
+      samplesChart(box, s);
+      sweepChart(box, s);
+      for (const t of s.timelines) timelineChart(box, t);
+      table(box, s.table);
+    }
+    if (r.findings_table) {
+      section.appendChild(el('h3', { text: 'Findings' }));
+      table(section, r.findings_table);
+    }
+    list(section, r.knees, 'knees');
+    if (r.warnings.length) {
+      section.appendChild(el('h3', { text: 'Warnings' }));
+      list(section, r.warnings, 'warnings');
+    }
+    section.appendChild(el('h3', { text: 'Environment' }));
+    section.appendChild(el('table', { class: 'environment' },
+      r.environment.map((kv) => el('tr', {}, [el('th', { text: kv[0], class: 'left' }), el('td', { text: kv[1], class: 'left' })]))));
+  }
+
+  document.title = model.title;
+  root.appendChild(el('h1', { text: model.title }));
+  if (model.comparison) comparisonChart(root, model.comparison);
+  for (const r of model.runs) run(r);
+  root.appendChild(el('footer', { text: 'Written by iolab. Charts drawn by Chart.js ' + Chart.version + ' (MIT licence), inlined.' }));
+  window.iolabReport = drawn;
+  document.body.setAttribute('data-ready', 'yes');
+})();

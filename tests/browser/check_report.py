@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Opens an iolab HTML report in headless Chromium and checks it as a reader would see it.
+
+Usage: check_report.py REPORT.html [--results A.json ...] [--screenshot OUT.png]
+
+Fails (exit 1, one line per problem) on any console error or uncaught exception, on any
+network request (the report must be self-contained), on a chart whose canvas holds no drawn
+pixels, and, given the result files the report was made from, on a chart that does not hold
+one mark per case, sample or finding of those files. Exit 77 when Chromium is not installed.
+
+Chromium is driven through the DevTools protocol over a pipe (--remote-debugging-pipe: commands
+on fd 3, replies on fd 4, each a JSON text ended by a NUL byte), so nothing listens on a port.
+"""
+import argparse
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT_S = 90
+
+
+class Browser:
+    def __init__(self, chromium, profile):
+        to_browser_r, self.to_browser = os.pipe()
+        self.from_browser, from_browser_w = os.pipe()
+        args = [
+            chromium, '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync',
+            '--disable-extensions', '--disable-default-apps', '--mute-audio', '--hide-scrollbars',
+            '--remote-debugging-pipe', '--user-data-dir=' + profile, '--window-size=1280,900',
+        ]
+
+        def fds():
+            # Out of the way first: either pipe end may itself be fd 3 or 4.
+            r = fcntl.fcntl(to_browser_r, fcntl.F_DUPFD, 10)
+            w = fcntl.fcntl(from_browser_w, fcntl.F_DUPFD, 10)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        self.proc = subprocess.Popen(args, pass_fds=(), preexec_fn=fds, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=False)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self.buffer = b''
+        self.next_id = 0
+        self.events = []
+        self.deadline = time.monotonic() + TIMEOUT_S
+
+    def _read_message(self):
+        while b'\0' not in self.buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError('Chromium did not answer within %d s' % TIMEOUT_S)
+            ready, _, _ = select.select([self.from_browser], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.from_browser, 1 << 20)
+            if not chunk:
+                raise RuntimeError('Chromium closed the DevTools pipe (exit status %s)' % self.proc.poll())
+            self.buffer += chunk
+        text, self.buffer = self.buffer.split(b'\0', 1)
+        return json.loads(text)
+
+    def call(self, method, params=None, session=None):
+        self.next_id += 1
+        message = {'id': self.next_id, 'method': method, 'params': params or {}}
+        if session:
+            message['sessionId'] = session
+        data = json.dumps(message).encode() + b'\0'
+        while data:
+            data = data[os.write(self.to_browser, data):]
+        while True:
+            reply = self._read_message()
+            if reply.get('id') == self.next_id:
+                if 'error' in reply:
+                    raise RuntimeError('%s: %s' % (method, reply['error']))
+                return reply.get('result', {})
+            self.events.append(reply)
+
+    def wait_for(self, predicate):
+        for e in self.events:
+            if predicate(e):
+                return e
+        while True:
+            e = self._read_message()
+            self.events.append(e)
+            if predicate(e):
+                return e
+
+    def close(self):
+        try:
+            self.call('Browser.close')
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+# Run in the page once it is ready: what each chart drew. Marks are the data elements with a
+# value that Chart.js laid out at finite coordinates; ink is the share of the canvas's pixels that are not blank.
+INSPECT = r'''
+(() => {
+  const out = [];
+  for (const d of window.iolabReport || []) {
+    const c = d.canvas;
+    const ctx = c.getContext('2d');
+    const img = ctx.getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let i = 0; i < img.length; i += 4) if (img[i + 3] !== 0) ink++;
+    let marks = 0;
+    d.chart.data.datasets.forEach((ds, i) => {
+      const meta = d.chart.getDatasetMeta(i);
+      if (ds.label && ds.label.indexOf('interval') >= 0) return;
+      if (ds.label && ds.label.indexOf('limit') === 0) return;
+      meta.data.forEach((e, j) => {
+        if (ds.data[j] != null && isFinite(e.x) && isFinite(e.y) && !e.skip) marks++;
+      });
+    });
+    out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink,
+              pixels: c.width * c.height, width: c.width, height: c.height});
+  }
+  return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
+                         ready: document.body.getAttribute('data-ready')});
+})()
+'''
+
+
+def expected_from_results(paths):
+    """What the charts must hold, counted from the result files themselves."""
+    ranked = samples = findings = 0
+    for p in paths:
+        with open(p) as f:
+            r = json.load(f)
+        for c in r['cases']:
+            if c['status'] == 'ok':
+                ranked += 1
+                samples += len(c['samples'])
+        findings += sum(1 for f in r.get('findings', []) if f.get('measured_ratio') is not None)
+        findings += sum(1 for f in r.get('findings', []) if f.get('published_ratio') is not None)
+    # The samples chart also marks each case's median.
+    return {'ranked': ranked, 'samples': samples + ranked, 'replication': findings}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('report')
+    ap.add_argument('--results', nargs='*', default=[])
+    ap.add_argument('--screenshot')
+    ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
+    args = ap.parse_args()
+    chromium = shutil.which('chromium') or shutil.which('chromium-browser')
+    if not chromium:
+        print('skipped: Chromium is not installed (Debian package chromium; scripts/deps.sh installs it)')
+        return 77
+    url = 'file://' + os.path.abspath(args.report)
+    problems = []
+    with tempfile.TemporaryDirectory(prefix='iolab-chromium-') as profile:
+        b = Browser(chromium, profile)
+        try:
+            target = b.call('Target.createTarget', {'url': 'about:blank'})['targetId']
+            session = b.call('Target.attachToTarget', {'targetId': target, 'flatten': True})['sessionId']
+            for domain in ('Runtime', 'Log', 'Network', 'Page'):
+                b.call(domain + '.enable', session=session)
+            b.call('Emulation.setDeviceMetricsOverride',
+                   {'width': 1280, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False}, session=session)
+            b.call('Page.navigate', {'url': url}, session=session)
+            b.wait_for(lambda e: e.get('method') == 'Page.loadEventFired')
+            result = None
+            while True:
+                r = b.call('Runtime.evaluate', {'expression': INSPECT, 'returnByValue': True}, session=session)
+                value = r.get('result', {}).get('value')
+                result = json.loads(value) if isinstance(value, str) else None
+                if result and result['ready'] == 'yes':
+                    break
+                if time.monotonic() > b.deadline:
+                    problems.append('the report never finished drawing (no data-ready on its body)')
+                    break
+                if any(e.get('method') == 'Runtime.exceptionThrown' for e in b.events):
+                    break
+                time.sleep(0.2)
+            if args.screenshot:
+                metrics = b.call('Page.getLayoutMetrics', session=session)
+                size = metrics.get('cssContentSize') or metrics['contentSize']
+                shot = b.call('Page.captureScreenshot',
+                              {'format': 'png', 'captureBeyondViewport': True,
+                               'clip': {'x': 0, 'y': 0, 'width': 1280, 'height': min(size['height'], 2400),
+                                        'scale': 1}}, session=session)
+                with open(args.screenshot, 'wb') as f:
+                    f.write(base64.b64decode(shot['data']))
+        finally:
+            b.close()
+
+    for e in b.events:
+        m, p = e.get('method'), e.get('params', {})
+        if m == 'Runtime.exceptionThrown':
+            d = p['exceptionDetails']
+            problems.append('uncaught exception: %s' % (d.get('exception', {}).get('description') or d.get('text')))
+        elif m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert', 'warning'):
+            problems.append('console %s: %s' % (p['type'], ' '.join(str(a.get('value', a.get('description')))
+                                                                      for a in p.get('args', []))))
+        elif m == 'Log.entryAdded' and p['entry'].get('level') in ('error', 'warning'):
+            problems.append('browser log %s: %s' % (p['entry']['level'], p['entry'].get('text')))
+        elif m == 'Network.requestWillBeSent':
+            req = p['request']['url']
+            if req != url and not req.startswith('data:'):
+                problems.append('network request: %s' % req)
+
+    charts = result['charts'] if result else []
+    if result and not charts:
+        problems.append('the report drew no chart')
+    for c in charts:
+        if c['pixels'] == 0 or c['ink'] < 0.01 * c['pixels']:
+            problems.append('chart "%s" (%s) is blank: %d of %d pixels drawn' % (c['title'], c['kind'], c['ink'], c['pixels']))
+        if c['marks'] != c['expected']:
+            problems.append('chart "%s" (%s) laid out %d marks, the report meant %d' % (c['title'], c['kind'], c['marks'], c['expected']))
+    kinds = {c['kind'] for c in charts}
+    for k in filter(None, args.expect_kinds.split(',')):
+        if k not in kinds:
+            problems.append('no %s chart (drawn: %s)' % (k, ', '.join(sorted(kinds)) or 'none'))
+    if args.results and charts:
+        want = expected_from_results(args.results)
+        for kind, n in want.items():
+            got = sum(c['marks'] for c in charts if c['kind'] == kind)
+            if got != n:
+                problems.append('%s charts hold %d marks; the result files have %d' % (kind, got, n))
+    for p in problems:
+        print('report check: ' + p)
+    if not problems:
+        print('report check: %d charts drawn (%s), %d tables, no console error, no network request' %
+              (len(charts), ', '.join('%s %d marks' % (c['kind'], c['marks']) for c in charts), result['tables']))
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
