@@ -166,6 +166,16 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     compare_cmd->add_option("after", after, "The second result file")->required();
     compare_cmd->add_flag("--markdown", compare_md, "Print the comparison as Markdown");
 
+    std::vector<std::string> report_files;
+    std::string report_html;
+    bool report_force = false;
+    auto* report_cmd =
+        app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");
+    report_cmd->add_option("files", report_files, "Result files written by --json; several are shown side by side")
+        ->required();
+    report_cmd->add_option("--html", report_html, "Write one self-contained HTML report with charts to this file");
+    report_cmd->add_flag("--force", report_force, "Replace an existing --html file");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -185,8 +195,8 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
                     for (const auto& value : opt->results())
                         if (value.empty())
                             throw InputError(fmt::format("invalid {} '': expected a value", opt->get_name()));
-        if (dry_run &&
-            (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() || clean_cmd->parsed()))
+        if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
+                        clean_cmd->parsed() || report_cmd->parsed()))
             return 0;
         if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
         if (list->parsed()) return list_strategies(family, names);
@@ -195,6 +205,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (replicate_cmd->parsed()) return replicate(ctx, a);
         if (suites_cmd->parsed()) return list_suites();
         if (clean_cmd->parsed()) return clean(clean_dir);
+        if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force);
         if (compare_cmd->parsed()) {
             fmt::print("{}", render_comparison(read_report_file(before), read_report_file(after), compare_md));
             return 0;

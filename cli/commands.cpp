@@ -4,11 +4,18 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
+#include "iolab/report/exporter.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/sys/io.hpp"
 #include "run_options.hpp"
@@ -117,6 +124,32 @@ int clean(const std::string& parent) {
         fmt::print("removed {}{}\n", one_line(st.path), st.owner.empty() ? "" : one_line(" (" + st.owner + ")"));
     }
     if (stale.empty()) fmt::print("no stale scratch folders in {}\n", one_line(dir));
+    return 0;
+}
+
+int show_reports(const std::vector<std::string>& files, const std::string& html, bool force) {
+    if (!html.empty())
+        for (const auto& f : files) check_output_paths({{"--html", html}}, force, f);
+    std::vector<Report> reports;
+    for (const auto& f : files) reports.push_back(read_report_file(f));
+    if (html.empty()) {
+        const char* no_colour = std::getenv("NO_COLOR");
+        const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+        for (std::size_t i = 0; i < files.size(); ++i)
+            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], colour));
+        return 0;
+    }
+    // Each run is named by its file: the base name, or the whole path where two share one.
+    std::vector<std::string> names;
+    for (const auto& f : files) {
+        const std::string base = f.substr(f.rfind('/') + 1);
+        const bool shared = std::count_if(files.begin(), files.end(),
+                                          [&](const std::string& g) { return g.substr(g.rfind('/') + 1) == base; }) > 1;
+        names.push_back(one_line(shared ? f : base));
+    }
+    std::vector<const Report*> runs;
+    for (const auto& r : reports) runs.push_back(&r);
+    write_file_atomically(html, to_html(runs, names), force);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The small commands: list, info, suites, clean.
+// The small commands: list, info, suites, clean, report.
 #include <string>
+#include <vector>
 
 namespace iolab::cli {
 
@@ -9,5 +10,8 @@ int show_info(const std::string& dir, bool limits, bool device, const std::strin
 int list_suites();
 // Removes the scratch folders that killed runs left (only iolab's, only unlocked).
 int clean(const std::string& parent);
+// Result files (--json) shown again: in the terminal, or written as one HTML report with the
+// runs side by side (never over an existing file without force, never over an input).
+int show_reports(const std::vector<std::string>& files, const std::string& html, bool force);
 
 }  // namespace iolab::cli

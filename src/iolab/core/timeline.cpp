@@ -56,15 +56,12 @@ void Timeline::clear() {
     for (auto& l : lanes_) l.clear();
 }
 
-Timeline::Overlap Timeline::overlap() const {
-    std::vector<Interval> reads, writes;
-    std::uint64_t first = UINT64_MAX, last = 0;
-    for (const auto& lane : lanes_) {
+std::vector<Timeline::Span> Timeline::spans() const {
+    std::vector<Span> out;
+    for (unsigned l = 0; l < lanes_.size(); ++l) {
         // Begins wait for their ends by (kind, id).
         std::vector<const Event*> open;
-        for (const auto& e : lane) {
-            first = std::min(first, e.t_ns);
-            last = std::max(last, e.t_ns);
+        for (const auto& e : lanes_[l]) {
             if (e.begin) {
                 open.push_back(&e);
                 continue;
@@ -72,10 +69,34 @@ Timeline::Overlap Timeline::overlap() const {
             const auto it = std::find_if(open.begin(), open.end(),
                                          [&](const Event* b) { return b->kind == e.kind && b->id == e.id; });
             if (it == open.end()) continue;
-            (e.kind == Kind::read ? reads : writes).emplace_back((*it)->t_ns, e.t_ns);
+            out.push_back({l, e.kind, (*it)->t_ns, e.t_ns, e.bytes});
             open.erase(it);
         }
     }
+    std::stable_sort(out.begin(), out.end(), [](const Span& a, const Span& b) { return a.begin_ns < b.begin_ns; });
+    return out;
+}
+
+Timeline Timeline::from_spans(unsigned lanes, const std::vector<Span>& spans) {
+    Timeline t(lanes);
+    std::uint64_t id = 0;
+    for (const Span& s : spans) {
+        t.add(s.lane, {s.kind, true, id, s.begin_ns, s.bytes});
+        t.add(s.lane, {s.kind, false, id, s.end_ns, s.bytes});
+        ++id;
+    }
+    return t;
+}
+
+Timeline::Overlap Timeline::overlap() const {
+    std::vector<Interval> reads, writes;
+    std::uint64_t first = UINT64_MAX, last = 0;
+    for (const auto& lane : lanes_)
+        for (const auto& e : lane) {
+            first = std::min(first, e.t_ns);
+            last = std::max(last, e.t_ns);
+        }
+    for (const Span& s : spans()) (s.kind == Kind::read ? reads : writes).emplace_back(s.begin_ns, s.end_ns);
     Overlap o;
     if (first >= last) return o;
     const auto r = merged(reads), w = merged(writes);

@@ -26,6 +26,17 @@ public:
     void clear();
     const std::vector<std::vector<Event>>& lanes() const { return lanes_; }
 
+    // One read or write from its begin to its end.
+    struct Span {
+        unsigned lane;
+        Kind kind;
+        std::uint64_t begin_ns, end_ns, bytes;
+    };
+    // Every begin matched with its end (by kind and id), in the order they began.
+    std::vector<Span> spans() const;
+    // A timeline holding these spans (a result file's, read back).
+    static Timeline from_spans(unsigned lanes, const std::vector<Span>& spans);
+
     struct Overlap {
         double span_s = 0;       // first event to last
         double read_busy_s = 0;  // time with at least one read in progress

@@ -113,38 +113,23 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
 // at most kMaxIntervals, every k-th one beyond that (the title says so).
 json timeline_json(const CaseResult& c) {
     constexpr std::size_t kMaxIntervals = 4000;
-    struct Interval {
-        std::size_t lane;
-        Timeline::Kind kind;
-        std::uint64_t begin, end, bytes;
-    };
-    std::vector<Interval> all;
+    const auto all = c.timeline->spans();
     std::uint64_t origin = UINT64_MAX;
-    const auto& lanes = c.timeline->lanes();
-    for (std::size_t l = 0; l < lanes.size(); ++l) {
-        std::map<std::pair<Timeline::Kind, std::uint64_t>, std::uint64_t> open;
-        for (const auto& e : lanes[l]) {
-            origin = std::min(origin, e.t_ns);
-            if (e.begin) {
-                open[{e.kind, e.id}] = e.t_ns;
-            } else if (const auto it = open.find({e.kind, e.id}); it != open.end()) {
-                all.push_back({l, e.kind, it->second, e.t_ns, e.bytes});
-                open.erase(it);
-            }
-        }
-    }
-    std::sort(all.begin(), all.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+    for (const auto& e : all) origin = std::min(origin, e.begin_ns);
     const std::size_t stride = all.size() > kMaxIntervals ? (all.size() + kMaxIntervals - 1) / kMaxIntervals : 1;
     json events = json::array();
     for (std::size_t i = 0; i < all.size(); i += stride) {
-        const Interval& e = all[i];
+        const auto& e = all[i];
         events.push_back({e.lane, e.kind == Timeline::Kind::read ? "read" : "write",
-                          static_cast<double>(e.begin - origin) * 1e-6, static_cast<double>(e.end - origin) * 1e-6,
-                          e.bytes});
+                          static_cast<double>(e.begin_ns - origin) * 1e-6,
+                          static_cast<double>(e.end_ns - origin) * 1e-6, e.bytes});
     }
-    return {{"label", c.spec.label()}, {"summary", c.timeline->summary()},
-            {"lanes", lanes.size()},   {"intervals", all.size()},
-            {"stride", stride},        {"events", events}};
+    return {{"label", c.spec.label()},
+            {"summary", c.timeline->summary()},
+            {"lanes", c.timeline->lanes().size()},
+            {"intervals", all.size()},
+            {"stride", stride},
+            {"events", events}};
 }
 
 json run_json(const Report& r, const std::string& name) {

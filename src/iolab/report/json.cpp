@@ -9,6 +9,8 @@ namespace iolab {
 
 namespace {
 
+constexpr std::size_t kMaxSavedSpans = 50000;
+
 nlohmann::json environment_json(const Environment& e) {
     return {{"iolab_version", e.iolab_version},
             {"commit", e.commit},
@@ -53,6 +55,20 @@ nlohmann::json case_json(const CaseResult& c) {
                          {"write_busy_s", o.write_busy_s},
                          {"overlap_s", o.both_s},
                          {"overlap_fraction", o.fraction()}};
+        // Every read and write as [lane, kind, begin ns, end ns, bytes] from the first one,
+        // so a report made later from this file can draw it; a huge one only as a count.
+        const auto spans = c.timeline->spans();
+        j["timeline"]["lanes"] = c.timeline->lanes().size();
+        if (spans.size() <= kMaxSavedSpans) {
+            nlohmann::json events = nlohmann::json::array();
+            const std::uint64_t origin = spans.empty() ? 0 : spans.front().begin_ns;
+            for (const auto& e : spans)
+                events.push_back({e.lane, e.kind == Timeline::Kind::read ? "read" : "write", e.begin_ns - origin,
+                                  e.end_ns - origin, e.bytes});
+            j["timeline"]["events"] = std::move(events);
+        } else {
+            j["timeline"]["events_omitted"] = spans.size();
+        }
     }
     return j;
 }

@@ -1,5 +1,9 @@
 #include "iolab/report/read.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -7,6 +11,7 @@
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/serialize.hpp"
+#include "iolab/harness/settings.hpp"
 #include "iolab/report/json.hpp"
 
 namespace iolab {
@@ -30,6 +35,32 @@ using nlohmann::json;
 std::string str(const json& j, const char* key) {
     const auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double num(const json& j, const char* key, double otherwise = 0) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() && std::isfinite(it->get<double>()) ? it->get<double>() : otherwise;
+}
+
+// A timeline's spans, [lane, "read" or "write", begin ns, end ns, bytes] each.
+template <class Where>
+std::shared_ptr<Timeline> read_timeline(const json& t, const Where& where) {
+    const double lanes = num(t, "lanes", 2);
+    if (lanes < 1 || lanes > 4096) throw where("timeline: lanes is not from 1 to 4096");
+    std::vector<Timeline::Span> spans;
+    for (const auto& e : t["events"]) {
+        if (!e.is_array() || e.size() != 5 || !e[0].is_number_unsigned() || !e[1].is_string() ||
+            !e[2].is_number_unsigned() || !e[3].is_number_unsigned() || !e[4].is_number_unsigned())
+            throw where("timeline: an event is not [lane, kind, begin ns, end ns, bytes]");
+        const auto lane = e[0].get<std::uint64_t>();
+        const std::string kind = e[1].get<std::string>();
+        if (lane >= lanes || (kind != "read" && kind != "write") ||
+            e[3].get<std::uint64_t>() < e[2].get<std::uint64_t>())
+            throw where("timeline: an event names a lane or kind it cannot have, or ends before it begins");
+        spans.push_back({static_cast<unsigned>(lane), kind == "read" ? Timeline::Kind::read : Timeline::Kind::write,
+                         e[2].get<std::uint64_t>(), e[3].get<std::uint64_t>(), e[4].get<std::uint64_t>()});
+    }
+    return std::make_shared<Timeline>(Timeline::from_spans(static_cast<unsigned>(lanes), spans));
 }
 
 CaseResult read_case(const json& c, const std::string& origin, std::size_t index) {
@@ -75,6 +106,58 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         if (!(s.wall_s > 0) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s))
             throw where("a sample has a time that is not positive and finite");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
+    if (const auto t = c.find("timeline"); t != c.end() && t->is_object() && t->contains("events"))
+        r.timeline = read_timeline(*t, where);
+    return r;
+}
+
+// The options a group ran with: the settings' own words for them, read by the settings table.
+RunOptions read_options(const json& o, const std::string& where) {
+    RunOptions opts;
+    if (!o.is_object()) return opts;
+    PlanRequest plan;
+    for (const char* key : {"cache", "sync", "warmup", "iterations", "verify"}) {
+        const std::string value = str(o, key);
+        if (value.empty()) continue;
+        try {
+            apply_setting(*find_setting(key), value, Syntax::suite, plan, opts);
+        } catch (const InputError& e) {
+            throw ResultFormatError(one_line(fmt::format("{}: options: {}", where, e.what())));
+        }
+    }
+    opts.precision = num(o, "precision", opts.precision);
+    opts.budget_s = num(o, "budget_s", opts.budget_s);
+    opts.forks = static_cast<unsigned>(std::clamp(num(o, "forks"), 0.0, 1e6));
+    opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
+    opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
+    return opts;
+}
+
+FindingResult read_finding(const json& f, const std::string& where) {
+    if (!f.is_object()) throw ResultFormatError(where + ": expected an object");
+    FindingResult r;
+    r.suite = one_line(str(f, "suite"));
+    r.finding.suite = r.suite;
+    r.finding.claim = one_line(str(f, "claim"));
+    r.finding.source = one_line(str(f, "source"));
+    r.finding.explanation = one_line(str(f, "explanation"));
+    r.finding.published = std::max(0.0, num(f, "published_ratio"));
+    r.finding.within = std::max(0.0, num(f, "within"));
+    r.finding.at_least = std::max(0.0, num(f, "at_least"));
+    r.ratio = std::max(0.0, num(f, "measured_ratio"));
+    if (const auto iv = f.find("ratio_interval"); iv != f.end() && iv->is_array() && iv->size() == 2) {
+        r.low = (*iv)[0].is_number() ? std::max(0.0, (*iv)[0].get<double>()) : 0.0;
+        r.high = (*iv)[1].is_number() ? (*iv)[1].get<double>() : std::numeric_limits<double>::infinity();
+    }
+    const std::string verdict = str(f, "verdict");
+    const auto v = value_of(kVerdicts, verdict);
+    if (!v)
+        throw ResultFormatError(
+            one_line(fmt::format("{}: verdict '{}' is not {}", where, verdict, names_of(kVerdicts))));
+    r.verdict = *v;
+    r.faster_case = one_line(str(f, "faster_case"));
+    r.slower_case = one_line(str(f, "slower_case"));
+    r.note = one_line(str(f, "note"));
     return r;
 }
 
@@ -96,17 +179,58 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     const auto partial = j.find("partial");
     r.partial = partial != j.end() && partial->is_boolean() && partial->get<bool>();
     if (const auto env = j.find("environment"); env != j.end() && env->is_object()) {
-        r.environment.kernel = str(*env, "kernel");
-        r.environment.cpu_model = str(*env, "cpu_model");
-        r.environment.fs_type = str(*env, "filesystem");
-        r.environment.date = str(*env, "date");
-        r.environment.commit = str(*env, "commit");
+        Environment& e = r.environment;
+        for (auto [field, key] : {std::pair{&e.iolab_version, "iolab_version"},
+                                  {&e.commit, "commit"},
+                                  {&e.compiler, "compiler"},
+                                  {&e.build_type, "build_type"},
+                                  {&e.kernel, "kernel"},
+                                  {&e.cpu_model, "cpu_model"},
+                                  {&e.scratch_dir, "scratch_dir"},
+                                  {&e.fs_type, "filesystem"},
+                                  {&e.mount_options, "mount_options"},
+                                  {&e.device, "device"},
+                                  {&e.device_model, "device_model"},
+                                  {&e.date, "date"}})
+            *field = one_line(str(*env, key));
+        e.cpus = static_cast<unsigned>(std::clamp(num(*env, "cpus"), 0.0, 1e6));
+        e.memory_bytes = static_cast<std::uint64_t>(std::clamp(num(*env, "memory_bytes"), 0.0, 1e18));
+        if (const auto rot = env->find("rotational"); rot != env->end() && rot->is_boolean())
+            e.rotational = rot->get<bool>() ? 1 : 0;
     }
+    r.options = read_options(j.value("options", json::object()), origin);
+    if (const auto groups = j.find("groups"); groups != j.end() && groups->is_array())
+        for (const auto& g : *groups) {
+            if (!g.is_object()) throw ResultFormatError(fmt::format("{}: a group is not an object", origin));
+            r.groups.push_back({one_line(str(g, "id")), one_line(str(g, "title")),
+                                read_options(g.value("options", json::object()), origin)});
+        }
+    if (const auto findings = j.find("findings"); findings != j.end() && findings->is_array())
+        for (std::size_t i = 0; i < findings->size(); ++i)
+            r.findings.push_back(read_finding((*findings)[i], fmt::format("{}: finding {}", origin, i + 1)));
+    if (const auto knees = j.find("knees"); knees != j.end() && knees->is_array())
+        for (const auto& k : *knees) {
+            if (!k.is_object()) throw ResultFormatError(fmt::format("{}: a knee is not an object", origin));
+            KneeResult kr;
+            kr.suite = one_line(str(k, "suite"));
+            kr.spec = {kr.suite, one_line(str(k, "group")), one_line(str(k, "strategy")),
+                       std::clamp(num(k, "fraction", 0.95), 0.0, 1.0)};
+            kr.knee_buffer = static_cast<std::size_t>(std::clamp(num(k, "knee_buffer"), 0.0, 1e15));
+            kr.best_buffer = static_cast<std::size_t>(std::clamp(num(k, "best_buffer"), 0.0, 1e15));
+            kr.best_mib_s = std::max(0.0, num(k, "best_mib_s"));
+            r.knees.push_back(kr);
+        }
+    if (const auto l = j.find("limits"); l != j.end() && l->is_object()) {
+        r.limits.memcpy_large_mib_s = std::max(0.0, num(*l, "memcpy_large_mib_s"));
+        r.limits.memcpy_cache_mib_s = std::max(0.0, num(*l, "memcpy_cache_mib_s"));
+        r.limits.device_read_mib_s = std::max(0.0, num(*l, "device_read_mib_s"));
+    }
+    r.process_startup_s = num(j, "process_startup_s", -1);
     const auto cases = j.find("cases");
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {
         CaseResult c = read_case((*cases)[i], origin, i);
-        finish(c, r.options, 1e-9);
+        finish(c, r.groups.empty() ? r.options : r.group(c.spec.group).options, 1e-9);
         r.cases.push_back(std::move(c));
     }
     return r;
