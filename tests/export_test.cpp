@@ -11,6 +11,7 @@
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/sys/error.hpp"
 #include "support.hpp"
@@ -150,6 +151,102 @@ TEST(Export, RankingPutsFastestFirstAndNeverRanksFailures) {
     EXPECT_EQ(reads[0]->name(), "read.mmap-scan");
     EXPECT_EQ(reads[2]->name(), "read.byte-syscall");
     EXPECT_TRUE(r.any_failed());
+}
+
+// A report with groups, a throttle, memcpy limits and a recorded timeline, beside the fixed one's
+// findings and knees: everything a result file keeps.
+Report full_report() {
+    Report r = fixed_report();
+    r.options.throttle = Device{840000, 0.045};
+    r.options.warmup = Amount{0, 2};
+    r.groups.push_back({"", "", r.options});
+    r.limits.memcpy_cache_mib_s = 20000;
+    r.limits.memcpy_large_mib_s = 9000;
+    auto t = std::make_shared<Timeline>(2);
+    t->add(0, {Timeline::Kind::read, true, 1, 1000, 65536});
+    t->add(0, {Timeline::Kind::read, false, 1, 5000, 65536});
+    t->add(1, {Timeline::Kind::write, true, 7, 5200, 65536});
+    t->add(1, {Timeline::Kind::write, false, 7, 9000, 65536});
+    r.cases[3].timeline = t;
+    return r;
+}
+
+TEST(Export, AResultFileReadsBackWhole) {
+    // Written, read back and written again, a result file says the same: nothing an HTML
+    // report made later from it needs is lost (findings, knees, options, limits, timelines).
+    const Report r = full_report();
+    const nlohmann::json first = report_to_json(r);
+    const Report back = read_report_json(first.dump(), "r.json");
+    EXPECT_EQ(report_to_json(back).dump(2), first.dump(2));
+    ASSERT_TRUE(back.cases[3].timeline);
+    EXPECT_EQ(back.cases[3].timeline->summary(), r.cases[3].timeline->summary());
+    EXPECT_EQ(first["cases"][3]["timeline"]["events"],
+              nlohmann::json::parse(R"([[0, "read", 0, 4000, 65536], [1, "write", 4200, 8000, 65536]])"));
+    EXPECT_EQ(to_markdown(back), to_markdown(r));
+}
+
+TEST(Export, AResultFileWithAWrongFindingOrTimelineIsRefusedWithTheReason) {
+    nlohmann::json j = report_to_json(full_report());
+    j["findings"][0]["verdict"] = "MAYBE";
+    EXPECT_THROW(
+        {
+            try {
+                read_report_json(j.dump(), "r.json");
+            } catch (const InputError& e) {
+                EXPECT_STREQ(e.what(),
+                             "r.json: finding 1: verdict 'MAYBE' is not HOLDS, DOES NOT HOLD or INCONCLUSIVE");
+                throw;
+            }
+        },
+        InputError);
+    j = report_to_json(full_report());
+    j["cases"][3]["timeline"]["events"][0][0] = 5;  // lane 5 of 2
+    EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
+    j = report_to_json(full_report());
+    j["groups"][0]["options"]["cache"] = "lukewarm";
+    EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
+}
+
+TEST(Html, IsOnePageThatFetchesNothing) {
+    const std::string html = to_html(full_report());
+    // Chart.js is inlined (with its licence header), and the policy forbids every fetch.
+    EXPECT_NE(html.find("Chart.js v"), std::string::npos);
+    EXPECT_NE(html.find("Released under the MIT License"), std::string::npos);
+    EXPECT_NE(html.find("content=\"default-src 'none';"), std::string::npos);
+    for (const char* fetch : {" src=", "<link", " href=", "@import", "url("})
+        EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+    // The run is there as data for the charts: cases, samples, the finding, the timeline.
+    EXPECT_NE(html.find(R"("label":"read.chunk buffer=64K")"), std::string::npos);
+    EXPECT_NE(html.find(R"("claim":"golden: mmap-scan beats a chunked read")"), std::string::npos);
+    EXPECT_NE(html.find(R"("events":[[0,"read",0.0,0.004,65536],[1,"write",0.0042,0.008,65536]])"), std::string::npos);
+}
+
+TEST(Html, TextFromARunCannotEndItsScript) {
+    Report r = full_report();
+    const std::string evil = "</script><script>alert(1)</script><!--";
+    r.suite = evil;
+    r.groups[0].title = evil;
+    r.cases[4].reason = evil;
+    r.findings[0].finding.claim = evil;
+    const std::string html = to_html(r);
+    EXPECT_EQ(html.find(evil), std::string::npos);
+    // Three script elements (the data, Chart.js, the page's own) and three ends, no more.
+    std::size_t ends = 0;
+    for (std::size_t at = html.find("</script"); at != std::string::npos; at = html.find("</script", at + 1)) ++ends;
+    EXPECT_EQ(ends, 3u);
+    EXPECT_NE(html.find("<title>iolab: &lt;/script&gt;"), std::string::npos);
+}
+
+TEST(Html, SeveralRunsAreDrawnSideBySideOnTheCasesTheyShare) {
+    Report a = fixed_report(), b = fixed_report();
+    b.cases.erase(b.cases.begin());  // read.chunk only in a
+    const std::string html = to_html({&a, &b}, {"before.json", "after.json"});
+    const auto start = html.find(R"("comparison":{"labels":[)");
+    ASSERT_NE(start, std::string::npos);
+    const std::string cmp = html.substr(start, html.find("]", start) - start);
+    EXPECT_EQ(cmp.find("read.chunk buffer"), std::string::npos) << cmp;
+    EXPECT_NE(cmp.find("read.mmap-scan"), std::string::npos) << cmp;
+    EXPECT_EQ(to_html(a).find(R"("comparison":{)"), std::string::npos);
 }
 
 TEST(OutputFile, NeverOverwritesWithoutForceAndReplacesWithIt) {

@@ -208,7 +208,7 @@ def main():
         elif m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert', 'warning'):
             problems.append('console %s: %s' % (p['type'], ' '.join(str(a.get('value', a.get('description')))
                                                                       for a in p.get('args', []))))
-        elif m == 'Log.entryAdded' and p['entry'].get('level') in ('error', 'warning'):
+        elif m == 'Log.entryAdded' and p['entry'].get('level') == 'error':
             problems.append('browser log %s: %s' % (p['entry']['level'], p['entry'].get('text')))
         elif m == 'Network.requestWillBeSent':
             req = p['request']['url']

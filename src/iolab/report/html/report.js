@@ -69,6 +69,16 @@
     return c;
   }
 
+  // A throughput axis: linear, or logarithmic where the fastest case is over 50x the slowest
+  // (a byte-at-a-time case beside chunked reads would otherwise be a bar of no width).
+  function throughputAxis(values) {
+    const v = values.filter((x) => x != null && x > 0);
+    const lo = Math.min(...v), hi = Math.max(...v);
+    if (v.length && hi / lo > 50)
+      return { type: 'logarithmic', min: lo / 2, ticks: { maxRotation: 0, callback: (x) => (/^10*$/.test(String(x)) ? x.toLocaleString('en') : '') }, title: { display: true, text: 'MiB/s (logarithmic: the fastest is ' + ratio(hi / lo) + ' the slowest)' } };
+    return { beginAtZero: true, title: { display: true, text: 'MiB/s' } };
+  }
+
   function suffix(c) {
     return c.status === 'failed' ? ' (failed)' : c.status === 'skipped' ? ' (skipped)'
       : c.status === 'unranked' ? ' (not ranked)' : '';
@@ -125,7 +135,7 @@
         options: {
           indexAxis: 'y',
           scales: {
-            x: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
+            x: throughputAxis(cases.map((c) => c.mib_s).concat(cases.map((c) => c.low), [s.limit])),
             y: {
               ticks: {
                 autoSkip: false,
@@ -186,7 +196,7 @@
         data: { datasets: datasets },
         options: {
           scales: {
-            x: { title: { display: true, text: 'MiB/s' } },
+            x: throughputAxis([].concat(...cases.map((c) => c.samples))),
             y: {
               reverse: true,
               min: -0.5,
@@ -250,8 +260,8 @@
         scales: {
           x: {
             type: 'logarithmic',
-            min: lo,
-            max: hi,
+            min: lo / 1.25,
+            max: hi * 1.25,
             title: { display: true, text: 'buffer size' },
             afterBuildTicks: (axis) => {
               const ticks = [];
@@ -310,7 +320,7 @@
     const published = shown.filter((f) => f.published != null).length;
     chart(parent, 'replication',
       'published ratio (×) against the ratio measured here (●, with its 95% interval), coloured by verdict',
-      90 + 30 * shown.length, {
+      100 + 40 * shown.length, {
         type: 'bar',
         data: {
           labels: labels,
@@ -358,7 +368,7 @@
               min: left,
               max: right,
               title: { display: true, text: 'slower time / faster time (logarithmic)' },
-              ticks: { callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$/) ? v + 'x' : '') },
+              ticks: { maxRotation: 0, callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$/) ? v + 'x' : '') },
             },
             y: {
               ticks: { autoSkip: false, color: (ctx) => colours[ctx.index] },

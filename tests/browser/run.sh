@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The HTML report as a reader sees it: reports of a run, of a suite with findings and of two
+# runs side by side, each opened in headless Chromium by check_report.py; then reports with a
+# planted console error and a planted fetch, which the check must refuse.
+# Usage: run.sh IOLAB_BINARY SOURCE_DIR
+set -euo pipefail
+iolab=$1
+src=$2
+check="python3 $src/tests/browser/check_report.py"
+if ! command -v chromium >/dev/null; then
+  echo "skipped: Chromium is not installed (Debian package chromium; scripts/deps.sh installs it)"
+  exit 77
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+
+# A run: a buffer sweep, recorded timelines of the pipelined and io_uring copies.
+"$iolab" run -q -s read.chunk,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
+  --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
+$check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline
+
+# A suite with findings: the replication chart.
+"$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html
+$check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication
+
+# Saved results, re-rendered side by side: a second run shares the first's read.chunk and
+# copy.chunk cases.
+"$iolab" run -q -s read.chunk,copy.chunk --size 1M --buffer 4K,64K,256K --warmup 1 --iterations 6 --dir "$dir" \
+  --json again.json
+"$iolab" report run.json again.json suite.json --html all.html
+$check all.html --results run.json again.json suite.json --expect-kinds comparison,replication,timeline
+
+# The check fails on a console error, and on a fetch even where no policy forbids it.
+sed 's#</body>#<script>console.error("planted error")</script></body>#' run.html > error.html
+if out=$($check error.html); then echo "a console error went unnoticed"; exit 1; fi
+grep -q 'console error: planted error' <<<"$out" || { echo "unexpected: $out"; exit 1; }
+sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
+    -e 's#</body>#<img alt="" src="http://192.0.2.1/planted.png"></body>#' run.html > fetch.html
+if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
+grep -q 'network request: http://192.0.2.1/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
+echo "browser: 3 reports drawn and checked; a planted console error and a planted fetch were caught"
