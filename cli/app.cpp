@@ -2,6 +2,7 @@
 // Bad input is one line on stderr and exit status 2; a failed case makes the status 1.
 #include "app.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -79,10 +80,15 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     settings.scratch_parent = dir;
     settings.keep = a.keep && ctx.mode == Mode::normal;
     settings.limits = ctx.mode != Mode::small;  // small runs: no 256 MiB memcpy reference
-    settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c) {
+    double drawn_at = -1;
+    settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
         if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        fmt::print(stderr, "\r\x1b[K[{}/{}] {} ({:.0f}s)", i + 1, n, c.label(), elapsed);
+        if (drawn_at >= 0 && elapsed - drawn_at < 0.1) return;  // ten lines a second at most
+        drawn_at = elapsed;
+        winsize ws{};
+        const std::size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        fmt::print(stderr, "\r\x1b[K{}", progress_line(done, i, n, c.label(), elapsed, columns - 1));
         std::fflush(stderr);
     };
     std::string kept;

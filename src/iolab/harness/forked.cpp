@@ -30,7 +30,7 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
     for (std::size_t i = 0; i < specs.size(); ++i) pooled[i].spec = specs[i];
     bool stop = false;
     for (unsigned f = 0; f < opts.forks && !stop; ++f) {
-        if (progress && !specs.empty()) progress(0, specs.front());
+        if (progress && !specs.empty()) progress(0, specs.front(), static_cast<double>(f) / opts.forks);
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
         std::fflush(nullptr);

@@ -146,6 +146,16 @@ void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& c
     }
 }
 
+// How much of a case's measured work is done, 0 to 1.
+double done_share(const CaseState& c, const RunOptions& opts) {
+    if (c.done) return 1;
+    const double n = static_cast<double>(c.r.samples.size());
+    if (c.target > 0) return std::min(1.0, n / static_cast<double>(c.target));
+    // Adaptive: it ends at the precision target (unknown ahead), at the budget or at the cap.
+    const double by_budget = opts.budget_s > 0 ? c.spent_s / opts.budget_s : 0;
+    return std::min(0.99, std::max(by_budget, n / static_cast<double>(opts.max_iterations)));
+}
+
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
 // that drift of a shared machine falls on every case alike.
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress) {
@@ -159,7 +169,11 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
         std::shuffle(order.begin(), order.end(), rng);
         for (std::size_t i : order) {
             CaseState& c = cases[i];
-            if (progress) progress(i, c.r.spec);
+            if (progress) {
+                double done = 0;
+                for (const CaseState& other : cases) done += done_share(other, opts);
+                progress(i, c.r.spec, done / static_cast<double>(cases.size()));
+            }
             const Strategy& s = *c.r.spec.strategy;
             try {
                 const std::uint64_t t0 = clock.now_ns();

@@ -16,8 +16,10 @@ namespace iolab {
 // up, with a floor of 3 and a ceiling of max_iterations.
 std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_iterations);
 
-// Called before each iteration of a measured round: (index of the case in the group, the case).
-using ProgressFn = std::function<void(std::size_t, const CaseSpec&)>;
+// Called before each iteration of a measured round: (index of the case in the group, the case,
+// the share of the group's measured work done, 0 to 1: from each case's iterations against its
+// target, or its measured time against the time budget when the iterations are adaptive).
+using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 
 // Runs the cases of a group, interleaved. When a stop is requested (interrupt.hpp) it returns
 // at the next iteration boundary; the cases it cut short are then incomplete (check

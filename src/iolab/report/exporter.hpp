@@ -29,5 +29,10 @@ std::string to_html(const Report& report);
 std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names);
 // terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
 std::string render_terminal(const Report& report, bool colour);
+// The progress of a run on a terminal, as hyperfine shows it: a bar, the share of the measured
+// work done, the case in progress, the time spent and an estimate of the time left; at most
+// `columns` wide.
+std::string progress_line(double done, std::size_t index, std::size_t total, const std::string& label, double elapsed_s,
+                          std::size_t columns);
 
 }  // namespace iolab

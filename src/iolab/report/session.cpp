@@ -70,8 +70,11 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         const Group& group = suite.groups[gi];
         const auto& cases = plan[gi];
         for (const auto& c : cases) external = external || c.strategy->external();
-        const ProgressFn progress = [&](std::size_t i, const CaseSpec& c) {
-            if (settings.on_case) settings.on_case(first + i, total, c);
+        const ProgressFn progress = [&](std::size_t i, const CaseSpec& c, double done) {
+            if (settings.on_case)
+                settings.on_case(first + i, total, c,
+                                 (static_cast<double>(first) + done * static_cast<double>(cases.size())) /
+                                     static_cast<double>(total));
         };
         auto results = group.options.forks > 0 ? run_group_forked(cases, group.options, scratch, progress)
                                                : run_group(cases, group.options, scratch, system_clock(), progress);

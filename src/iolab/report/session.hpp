@@ -17,8 +17,9 @@ struct SessionSettings {
     std::string scratch_parent;  // empty: the system temp folder
     bool keep = false;           // keep the scratch folder
     bool limits = true;          // measure the memory-copy limits for reference rows
-    // Called before each case: (index from 0, total, the case).
-    std::function<void(std::size_t, std::size_t, const CaseSpec&)> on_case;
+    // Called before each measured iteration: (index of the case from 0, total cases, the case,
+    // the share of the whole run's measured work done, 0 to 1).
+    std::function<void(std::size_t, std::size_t, const CaseSpec&, double)> on_case;
 };
 
 // The cases of a group, each tagged with the group's id.

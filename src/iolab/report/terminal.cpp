@@ -1,5 +1,6 @@
 // The terminal exporter: the header, a table per group and family, the findings, the warnings.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -96,6 +97,50 @@ std::string render_terminal(const Report& report, bool colour) {
         for (const auto& w : warnings) out += fmt::format("  - {}\n", w);
     }
     return out;
+}
+
+namespace {
+
+// "8 s", "3 min 05 s", "1 h 02 min".
+std::string format_duration(double s) {
+    const auto t = static_cast<long long>(std::llround(std::max(0.0, s)));
+    if (t < 60) return fmt::format("{} s", t);
+    if (t < 3600) return fmt::format("{} min {:02} s", t / 60, t % 60);
+    return fmt::format("{} h {:02} min", t / 3600, t % 3600 / 60);
+}
+
+}  // namespace
+
+std::string progress_line(double done, std::size_t index, std::size_t total, const std::string& label, double elapsed_s,
+                          std::size_t columns) {
+    constexpr std::size_t kCells = 20;
+    done = std::clamp(done, 0.0, 1.0);
+    const auto full = static_cast<std::size_t>(done * static_cast<double>(kCells) + 0.5);
+    std::string bar;
+    for (std::size_t i = 0; i < kCells; ++i) bar += i < full ? "\u2588" : "\u2591";
+    // The time left from the share done so far; none until there is something to go by.
+    const std::string left = done >= 0.01 && elapsed_s >= 0.5
+                                 ? fmt::format("~{} left", format_duration(elapsed_s * (1 - done) / done))
+                                 : std::string("estimating the time left");
+    const std::string tail = fmt::format("  {} elapsed, {}", format_duration(elapsed_s), left);
+    const std::string head = fmt::format("{} {:3.0f}% [{}/{}] ", bar, done * 100, index + 1, total);
+    // The case's label gives way when the terminal is narrow.
+    const std::size_t fixed = utf8_length(head) + utf8_length(tail);
+    std::string name = label;
+    if (fixed + utf8_length(name) > columns) {
+        std::size_t keep = columns > fixed + 1 ? columns - fixed - 1 : 0;
+        while (utf8_length(name) > keep) {
+            name.pop_back();
+            while (!name.empty() && (name.back() & 0xC0) == 0x80) name.pop_back();
+        }
+        if (!label.empty() && keep > 0) name += "\u2026";
+    }
+    std::string line = head + name + tail;
+    while (utf8_length(line) > columns && !line.empty()) {  // narrower than the fixed parts
+        line.pop_back();
+        while (!line.empty() && (line.back() & 0xC0) == 0x80) line.pop_back();
+    }
+    return line;
 }
 
 }  // namespace iolab
