@@ -135,6 +135,29 @@ INSPECT = r'''
 '''
 
 
+# Run after the inspection: a click on a table's MiB/s heading sorts its ranked rows ascending,
+# a second click descending (the reference row stays first).
+SORT = r'''
+(() => {
+  for (const t of document.querySelectorAll('table.sortable')) {
+    const heads = Array.from(t.querySelectorAll('thead th'));
+    const col = heads.findIndex((h) => h.textContent === 'MiB/s');
+    const values = () => Array.from(t.querySelectorAll('tbody tr.ranked')).map((r) => parseFloat(r.children[col].textContent));
+    if (col < 0 || values().length < 2) continue;
+    const before = values();
+    heads[col].click();
+    const up = values();
+    heads[col].click();
+    const down = values();
+    const first = t.querySelector('tbody tr').className;
+    return JSON.stringify({checked: true, before: before, up: up, down: down,
+                           reference_first: first.indexOf('reference') >= 0 || !t.querySelector('tr.reference')});
+  }
+  return JSON.stringify({checked: false});
+})()
+'''
+
+
 def expected_from_results(paths):
     """What the charts must hold, counted from the result files themselves."""
     ranked = samples = findings = 0
@@ -164,6 +187,7 @@ def main():
         return 77
     url = 'file://' + os.path.abspath(args.report)
     problems = []
+    sort_check = None
     with tempfile.TemporaryDirectory(prefix='iolab-chromium-') as profile:
         b = Browser(chromium, profile)
         try:
@@ -197,6 +221,10 @@ def main():
                                         'scale': 1}}, session=session)
                 with open(args.screenshot, 'wb') as f:
                     f.write(base64.b64decode(shot['data']))
+            sort_check = None
+            if result and result['ready'] == 'yes' and args.results:
+                r = b.call('Runtime.evaluate', {'expression': SORT, 'returnByValue': True}, session=session)
+                sort_check = json.loads(r['result']['value'])
         finally:
             b.close()
 
@@ -216,8 +244,14 @@ def main():
                 problems.append('network request: %s' % req)
 
     charts = result['charts'] if result else []
-    if result and not charts:
-        problems.append('the report drew no chart')
+    if sort_check and sort_check['checked']:
+        up, down = sort_check['up'], sort_check['down']
+        if up != sorted(up) or down != sorted(down, reverse=True) or sorted(up) != sorted(sort_check['before']):
+            problems.append('sorting by MiB/s gave %s, then %s (from %s)' % (up, down, sort_check['before']))
+        if not sort_check['reference_first']:
+            problems.append('sorting moved the reference row from the top of its table')
+    elif args.results and any(c['kind'] == 'ranked' and c['marks'] > 1 for c in charts):
+        problems.append('no sortable table with a MiB/s column and two ranked rows')
     for c in charts:
         if c['pixels'] == 0 or c['ink'] < 0.01 * c['pixels']:
             problems.append('chart "%s" (%s) is blank: %d of %d pixels drawn' % (c['title'], c['kind'], c['ink'], c['pixels']))

@@ -15,8 +15,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 
-# A run: a buffer sweep, recorded timelines of the pipelined and io_uring copies.
-"$iolab" run -q -s read.chunk,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
+# A run: a buffer sweep, an unverified case (cat), recorded timelines of the pipelined and
+# io_uring copies.
+"$iolab" run -q -s read.chunk,read.cat,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
 $check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline
 
@@ -31,6 +32,23 @@ $check suite.html --results suite.json --expect-kinds ranked,samples,sweep,repli
 "$iolab" report run.json again.json suite.json --html all.html
 $check all.html --results run.json again.json suite.json --expect-kinds comparison,replication,timeline
 
+# Reports with nothing to rank (every case failed or skipped) or no case at all still draw
+# without an error.
+python3 - <<'PY'
+import json
+r = json.load(open('run.json'))
+for i, c in enumerate(r['cases']):
+    c.update(status='failed' if i % 2 else 'skipped', reason='planted', samples=[])
+    c.pop('timeline', None)
+json.dump(r, open('nothing.json', 'w'))
+r['cases'] = []
+json.dump(r, open('empty.json', 'w'))
+PY
+"$iolab" report nothing.json --html nothing.html
+$check nothing.html --results nothing.json --expect-kinds ranked
+"$iolab" report empty.json --html empty.html
+$check empty.html --results empty.json
+
 # The check fails on a console error, and on a fetch even where no policy forbids it.
 sed 's#</body>#<script>console.error("planted error")</script></body>#' run.html > error.html
 if out=$($check error.html); then echo "a console error went unnoticed"; exit 1; fi
@@ -39,4 +57,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://192.0.2.1/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://192.0.2.1/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 3 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 5 reports drawn and checked; a planted console error and a planted fetch were caught"
