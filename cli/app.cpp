@@ -15,6 +15,7 @@
 
 #include "checks.hpp"
 #include "commands.hpp"
+#include "common.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
@@ -80,24 +81,24 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     settings.scratch_parent = dir;
     settings.keep = a.keep && ctx.mode == Mode::normal;
     settings.limits = ctx.mode != Mode::small;  // small runs: no 256 MiB memcpy reference
-    double drawn_at = -1;
+    double drawn_at = -1, measuring_from = -1;
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
         if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (measuring_from < 0) measuring_from = elapsed;       // set-up, limits and warm-ups came before
         if (drawn_at >= 0 && elapsed - drawn_at < 0.1) return;  // ten lines a second at most
         drawn_at = elapsed;
         winsize ws{};
         const std::size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
-        fmt::print(stderr, "\r\x1b[K{}", progress_line(done, i, n, c.label(), elapsed, columns - 1));
+        fmt::print(stderr, "\r\x1b[K{}",
+                   progress_line(done, i, n, c.label(), elapsed, elapsed - measuring_from, columns - 1));
         std::fflush(stderr);
     };
     std::string kept;
     const Report report = run_session(suite, settings, &kept);
     if (progress) fmt::print(stderr, "\r\x1b[K");
 
-    const char* no_colour = std::getenv("NO_COLOR");
-    const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
-    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour));
+    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour_on_stdout()));
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.
         (void)render_terminal(report, false);

@@ -22,6 +22,11 @@
 
 namespace iolab::cli {
 
+bool colour_on_stdout() {
+    const char* no_colour = std::getenv("NO_COLOR");
+    return ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
+}
+
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     std::vector<std::string> out;
     for (const auto& item : items)
@@ -133,10 +138,8 @@ int show_reports(const std::vector<std::string>& files, const std::string& html,
     std::vector<Report> reports;
     for (const auto& f : files) reports.push_back(read_report_file(f));
     if (html.empty()) {
-        const char* no_colour = std::getenv("NO_COLOR");
-        const bool colour = ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
         for (std::size_t i = 0; i < files.size(); ++i)
-            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], colour));
+            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], colour_on_stdout()));
         return 0;
     }
     // Each run is named by its file: the base name, or the whole path where two share one.

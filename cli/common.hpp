@@ -1,5 +1,5 @@
 #pragma once
-// What the parts of the iolab command share: two checks.
+// What the parts of the iolab command share: two checks, and whether to colour.
 #include <string>
 #include <vector>
 
@@ -11,5 +11,7 @@ namespace iolab::cli {
 std::vector<std::string> split_commas(const std::vector<std::string>& items);
 // --dir: an existing, writable folder that is not a symbolic link (empty: the default).
 std::string checked_dir(const std::string& dir);
+// Whether stdout is a terminal and NO_COLOR is unset or empty.
+bool colour_on_stdout();
 
 }  // namespace iolab::cli

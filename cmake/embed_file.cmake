@@ -2,11 +2,16 @@
 # inside the binary. Run at build time:
 #   cmake -DIN=<file> -DOUT=<file.cpp> -DNAME=<identifier> -P embed_file.cmake
 # A file holding "</script" could end the report's script element early: refused here.
+# The same for "</style" in a style element, and "<!--", which would change how a script element
+# ends; HTML's tag names are case-insensitive.
 file(READ "${IN}" text)
-string(FIND "${text}" "</script" clash)
-if(NOT clash EQUAL -1)
-  message(FATAL_ERROR "${IN} contains '</script' and cannot be inlined into a script element")
-endif()
+string(TOLOWER "${text}" lower)
+foreach(clash_text IN ITEMS "</script" "</style" "<!--")
+  string(FIND "${lower}" "${clash_text}" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${IN} contains '${clash_text}' and cannot be inlined into the HTML report")
+  endif()
+endforeach()
 file(READ "${IN}" hex HEX)
 string(LENGTH "${hex}" hex_length)
 math(EXPR size "${hex_length} / 2")

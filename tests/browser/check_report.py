@@ -123,7 +123,9 @@ INSPECT = r'''
       if (ds.label && ds.label.indexOf('interval') >= 0) return;
       if (ds.label && ds.label.indexOf('limit') === 0) return;
       meta.data.forEach((e, j) => {
-        if (ds.data[j] != null && isFinite(e.x) && isFinite(e.y) && !e.skip) marks++;
+        const v = ds.data[j];
+        if (v != null && !(typeof v === 'object' && !Array.isArray(v) && v.x == null) &&
+            isFinite(e.x) && isFinite(e.y) && !e.skip) marks++;
       });
     });
     out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink,
@@ -225,6 +227,8 @@ def main():
             if result and result['ready'] == 'yes' and args.results:
                 r = b.call('Runtime.evaluate', {'expression': SORT, 'returnByValue': True}, session=session)
                 sort_check = json.loads(r['result']['value'])
+        except (TimeoutError, RuntimeError, OSError) as e:
+            problems.append('the browser session failed: %s' % e)
         finally:
             b.close()
 
@@ -244,6 +248,8 @@ def main():
                 problems.append('network request: %s' % req)
 
     charts = result['charts'] if result else []
+    if result is None and not problems:
+        problems.append('the report could not be inspected')
     if sort_check and sort_check['checked']:
         up, down = sort_check['up'], sort_check['down']
         if up != sorted(up) or down != sorted(down, reverse=True) or sorted(up) != sorted(sort_check['before']):

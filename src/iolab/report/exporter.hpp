@@ -30,9 +30,9 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
 // terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
 std::string render_terminal(const Report& report, bool colour);
 // The progress of a run on a terminal, as hyperfine shows it: a bar, the share of the measured
-// work done, the case in progress, the time spent and an estimate of the time left; at most
-// `columns` wide.
+// work done, the case in progress, the time spent and an estimate of the time left (at the pace
+// of the `measuring_s` seconds since the first measured iteration); at most `columns` wide.
 std::string progress_line(double done, std::size_t index, std::size_t total, const std::string& label, double elapsed_s,
-                          std::size_t columns);
+                          double measuring_s, std::size_t columns);
 
 }  // namespace iolab

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -87,12 +88,20 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
             return a->spec.workload.buffer < b->spec.workload.buffer;
         });
         if (points.size() < 3 || points.front()->spec.workload.buffer == points.back()->spec.workload.buffer) continue;
-        double fraction = 0.95;
+        // The suite's own [[knee]] where one names this strategy and no other line shares it
+        // (it is then the same cases); else the same rule on this line's cases.
+        const std::string& name = points.front()->name();
+        const KneeResult* declared = nullptr;
         for (const auto& k : report.knees)
-            if (k.spec.group == group && k.spec.strategy == points.front()->name()) fraction = k.spec.fraction;
+            if (k.spec.group == group && k.spec.strategy == name) declared = &k;
+        const auto same_strategy =
+            std::count_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second.front()->name() == name; });
+        if (declared && same_strategy > 1) declared = nullptr;
+        const double fraction = declared ? declared->spec.fraction : 0.95;
         double best = 0;
         for (const CaseResult* c : points) best = std::max(best, c->throughput_mib_s);
         json knee;
+        if (declared && declared->knee_buffer > 0) knee = declared->knee_buffer;
         json pts = json::array();
         for (const CaseResult* c : points) {
             const json cj = case_json(*c);
@@ -161,21 +170,17 @@ json run_json(const Report& r, const std::string& name) {
         const auto cases = r.ranked(t.group, t.family);
         json cj = json::array();
         for (const CaseResult* c : cases) cj.push_back(case_json(*c));
-        const double limit = !r.limits.measured() || t.family == Family::write ? 0
-                             : t.family == Family::read                        ? r.limits.memcpy_cache_mib_s
-                                                                               : r.limits.memcpy_large_mib_s;
         json timelines = json::array();
         for (const CaseResult* c : cases)
             if (c->timeline && c->status == Status::ok) timelines.push_back(timeline_json(*c));
-        sections.push_back(
-            {{"title", t.title},
-             {"family", to_string(t.family)},
-             {"cases", cj},
-             {"limit", number_or_null(limit)},
-             {"limit_label", t.family == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB"},
-             {"sweeps", sweeps_json(cases, r, t.group)},
-             {"timelines", timelines},
-             {"table", table_json(t)}});
+        sections.push_back({{"title", t.title},
+                            {"family", to_string(t.family)},
+                            {"cases", cj},
+                            {"limit", number_or_null(t.limit_mib_s)},
+                            {"limit_label", t.limit_label},
+                            {"sweeps", sweeps_json(cases, r, t.group)},
+                            {"timelines", timelines},
+                            {"table", table_json(t)}});
     }
     json findings = json::array();
     for (const auto& f : r.findings)
@@ -195,7 +200,7 @@ json run_json(const Report& r, const std::string& name) {
 }
 
 // Several runs side by side: every case (by group and label) found in more than one run, with
-// each run's throughput and interval.
+// each run's median throughput (the intervals are in each run's own charts).
 json comparison_json(const std::vector<const Report*>& runs, const std::vector<std::string>& names) {
     std::vector<std::string> keys;
     std::vector<std::map<std::string, json>> by_run(runs.size());
@@ -265,6 +270,7 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
     if (runs.size() == 1 && !runs.front()->suite.empty()) title += ": " + runs.front()->suite;
     if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
     model["title"] = title;
+    model["confidence"] = {{"median", kMedianConfidence}, {"ratio", kRatioConfidence}};
     // The policy lets the inline scripts and styles run and forbids every fetch: a report
     // that tried to load anything would fail visibly (and the browser test would see it).
     return fmt::format(

@@ -84,7 +84,7 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         if (!input.empty() && (canonical_name(path) == canonical_name(input) ||
                                (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
             throw InputError(
-                fmt::format("invalid {} '{}': it is the --input file, which iolab never writes", option, path));
+                fmt::format("invalid {} '{}': it is the input '{}', which iolab never writes", option, path, input));
         for (std::size_t k = 0; k < i; ++k) {
             struct stat other {};
             const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&

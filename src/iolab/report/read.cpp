@@ -45,8 +45,12 @@ double num(const json& j, const char* key, double otherwise = 0) {
 // A timeline's spans, [lane, "read" or "write", begin ns, end ns, bytes] each.
 template <class Where>
 std::shared_ptr<Timeline> read_timeline(const json& t, const Where& where) {
-    const double lanes = num(t, "lanes", 2);
-    if (lanes < 1 || lanes > 4096) throw where("timeline: lanes is not from 1 to 4096");
+    // Threads of a copy: two today; a whole number, so that every lane an event names exists.
+    constexpr std::uint64_t kMaxLanes = 64;
+    const auto l = t.find("lanes");
+    const std::uint64_t lanes = l == t.end() ? 2 : l->is_number_unsigned() ? l->get<std::uint64_t>() : 0;
+    if (lanes < 1 || lanes > kMaxLanes)
+        throw where(fmt::format("timeline: lanes is not a whole number from 1 to {}", kMaxLanes));
     std::vector<Timeline::Span> spans;
     for (const auto& e : t["events"]) {
         if (!e.is_array() || e.size() != 5 || !e[0].is_number_unsigned() || !e[1].is_string() ||
@@ -128,6 +132,11 @@ RunOptions read_options(const json& o, const std::string& where) {
     opts.precision = num(o, "precision", opts.precision);
     opts.budget_s = num(o, "budget_s", opts.budget_s);
     opts.forks = static_cast<unsigned>(std::clamp(num(o, "forks"), 0.0, 1e6));
+    if (const auto m = o.find("min_iterations"); m != o.end() && m->is_number_unsigned())
+        opts.min_iterations = std::max<std::uint64_t>(1, m->get<std::uint64_t>());
+    if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned())
+        opts.seed = seed->get<std::uint64_t>();
+    if (const auto d = o.find("drop_caches"); d != o.end() && d->is_boolean()) opts.drop_caches = d->get<bool>();
     opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
     opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
     return opts;

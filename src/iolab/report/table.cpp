@@ -96,10 +96,11 @@ std::vector<Table> ranked_tables(const Report& report) {
                 if (c->timeline)
                     t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
             if (limit > 0) {
+                t.limit_mib_s = limit;
+                t.limit_label = f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB";
                 Row ref;
                 ref.kind = RowKind::reference;
-                ref.cells = {"ref", f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB",
-                             ""};
+                ref.cells = {"ref", t.limit_label, ""};
                 ref.status = "limit";
                 ref.reason = fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit);
                 t.rows.insert(t.rows.begin(), std::move(ref));

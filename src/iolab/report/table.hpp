@@ -37,6 +37,9 @@ struct Table {
     std::vector<Column> columns;
     std::vector<Row> rows;
     std::vector<std::string> notes;  // footnotes (scaled slices)
+    // The memcpy limit of its reference row (reads and copies, when measured), else 0.
+    double limit_mib_s = 0;
+    std::string limit_label;
 };
 
 // A ranked table per group and family.

@@ -112,34 +112,35 @@ std::string format_duration(double s) {
 }  // namespace
 
 std::string progress_line(double done, std::size_t index, std::size_t total, const std::string& label, double elapsed_s,
-                          std::size_t columns) {
+                          double measuring_s, std::size_t columns) {
     constexpr std::size_t kCells = 20;
     done = std::clamp(done, 0.0, 1.0);
     const auto full = static_cast<std::size_t>(done * static_cast<double>(kCells) + 0.5);
     std::string bar;
     for (std::size_t i = 0; i < kCells; ++i) bar += i < full ? "\u2588" : "\u2591";
-    // The time left from the share done so far; none until there is something to go by.
-    const std::string left = done >= 0.01 && elapsed_s >= 0.5
-                                 ? fmt::format("~{} left", format_duration(elapsed_s * (1 - done) / done))
+    // The time left at the pace of the measuring so far; none until there is something to go by.
+    const std::string left = done >= 0.01 && measuring_s >= 0.5
+                                 ? fmt::format("~{} left", format_duration(measuring_s * (1 - done) / done))
                                  : std::string("estimating the time left");
     const std::string tail = fmt::format("  {} elapsed, {}", format_duration(elapsed_s), left);
-    const std::string head = fmt::format("{} {:3.0f}% [{}/{}] ", bar, done * 100, index + 1, total);
+    const std::string head = fmt::format("{} {:3}% [{}/{}] ", bar, static_cast<int>(done * 100), index + 1, total);
+    // Cuts s to n glyphs, never inside one.
+    const auto cut = [](std::string& s, std::size_t n) {
+        while (utf8_length(s) > n) {
+            s.pop_back();
+            while (!s.empty() && (s.back() & 0xC0) == 0x80) s.pop_back();
+        }
+    };
     // The case's label gives way when the terminal is narrow.
     const std::size_t fixed = utf8_length(head) + utf8_length(tail);
     std::string name = label;
     if (fixed + utf8_length(name) > columns) {
-        std::size_t keep = columns > fixed + 1 ? columns - fixed - 1 : 0;
-        while (utf8_length(name) > keep) {
-            name.pop_back();
-            while (!name.empty() && (name.back() & 0xC0) == 0x80) name.pop_back();
-        }
+        const std::size_t keep = columns > fixed + 1 ? columns - fixed - 1 : 0;
+        cut(name, keep);
         if (!label.empty() && keep > 0) name += "\u2026";
     }
     std::string line = head + name + tail;
-    while (utf8_length(line) > columns && !line.empty()) {  // narrower than the fixed parts
-        line.pop_back();
-        while (!line.empty() && (line.back() & 0xC0) == 0x80) line.pop_back();
-    }
+    cut(line, columns);  // narrower than the fixed parts
     return line;
 }
 

@@ -20,6 +20,8 @@
   };
   const VERDICT = { 'HOLDS': '#2f855a', 'DOES NOT HOLD': '#c53030', 'INCONCLUSIVE': '#b7791f' };
   const INTERVAL = '#1a202c';
+  const MEDIAN_CI = Math.round(model.confidence.median * 100) + '% interval';
+  const RATIO_CI = Math.round(model.confidence.ratio * 100) + '% interval';
 
   // What the report drew, for the browser test: one entry per chart.
   const drawn = [];
@@ -69,14 +71,20 @@
     return c;
   }
 
-  // A throughput axis: linear, or logarithmic where the fastest case is over 50x the slowest
-  // (a byte-at-a-time case beside chunked reads would otherwise be a bar of no width).
-  function throughputAxis(values) {
-    const v = values.filter((x) => x != null && x > 0);
-    const lo = Math.min(...v), hi = Math.max(...v);
-    if (v.length && hi / lo > 50)
-      return { type: 'logarithmic', min: lo / 2, ticks: { maxRotation: 0, callback: (x) => (/^10*$/.test(String(x)) ? x.toLocaleString('en') : '') }, title: { display: true, text: 'MiB/s (logarithmic: the fastest is ' + ratio(hi / lo) + ' the slowest)' } };
-    return { beginAtZero: true, title: { display: true, text: 'MiB/s' } };
+  // A throughput axis: linear, or logarithmic where the fastest case's median is over 50x the
+  // slowest's (a byte-at-a-time case beside chunked reads would otherwise be a bar of no width);
+  // `drawn` (samples, interval ends) only widens its range.
+  function throughputAxis(medians, drawn) {
+    const m = medians.filter((x) => x != null && x > 0);
+    const lo = Math.min(...m), hi = Math.max(...m);
+    if (!m.length || hi / lo <= 50) return { beginAtZero: true, title: { display: true, text: 'MiB/s' } };
+    const low = Math.min(lo, ...drawn.filter((x) => x != null && x > 0));
+    return {
+      type: 'logarithmic',
+      min: low / 2,
+      ticks: { maxRotation: 0, callback: (x) => (/^10*$/.test(String(x)) ? x.toLocaleString('en') : '') },
+      title: { display: true, text: 'MiB/s (logarithmic: the fastest median is ' + ratio(hi / lo) + ' the slowest)' },
+    };
   }
 
   function suffix(c) {
@@ -102,7 +110,7 @@
     }
     if (cases.some((c) => c.low != null)) {
       datasets.push({
-        label: '95% interval of the median',
+        label: MEDIAN_CI + ' of the median',
         data: cases.map((c) => (c.low != null && c.high != null ? [c.low, c.high] : null)),
         backgroundColor: INTERVAL,
         grouped: false,
@@ -128,14 +136,15 @@
       });
     }
     const ok = cases.filter((c) => c.mib_s != null).length;
-    chart(parent, 'ranked', 'throughput, MiB/s (median of the samples; whiskers: its 95% interval)',
+    chart(parent, 'ranked', 
+      'throughput, MiB/s (median of the samples; whiskers: its ' + MEDIAN_CI + ')',
       70 + 26 * cases.length, {
         type: 'bar',
         data: { labels: labels, datasets: datasets },
         options: {
           indexAxis: 'y',
           scales: {
-            x: throughputAxis(cases.map((c) => c.mib_s).concat(cases.map((c) => c.low), [s.limit])),
+            x: throughputAxis(cases.map((c) => c.mib_s), cases.map((c) => c.low)),
             y: {
               ticks: {
                 autoSkip: false,
@@ -151,7 +160,7 @@
               callbacks: {
                 label: (ctx) => {
                   const c = cases[ctx.dataIndex];
-                  if (!c || c.mib_s == null) return ctx.dataset.label;
+                  if (ctx.dataset.type === 'line' || !c || c.mib_s == null) return ctx.dataset.label;
                   const iv = c.low != null ? ' [' + mib(c.low) + ', ' + mib(c.high) + ']' : ' (no interval: n=' + c.n + ')';
                   return mib(c.mib_s) + ' MiB/s' + iv;
                 },
@@ -196,7 +205,7 @@
         data: { datasets: datasets },
         options: {
           scales: {
-            x: throughputAxis([].concat(...cases.map((c) => c.samples))),
+            x: throughputAxis(cases.map((c) => c.mib_s), [].concat(...cases.map((c) => c.samples))),
             y: {
               reverse: true,
               min: -0.5,
@@ -234,16 +243,16 @@
         lo = Math.min(lo, p.buffer);
         hi = Math.max(hi, p.buffer);
       }
-      if (sw.knee != null) {
-        const p = sw.points.find((q) => q.buffer === sw.knee);
-        knees.push({ x: p.buffer, y: p.mib_s, colour: colour, fraction: sw.fraction });
-      }
+      const p = sw.points.find((q) => q.buffer === sw.knee);
+      if (p) knees.push({ x: p.buffer, y: p.mib_s, colour: colour, fraction: sw.fraction });
     });
     if (knees.length) {
       marks += knees.length;
       datasets.push({
         type: 'scatter',
-        label: 'knee: the smallest buffer within ' + Math.round((1 - knees[0].fraction) * 100) + '% of the best',
+        label: knees.every((k) => k.fraction === knees[0].fraction)
+          ? 'knee: the smallest buffer within ' + Math.round((1 - knees[0].fraction) * 100) + '% of its line\'s best'
+          : 'knee: the smallest buffer near its line\'s best (the suite\'s fraction)',
         data: knees.map((k) => ({ x: k.x, y: k.y })),
         pointStyle: 'triangle',
         pointRadius: 9,
@@ -319,14 +328,14 @@
     const measured = shown.filter((f) => f.measured != null).length;
     const published = shown.filter((f) => f.published != null).length;
     chart(parent, 'replication',
-      'published ratio (×) against the ratio measured here (●, with its 95% interval), coloured by verdict',
+      'published ratio (×) against the ratio measured here (●, with its ' + RATIO_CI + '), coloured by verdict',
       100 + 40 * shown.length, {
         type: 'bar',
         data: {
           labels: labels,
           datasets: [
             {
-              label: '95% interval of the measured ratio',
+              label: RATIO_CI + ' of the measured ratio',
               data: shown.map((f) => (f.low != null ? [f.low, f.high != null ? f.high : right] : null)),
               backgroundColor: colours.map((c) => c + '55'),
               borderColor: colours,
@@ -338,10 +347,11 @@
             {
               type: 'line',
               label: 'measured here',
-              data: shown.map((f, i) => (f.measured != null ? { x: f.measured, y: labels[i] } : null)).filter((p) => p),
+              // One point per finding, x null where there is none: tooltips then name the right claim.
+              data: shown.map((f, i) => ({ x: f.measured, y: labels[i] })),
               showLine: false,
               pointRadius: 6,
-              pointBackgroundColor: shown.filter((f) => f.measured != null).map((f) => VERDICT[f.verdict]),
+              pointBackgroundColor: colours,
               pointBorderColor: INTERVAL,
               indexAxis: 'y',
               order: 1,
@@ -349,7 +359,7 @@
             {
               type: 'line',
               label: 'published',
-              data: shown.map((f, i) => (f.published != null ? { x: f.published, y: labels[i] } : null)).filter((p) => p),
+              data: shown.map((f, i) => ({ x: f.published, y: labels[i] })),
               showLine: false,
               pointStyle: 'crossRot',
               pointRadius: 8,
