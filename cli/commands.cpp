@@ -148,7 +148,13 @@ int show_reports(const std::vector<std::string>& files, const std::string& html,
         const std::string base = f.substr(f.rfind('/') + 1);
         const bool shared = std::count_if(files.begin(), files.end(),
                                           [&](const std::string& g) { return g.substr(g.rfind('/') + 1) == base; }) > 1;
-        names.push_back(one_line(shared ? f : base));
+        std::string name = one_line(shared ? f : base);
+        // The same file twice: told apart by its place.
+        const auto seen = std::count(names.begin(), names.end(), name);
+        const auto earlier =
+            std::count_if(names.begin(), names.end(), [&](const std::string& n) { return n.starts_with(name + " ("); });
+        if (seen > 0) name += fmt::format(" ({})", earlier + 2);
+        names.push_back(name);
     }
     std::vector<const Report*> runs;
     for (const auto& r : reports) runs.push_back(&r);

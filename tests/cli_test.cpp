@@ -204,6 +204,20 @@ TEST(Progress, TheLineShowsTheShareDoneTheCaseAndTheTimeLeft) {
     std::size_t glyphs = 0;
     for (char c : narrow) glyphs += (c & 0xC0) != 0x80;
     EXPECT_EQ(glyphs, 70u);
+    // Narrower than the bar: whole glyphs only, never a byte of one.
+    for (std::size_t columns : {5u, 19u, 20u, 21u, 30u}) {
+        const std::string cut = progress_line(0.5, 0, 4, "copy.chunk", 10, 10, columns);
+        std::size_t n = 0;
+        for (std::size_t k = 0; k < cut.size(); ++k) {
+            const auto b = static_cast<unsigned char>(cut[k]);
+            const std::size_t len = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : 4;
+            ASSERT_LE(k + len, cut.size()) << "a glyph cut at " << columns << " columns";
+            for (std::size_t c = 1; c < len; ++c) ASSERT_EQ(static_cast<unsigned char>(cut[k + c]) & 0xC0, 0x80);
+            k += len - 1;
+            ++n;
+        }
+        EXPECT_EQ(n, columns);
+    }
     // 99.6% is not yet 100%.
     EXPECT_NE(progress_line(0.996, 0, 4, "copy.chunk", 10, 10, 200).find(" 99% [1/4]"), std::string::npos);
 }

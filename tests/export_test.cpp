@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -205,6 +206,39 @@ TEST(Export, AResultFileWithAWrongFindingOrTimelineIsRefusedWithTheReason) {
     j = report_to_json(full_report());
     j["groups"][0]["options"]["cache"] = "lukewarm";
     EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
+}
+
+TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
+    const auto refused = [](const std::function<void(nlohmann::json&)>& spoil, const std::string& why) {
+        nlohmann::json j = report_to_json(full_report());
+        spoil(j);
+        try {
+            read_report_json(j.dump(), "r.json");
+            ADD_FAILURE() << "accepted: " << why;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused([](auto& j) { j["findings"][0]["measured_ratio"] = 5e-324; }, "measured_ratio is not a ratio");
+    refused([](auto& j) { j["findings"][0]["published_ratio"] = -2; }, "published_ratio is not a ratio");
+    refused([](auto& j) { j["findings"][0]["ratio_interval"] = {10, 1}; }, "ratio_interval ends before it begins");
+    refused([](auto& j) { j["environment"]["cpus"] = -1; }, "environment.cpus is not a whole number");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["wall_s"] = 5e-324; }, "at least 1 ns");
+    refused([](auto& j) { j["cases"][3]["timeline"]["lanes"] = 1.5; }, "lanes is not a whole number");
+}
+
+TEST(Export, ACaseOfAGroupTheFileDoesNotListIsStillShown) {
+    nlohmann::json j = report_to_json(fixed_report());
+    j["cases"][0]["group"] = "elsewhere";
+    j["suite"] = "a\x1b[2Jb";
+    j["cases"][4]["reason"] = "x\x1b[31my\nz";
+    const Report r = read_report_json(j.dump(), "r.json");
+    const std::string out = render_terminal(r, false);
+    EXPECT_NE(out.find("elsewhere: read"), std::string::npos) << out;
+    EXPECT_NE(out.find("read.chunk"), std::string::npos) << out;
+    // Control characters from a file are shown escaped, never sent to the terminal.
+    EXPECT_EQ(out.find('\x1b'), std::string::npos);
+    EXPECT_NE(out.find("x\\x1b[31my\\nz"), std::string::npos) << out;
 }
 
 TEST(Html, IsOnePageThatFetchesNothing) {

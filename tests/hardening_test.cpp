@@ -31,7 +31,7 @@ TEST(ResultPaths, TheInputAndTwinResultsAreRefusedBeforeTheRun) {
         const auto r = run_cli("run -s read.chunk --input " + input + " --quiet --force --dir " + dir.path() +
                                " --json " + result);
         EXPECT_EQ(r.status, 2) << result;
-        EXPECT_NE(r.err.find("--input file"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("it is the input file"), std::string::npos) << r.err;
     }
     EXPECT_EQ(checksum_file(input).checksum, sum);
     // Two results naming one file: refused before anything runs, with or without --force.

@@ -19,7 +19,7 @@ cd "$dir"
 # io_uring copies.
 "$iolab" run -q -s read.chunk,read.cat,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
-$check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline
+$check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline --expect-sortable
 
 # A suite with findings: the replication chart.
 "$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html

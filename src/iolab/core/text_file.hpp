@@ -20,9 +20,10 @@ std::optional<std::string> read_text_file(const std::string& path, std::string* 
                                           std::uint64_t limit = kMaxTextFile);
 // The same, or an Error "PATH: cannot read WHAT: WHY" (one line).
 template <class Error>
-std::string read_text_file_or_throw(const std::string& path, std::string_view what) {
+std::string read_text_file_or_throw(const std::string& path, std::string_view what,
+                                    std::uint64_t limit = kMaxTextFile) {
     std::string why;
-    auto text = read_text_file(path, &why);
+    auto text = read_text_file(path, &why, limit);
     if (!text) throw Error(one_line(fmt::format("{}: cannot read {}: {}", path, what, why)));
     return std::move(*text);
 }

@@ -72,7 +72,9 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
     const bool have_input = !input.empty() && ::stat(input.c_str(), &in) == 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const auto& [option, path] = results[i];
-        check_output_path(path, force, option.c_str());
+        // The name and its folder first, then what is there, then whether it may be replaced:
+        // each refusal names its own reason.
+        check_output_path(path, true, option.c_str());
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
             throw InputError(
@@ -83,8 +85,9 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         const bool exists = ::stat(path.c_str(), &target) == 0;
         if (!input.empty() && (canonical_name(path) == canonical_name(input) ||
                                (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
-            throw InputError(
-                fmt::format("invalid {} '{}': it is the input '{}', which iolab never writes", option, path, input));
+            throw InputError(fmt::format("invalid {} '{}': it is the input file '{}', which iolab never writes", option,
+                                         path, input));
+        check_output_path(path, force, option.c_str());
         for (std::size_t k = 0; k < i; ++k) {
             struct stat other {};
             const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&

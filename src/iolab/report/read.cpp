@@ -93,7 +93,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     const auto st = value_of(kStatuses, status);
     if (!st) throw where(fmt::format("status '{}' is not {}", status, names_of(kStatuses)));
     r.status = *st;
-    r.reason = str(c, "reason");
+    r.reason = one_line(str(c, "reason"));
     const auto verified = c.find("verified");
     r.verified = verified != c.end() && verified->is_boolean() && verified->get<bool>();
     r.checked = r.verified ? Checked::content : value_of(kChecked, str(c, "verification")).value_or(Checked::none);
@@ -107,8 +107,9 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         throw where(fmt::format("a sample is malformed ({})", e.what()));
     }
     for (const auto& s : r.samples)
-        if (!(s.wall_s > 0) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s))
-            throw where("a sample has a time that is not positive and finite");
+        if (!(s.wall_s >= 1e-9) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s) ||
+            !std::isfinite(s.user_s) || !std::isfinite(s.sys_s))
+            throw where("a sample has a time that is not finite and at least 1 ns");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
     if (const auto t = c.find("timeline"); t != c.end() && t->is_object() && t->contains("events"))
         r.timeline = read_timeline(*t, where);
@@ -150,13 +151,23 @@ FindingResult read_finding(const json& f, const std::string& where) {
     r.finding.claim = one_line(str(f, "claim"));
     r.finding.source = one_line(str(f, "source"));
     r.finding.explanation = one_line(str(f, "explanation"));
-    r.finding.published = std::max(0.0, num(f, "published_ratio"));
-    r.finding.within = std::max(0.0, num(f, "within"));
-    r.finding.at_least = std::max(0.0, num(f, "at_least"));
-    r.ratio = std::max(0.0, num(f, "measured_ratio"));
+    // A ratio is absent (null or 0) or from 1e-9 to 1e9: what a time ratio can be.
+    const auto ratio = [&](const json& v, const std::string& name) {
+        if (v.is_null()) return 0.0;
+        const double x = v.is_number() ? v.get<double>() : -1;
+        if (x != 0 && !(x >= 1e-9 && x <= 1e9))
+            throw ResultFormatError(one_line(fmt::format("{}: {} is not a ratio from 1e-9 to 1e9", where, name)));
+        return x;
+    };
+    r.finding.published = ratio(f.value("published_ratio", json()), "published_ratio");
+    r.finding.within = ratio(f.value("within", json()), "within");
+    r.finding.at_least = ratio(f.value("at_least", json()), "at_least");
+    r.ratio = ratio(f.value("measured_ratio", json()), "measured_ratio");
     if (const auto iv = f.find("ratio_interval"); iv != f.end() && iv->is_array() && iv->size() == 2) {
-        r.low = (*iv)[0].is_number() ? std::max(0.0, (*iv)[0].get<double>()) : 0.0;
-        r.high = (*iv)[1].is_number() ? (*iv)[1].get<double>() : std::numeric_limits<double>::infinity();
+        r.low = ratio((*iv)[0], "ratio_interval[0]");
+        r.high = (*iv)[1].is_null() ? std::numeric_limits<double>::infinity() : ratio((*iv)[1], "ratio_interval[1]");
+        if (r.low > r.high)
+            throw ResultFormatError(one_line(fmt::format("{}: ratio_interval ends before it begins", where)));
     }
     const std::string verdict = str(f, "verdict");
     const auto v = value_of(kVerdicts, verdict);
@@ -184,7 +195,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
         throw ResultFormatError(
             one_line(fmt::format("{}: schema '{}' is not {}", origin, str(j, "schema"), kResultSchema)));
     Report r;
-    r.suite = str(j, "suite");
+    r.suite = one_line(str(j, "suite"));
     const auto partial = j.find("partial");
     r.partial = partial != j.end() && partial->is_boolean() && partial->get<bool>();
     if (const auto env = j.find("environment"); env != j.end() && env->is_object()) {
@@ -202,8 +213,16 @@ Report read_report_json(std::string_view text, const std::string& origin) {
                                   {&e.device_model, "device_model"},
                                   {&e.date, "date"}})
             *field = one_line(str(*env, key));
-        e.cpus = static_cast<unsigned>(std::clamp(num(*env, "cpus"), 0.0, 1e6));
-        e.memory_bytes = static_cast<std::uint64_t>(std::clamp(num(*env, "memory_bytes"), 0.0, 1e18));
+        // Counts are whole numbers (0: unknown).
+        const auto count = [&](const char* key) -> std::uint64_t {
+            const auto v = env->find(key);
+            if (v == env->end() || v->is_null()) return 0;
+            if (!v->is_number_unsigned())
+                throw ResultFormatError(fmt::format("{}: environment.{} is not a whole number", origin, key));
+            return v->get<std::uint64_t>();
+        };
+        e.cpus = static_cast<unsigned>(std::min<std::uint64_t>(count("cpus"), 1u << 20));
+        e.memory_bytes = count("memory_bytes");
         if (const auto rot = env->find("rotational"); rot != env->end() && rot->is_boolean())
             e.rotational = rot->get<bool>() ? 1 : 0;
     }
@@ -239,6 +258,11 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {
         CaseResult c = read_case((*cases)[i], origin, i);
+        // A case of a group the file does not list is shown in a group of its own name.
+        if (!r.groups.empty() || !c.spec.group.empty())
+            if (std::none_of(r.groups.begin(), r.groups.end(),
+                             [&](const ReportGroup& g) { return g.id == c.spec.group; }))
+                r.groups.push_back({c.spec.group, c.spec.group, r.options});
         finish(c, r.groups.empty() ? r.options : r.group(c.spec.group).options, 1e-9);
         r.cases.push_back(std::move(c));
     }
@@ -246,7 +270,9 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
-    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file"), path);
+    // A run of many cases at --iterations 10000 writes tens of MiB: what iolab writes, it reads.
+    constexpr std::uint64_t kMaxResultFile = 1ull << 30;
+    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFile), path);
 }
 
 }  // namespace iolab

@@ -70,6 +70,7 @@ std::string Report::header() const {
     }
     std::vector<std::string> size_text;
     for (auto s : sizes) size_text.push_back(format_size(s));
+    if (sizes.empty()) size_text.push_back("no completed case");
     const std::string data = cases.empty() ? std::string("random")
                              : !cases.front().spec.workload.input.empty()
                                  ? "'" + cases.front().spec.workload.input + "'"

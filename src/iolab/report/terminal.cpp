@@ -127,8 +127,8 @@ std::string progress_line(double done, std::size_t index, std::size_t total, con
     // Cuts s to n glyphs, never inside one.
     const auto cut = [](std::string& s, std::size_t n) {
         while (utf8_length(s) > n) {
-            s.pop_back();
-            while (!s.empty() && (s.back() & 0xC0) == 0x80) s.pop_back();
+            while (!s.empty() && (s.back() & 0xC0) == 0x80) s.pop_back();  // continuation bytes
+            if (!s.empty()) s.pop_back();                                  // and their lead byte
         }
     };
     // The case's label gives way when the terminal is narrow.

@@ -55,6 +55,20 @@
     return x >= 10 ? x.toFixed(0) + 'x' : x.toFixed(2) + 'x';
   }
 
+  // The smallest and largest of many numbers (no spread: a call takes only so many arguments).
+  function lowest(xs) {
+    return xs.reduce((a, x) => (x != null && x < a ? x : a), Infinity);
+  }
+  function highest(xs) {
+    return xs.reduce((a, x) => (x != null && x > a ? x : a), -Infinity);
+  }
+
+  // The height of a chart of n rows: a browser draws no canvas taller than some 32000 pixels,
+  // so thousands of rows share the largest height that is drawn.
+  function rowsHeight(n, perRow, extra) {
+    return Math.min(extra + perRow * n, 16000);
+  }
+
   function short(text, n) {
     return text.length > n ? text.slice(0, n - 1) + '…' : text;
   }
@@ -76,9 +90,9 @@
   // `drawn` (samples, interval ends) only widens its range.
   function throughputAxis(medians, drawn) {
     const m = medians.filter((x) => x != null && x > 0);
-    const lo = Math.min(...m), hi = Math.max(...m);
+    const lo = lowest(m), hi = highest(m);
     if (!m.length || hi / lo <= 50) return { beginAtZero: true, title: { display: true, text: 'MiB/s' } };
-    const low = Math.min(lo, ...drawn.filter((x) => x != null && x > 0));
+    const low = Math.min(lo, lowest(drawn.filter((x) => x != null && x > 0)));
     return {
       type: 'logarithmic',
       min: low / 2,
@@ -138,7 +152,7 @@
     const ok = cases.filter((c) => c.mib_s != null).length;
     chart(parent, 'ranked', 
       'throughput, MiB/s (median of the samples; whiskers: its ' + MEDIAN_CI + ')',
-      70 + 26 * cases.length, {
+      rowsHeight(cases.length, 26, 70), {
         type: 'bar',
         data: { labels: labels, datasets: datasets },
         options: {
@@ -147,7 +161,7 @@
             x: throughputAxis(cases.map((c) => c.mib_s), cases.map((c) => c.low)),
             y: {
               ticks: {
-                autoSkip: false,
+                autoSkip: cases.length > 400,
                 color: (ctx) => {
                   const c = cases[ctx.index];
                   return c && (c.status === 'failed' || c.status === 'skipped') ? STATUS[c.status].colour : '#2d3748';
@@ -200,12 +214,12 @@
       backgroundColor: INTERVAL,
     });
     chart(parent, 'samples', 'every measured sample, MiB/s (the spread is noise; outliers stand apart)',
-      70 + 26 * cases.length, {
+      rowsHeight(cases.length, 26, 70), {
         type: 'scatter',
         data: { datasets: datasets },
         options: {
           scales: {
-            x: throughputAxis(cases.map((c) => c.mib_s), [].concat(...cases.map((c) => c.samples))),
+            x: throughputAxis(cases.map((c) => c.mib_s), cases.map((c) => c.samples).flat()),
             y: {
               reverse: true,
               min: -0.5,
@@ -213,7 +227,7 @@
               afterBuildTicks: (axis) => {
                 axis.ticks = cases.map((c, i) => ({ value: i }));
               },
-              ticks: { autoSkip: false, callback: (v) => (cases[v] ? short(cases[v].label, 60) : '') },
+              ticks: { autoSkip: cases.length > 400, callback: (v) => (cases[v] ? short(cases[v].label, 60) : '') },
               grid: { display: false },
             },
           },
@@ -299,7 +313,7 @@
       barPercentage: 0.9,
       categoryPercentage: 0.9,
     }));
-    const every = t.stride > 1 ? ' (every ' + t.stride + 'th of ' + t.intervals + ' events)' : '';
+    const every = t.stride > 1 ? ' (1 in ' + t.stride + ' of its ' + t.intervals + ' reads and writes)' : '';
     chart(parent, 'timeline', 'timeline of ' + t.label + every + ': ' + t.summary, 90 + 40 * rows.length, {
       type: 'bar',
       data: { labels: rows, datasets: datasets },
@@ -323,13 +337,14 @@
           top = Math.max(top, v);
           bottom = Math.min(bottom, v);
         }
-    const right = top * 2, left = Math.min(bottom / 2, 0.5);
+    // Ratios are from 1e-9 to 1e9 (the reader refuses others); the axis stays inside them.
+    const right = Math.min(top * 2, 1e9), left = Math.max(Math.min(bottom / 2, 0.5), 1e-9);
     const colours = shown.map((f) => VERDICT[f.verdict] || '#4a5568');
     const measured = shown.filter((f) => f.measured != null).length;
     const published = shown.filter((f) => f.published != null).length;
     chart(parent, 'replication',
       'published ratio (×) against the ratio measured here (●, with its ' + RATIO_CI + '), coloured by verdict',
-      100 + 40 * shown.length, {
+      rowsHeight(shown.length, 40, 100), {
         type: 'bar',
         data: {
           labels: labels,
@@ -381,7 +396,7 @@
               ticks: { maxRotation: 0, callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$/) ? v + 'x' : '') },
             },
             y: {
-              ticks: { autoSkip: false, color: (ctx) => colours[ctx.index] },
+              ticks: { autoSkip: shown.length > 400, color: (ctx) => colours[ctx.index] },
             },
           },
           plugins: {
@@ -404,7 +419,7 @@
   // Several runs side by side: each shared case's median throughput in every run.
   function comparisonChart(parent, cmp) {
     if (!cmp || !cmp.labels.length) return;
-    const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c'];
+    const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#975a16', '#4a5568'];
     let marks = 0;
     const datasets = cmp.runs.map((r, i) => {
       marks += r.values.filter((v) => v).length;
@@ -415,10 +430,10 @@
       };
     });
     chart(parent, 'comparison', 'the cases the runs share: median throughput in each run, MiB/s',
-      70 + 16 * cmp.labels.length * cmp.runs.length, {
+      rowsHeight(cmp.labels.length * cmp.runs.length, 16, 70), {
         type: 'bar',
         data: { labels: cmp.labels.map((l) => short(l, 60)), datasets: datasets },
-        options: { indexAxis: 'y', scales: { x: { beginAtZero: true }, y: { ticks: { autoSkip: false } } } },
+        options: { indexAxis: 'y', scales: { x: { beginAtZero: true }, y: { ticks: { autoSkip: cmp.labels.length > 400 } } } },
       }, marks);
   }
 
