@@ -61,6 +61,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run --frobnicate", "--frobnicate"}, BadInput{"list --family sideways", "'sideways'"},
         BadInput{"report /nonexistent-iolab.json", "/nonexistent-iolab.json"},
         BadInput{"report /dev/zero", "not a regular file"}, BadInput{"report", "files"},
+        BadInput{"run -s read.chunk --jobs 0", "'0'"}, BadInput{"run -s read.chunk --jobs 1,,2", "empty item"},
         BadInput{"run -s read.chunk --size 64K --html /nonexistent-iolab/r.html", "does not exist"}));
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {

@@ -41,5 +41,10 @@ inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
     std::uint64_t s;
     return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
 }
+// a * b, or the largest value when the product would wrap.
+inline std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
 
 }  // namespace iolab

@@ -25,9 +25,12 @@ struct Workload {
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
     std::string input;                               // an existing file to read instead of generated data
+    unsigned jobs = 1;  // workers doing the whole of it at once, each on its own file (--jobs)
 
-    // Bytes the strategy reads, writes or copies.
+    // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const { return family == Family::write ? record * count : size; }
+    // Bytes of all its jobs together.
+    std::uint64_t all_bytes() const { return bytes() * jobs; }
 };
 
 }  // namespace iolab

@@ -62,9 +62,10 @@ InputPool::~InputPool() {
         if (in->owned) ::unlink(in->path.c_str());
 }
 
-std::shared_ptr<const Input> InputPool::get(const Workload& w) {
+std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     const bool records = w.family == Family::write;
-    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input);
+    if (records || !w.input.empty()) job = 0;
+    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input, job);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
     const std::string path = dir_.at(fmt::format("input-{}.in", inputs_.size()));
     return inputs_[key] = make_input(w, path);

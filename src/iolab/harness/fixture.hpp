@@ -44,13 +44,15 @@ public:
     ~InputPool();
     InputPool(const InputPool&) = delete;
     InputPool& operator=(const InputPool&) = delete;
-    std::shared_ptr<const Input> get(const Workload& w);
+    // job: the job's own input file (jobs read and copy each their own); records and a user's
+    // file are shared by every job.
+    std::shared_ptr<const Input> get(const Workload& w, unsigned job = 0);
     // The input files (not records), for cache preparation.
     std::vector<std::string> files() const;
 
 private:
     const ScratchDir& dir_;
-    std::map<std::tuple<int, std::string, std::uint64_t, std::string>, std::shared_ptr<const Input>> inputs_;
+    std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned>, std::shared_ptr<const Input>> inputs_;
 };
 
 class Fixture {

@@ -4,6 +4,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <barrier>
+#include <thread>
+
+#include <fmt/format.h>
+
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/sys/io.hpp"
@@ -90,6 +95,115 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     if (!v.ok) throw VerificationFailed("output differs from the input: " + v.describe());
     fx.remove_output();  // a group keeps one output on disk at a time
     return {smp, checked_by(v)};
+}
+
+std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fixture*>& fixtures,
+                                        const std::vector<Sink*>& sinks, const RunOptions& opts, Clock& clock,
+                                        Timeline* timeline, VerifyMode mode) {
+    if (interrupt::requested()) throw Interrupted();
+    const std::size_t n = fixtures.size();
+    std::vector<Job> jobs;
+    jobs.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        jobs.push_back(fixtures[i]->job(s, *sinks[i], mode));
+        jobs.back().direct = opts.cache == CacheMode::direct;
+    }
+    if (timeline) {
+        timeline->clear();
+        jobs.front().timeline = timeline;
+    }
+    const Workload& w = fixtures.front()->workload();
+    const bool has_input = w.family != Family::write;
+    Sample smp;
+    // Every job's input in its cache state before any starts; the proof of cold is the worst.
+    if (has_input)
+        for (Fixture* fx : fixtures) {
+            if (opts.cache == CacheMode::cold) evict_file(fx->input_path(), opts.drop_caches);
+            smp.resident = std::max(smp.resident, resident_fraction(fx->input_path()));
+        }
+    const bool sync_inside = w.family != Family::read && opts.sync != SyncPolicy::none;
+
+    struct Outcome {
+        std::uint64_t start = 0, end = 0;
+        sys::Counters made;
+        std::exception_ptr error;
+    };
+    std::vector<Outcome> out(n);
+    std::barrier start_line(static_cast<std::ptrdiff_t>(n));
+    rusage r0{}, r1{}, c0r{}, c1r{};
+    ::getrusage(RUSAGE_SELF, &r0);
+    ::getrusage(RUSAGE_CHILDREN, &c0r);
+    {
+        const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
+        std::vector<std::jthread> threads;
+        threads.reserve(n);
+        const auto job_thread = [&](std::size_t i) {
+            return [&, i] {
+                Outcome& o = out[i];
+                start_line.arrive_and_wait();  // released together, once every thread exists
+                const sys::Counters c0 = sys::thread_counters();
+                o.start = clock.now_ns();
+                try {
+                    s.run(jobs[i]);
+                    if (sync_inside) {
+                        const sys::Fd f = sys::open(jobs[i].dst, O_RDONLY);
+                        opts.sync == SyncPolicy::fsync ? sys::fsync(f) : sys::fdatasync(f);
+                    }
+                } catch (...) {
+                    o.error = std::current_exception();
+                }
+                o.end = clock.now_ns();
+                o.made = sys::thread_counters() - c0;
+            };
+        };
+        try {
+            for (std::size_t i = 0; i < n; ++i) threads.emplace_back(job_thread(i));
+        } catch (...) {
+            // A thread that could not start: release the others (they run, and are joined).
+            for (std::size_t k = threads.size(); k < n; ++k) start_line.arrive_and_drop();
+            throw;
+        }
+    }  // every thread joined
+    ::getrusage(RUSAGE_SELF, &r1);
+    ::getrusage(RUSAGE_CHILDREN, &c1r);
+    for (std::size_t i = 0; i < n; ++i)
+        if (out[i].error) {
+            try {
+                std::rethrow_exception(out[i].error);
+            } catch (const CannotRun&) {
+                throw;  // the strategy cannot do this job at all: a skip, as for one job
+            } catch (const std::exception& e) {
+                throw std::runtime_error(fmt::format("job {} of {}: {}", i + 1, n, e.what()));
+            }
+        }
+    std::uint64_t first = UINT64_MAX, last = 0;
+    for (const Outcome& o : out) {
+        first = std::min(first, o.start);
+        last = std::max(last, o.end);
+        smp.job_s.push_back(static_cast<double>(o.end - o.start) * 1e-9);
+        smp.syscalls += o.made.data_calls();
+        smp.all_calls += o.made.total_calls();
+    }
+    smp.wall_s = static_cast<double>(last - first) * 1e-9;
+    smp.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime) + seconds(c1r.ru_utime) - seconds(c0r.ru_utime);
+    smp.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime) + seconds(c1r.ru_stime) - seconds(c0r.ru_stime);
+    smp.vol_cs = r1.ru_nvcsw - r0.ru_nvcsw;
+    smp.invol_cs = r1.ru_nivcsw - r0.ru_nivcsw;
+    smp.minor_faults = r1.ru_minflt - r0.ru_minflt;
+    smp.major_faults = r1.ru_majflt - r0.ru_majflt;
+    smp.bytes = w.all_bytes();
+
+    Checked checked = Checked::content;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Verdict v = fixtures[i]->verify(jobs[i]);
+        if (!v.ok)
+            throw VerificationFailed(
+                fmt::format("job {} of {}: output differs from the input: {}", i + 1, n, v.describe()));
+        const Checked c = checked_by(v);
+        if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
+    }
+    for (Fixture* fx : fixtures) fx->remove_output();
+    return {smp, checked};
 }
 
 Clock& system_clock() {

@@ -21,4 +21,11 @@ struct Interrupted : std::runtime_error {
 std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts,
                                         Clock& clock, Timeline* timeline, VerifyMode mode);
 
+// The same with one fixture and sink per job: the jobs run at once, one thread each, released
+// together by a barrier once every input is in its cache state; each job's output is verified.
+// The timeline, when given, records the first job. A job's failure fails the run, naming it.
+std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fixture*>& fixtures,
+                                        const std::vector<Sink*>& sinks, const RunOptions& opts, Clock& clock,
+                                        Timeline* timeline, VerifyMode mode);
+
 }  // namespace iolab

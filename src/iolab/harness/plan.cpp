@@ -90,6 +90,8 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
     for (auto q : req.queues)
         if (q == 0 || q > kMaxQueue)
             throw InputError(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
+    for (auto j : req.jobs)
+        if (j == 0 || j > kMaxJobs) throw InputError(fmt::format("invalid jobs '{}': expected 1 to {}", j, kMaxJobs));
     for (auto v : req.iovs)
         if (v == 0 || v > kMaxIov)
             throw InputError(fmt::format("invalid vector length '{}': expected 1 to {}", v, kMaxIov));
@@ -112,51 +114,54 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         const auto iovs = own(kParamIov, req.iovs);
         const auto chains = own(kParamChain, canonical_chains);
         const auto feeds = own(kParamFeed, req.feeds);
-        for (auto size : req.sizes)
-            for (auto buffer : buffers)
-                for (auto record : records)
-                    for (auto queue : queues)
-                        for (auto iov : iovs)
-                            for (const auto& chain : chains)
-                                for (bool feed : feeds) {
-                                    CaseSpec c;
-                                    c.strategy = s;
-                                    Workload& w = c.workload;
-                                    w.family = s->family;
-                                    w.buffer = buffer;
-                                    w.record = record;
-                                    w.data = req.data;
-                                    w.size = size;
-                                    w.queue = queue;
-                                    w.iov = iov;
-                                    w.chain = chain;
-                                    w.feed_bytes = feed;
-                                    w.input = req.input;
-                                    if (s->honours(kParamRecord)) {
-                                        w.count = req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
-                                        w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes,
-                                                                 "the limit of one case");
-                                    }
-                                    if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
-                                        const std::uint64_t full = w.bytes();
-                                        if (s->family == Family::write) {
-                                            w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
-                                            w.size = w.record * w.count;
-                                        } else {
-                                            w.size = req.byte_slice;
+        for (auto jobs : req.jobs)
+            for (auto size : req.sizes)
+                for (auto buffer : buffers)
+                    for (auto record : records)
+                        for (auto queue : queues)
+                            for (auto iov : iovs)
+                                for (const auto& chain : chains)
+                                    for (bool feed : feeds) {
+                                        CaseSpec c;
+                                        c.strategy = s;
+                                        Workload& w = c.workload;
+                                        w.family = s->family;
+                                        w.buffer = buffer;
+                                        w.record = record;
+                                        w.data = req.data;
+                                        w.size = size;
+                                        w.queue = queue;
+                                        w.iov = iov;
+                                        w.chain = chain;
+                                        w.feed_bytes = feed;
+                                        w.input = req.input;
+                                        w.jobs = jobs;
+                                        if (s->honours(kParamRecord)) {
+                                            w.count =
+                                                req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
+                                            w.size = checked_product(w.record, "record", w.count, "count",
+                                                                     kMaxCaseBytes, "the limit of one case");
                                         }
-                                        c.full_bytes = full;
+                                        if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
+                                            const std::uint64_t full = w.bytes();
+                                            if (s->family == Family::write) {
+                                                w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
+                                                w.size = w.record * w.count;
+                                            } else {
+                                                w.size = req.byte_slice;
+                                            }
+                                            c.full_bytes = full;
+                                        }
+                                        // Lists that name one case twice (4K,4096; a size a
+                                        // count overrides) make it once.
+                                        if (!seen.insert(case_key(c)).second) continue;
+                                        plan.push_back(c);
+                                        if (plan.size() > kMaxCases)
+                                            throw InputError(
+                                                fmt::format("the parameter lists make more than {} cases; narrow "
+                                                            "--strategy or the lists",
+                                                            kMaxCases));
                                     }
-                                    // Lists that name one case twice (4K,4096; a size a
-                                    // count overrides) make it once.
-                                    if (!seen.insert(case_key(c)).second) continue;
-                                    plan.push_back(c);
-                                    if (plan.size() > kMaxCases)
-                                        throw InputError(
-                                            fmt::format("the parameter lists make more than {} cases; narrow "
-                                                        "--strategy or the lists",
-                                                        kMaxCases));
-                                }
     }
     return plan;
 }
@@ -169,19 +174,21 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
     std::uint64_t data = s.family == Family::write ? w.bytes() : 0;
     if (s.honours(kParamChain)) data *= 3;
-    return buffers + data;
+    // Jobs share a write's records (read only) but each has its own buffers.
+    return saturating_add(saturating_mul(buffers, w.jobs), data);
 }
 
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
-    // The cases of a group share their inputs (one file per data kind and size) and keep one
-    // output at a time.
-    std::set<std::pair<std::string, std::uint64_t>> inputs;
+    // The cases of a group share their inputs (one file per data kind, size and job) and keep
+    // one output per job at a time.
+    std::set<std::tuple<std::string, std::uint64_t, unsigned>> inputs;
     std::uint64_t in = 0, out = 0;
     for (const auto& c : plan) {
         const std::uint64_t b = c.workload.bytes();
-        if (c.workload.family != Family::read) out = std::max(out, b);
+        if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
         if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
-        if (inputs.emplace(to_string(c.workload.data), b).second) in = saturating_add(in, b);
+        for (unsigned j = 0; j < c.workload.jobs; ++j)
+            if (inputs.emplace(to_string(c.workload.data), b, j).second) in = saturating_add(in, b);
     }
     return saturating_add(in, out);
 }

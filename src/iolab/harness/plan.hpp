@@ -22,6 +22,7 @@ struct PlanRequest {
     std::vector<unsigned> iovs = {16};   // vectored calls
     std::vector<std::string> chains = {"buffer:8K>deflate:6>file"};
     std::vector<bool> feeds = {false};  // write.chain: true feeds one byte per call
+    std::vector<unsigned> jobs = {1};   // workers running each case at once (file per job)
     DataSpec data;
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
@@ -43,6 +44,7 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 
 inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
 inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
+inline constexpr unsigned kMaxJobs = 256;    // threads running one case at once
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
 inline constexpr std::size_t kMaxCases = 100000;            // in one run, all groups together
 inline constexpr std::uint64_t kMaxCaseBytes = 1ull << 60;  // what one case may read, write or copy

@@ -63,6 +63,8 @@ constexpr CaseParam kCaseParams[] = {
              c.workload.count =
                  std::max<std::uint64_t>(1, c.workload.size / std::max<std::size_t>(1, c.workload.record));
      }},
+    {"jobs", true, [](const C& c) { return c.workload.jobs > 1; },
+     [](const C& c) { return std::to_string(c.workload.jobs); }, [](C& c, V v) { c.workload.jobs = whole(v); }},
     {"slice_of", false, [](const C& c) { return c.full_bytes > 0; },
      [](const C& c) { return format_compact(c.full_bytes); }, [](C& c, V v) { c.full_bytes = size_of(v); }},
     {"data", false, [](const C&) { return true; }, [](const C& c) { return to_string(c.workload.data); },
@@ -98,7 +100,7 @@ namespace {
 
 // Seconds per byte of every sample.
 std::vector<double> per_byte(const CaseResult& c) {
-    const double bytes = static_cast<double>(c.spec.workload.bytes());
+    const double bytes = static_cast<double>(c.spec.workload.all_bytes());
     std::vector<double> out;
     out.reserve(c.samples.size());
     for (const auto& smp : c.samples) out.push_back(smp.wall_s / bytes);

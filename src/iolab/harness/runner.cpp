@@ -26,6 +26,9 @@ struct CaseState {
     CaseResult r;
     std::unique_ptr<Fixture> fx;
     Sink sink;
+    // Jobs 2 and up (--jobs): each its own fixture and sink.
+    std::vector<std::unique_ptr<Fixture>> more_fx;
+    std::vector<std::unique_ptr<Sink>> more_sinks;
     Checked checked = Checked::content;
     std::uint64_t target = 0;  // a fixed number of measured iterations; 0: adaptive
     double spent_s = 0;        // time spent on its measured iterations, harness work included
@@ -57,6 +60,19 @@ bool enough(const CaseState& c, const RunOptions& opts) {
     return st.median_confidence >= kMedianConfidence && st.median_precision() <= opts.precision;
 }
 
+// One run of a case: its one job, or all of its jobs at once.
+std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
+    const Strategy& s = *c.r.spec.strategy;
+    if (c.more_fx.empty()) return measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+    std::vector<Fixture*> fixtures{c.fx.get()};
+    std::vector<Sink*> sinks{&c.sink};
+    for (std::size_t j = 0; j < c.more_fx.size(); ++j) {
+        fixtures.push_back(c.more_fx[j].get());
+        sinks.push_back(c.more_sinks[j].get());
+    }
+    return measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
+}
+
 // The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
 // read still gets that one unmeasured run. Returns the duration of the last run (0: none).
 double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl) {
@@ -65,7 +81,7 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
     std::uint64_t runs = 0;
     const auto once = [&] {
         const VerifyMode mode = runs == 0 ? VerifyMode::full : opts.verify;
-        const auto [smp, checked] = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+        const auto [smp, checked] = run_once(c, opts, clock, tl, mode);
         c.checked = checked;
         ++runs;
         last = smp.wall_s;
@@ -108,8 +124,13 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
             continue;
         }
         try {
-            c.fx = std::make_unique<Fixture>(specs[i].workload, dir, fmt::format("{}-{}", file_tag(s.name), i),
-                                             pool.get(specs[i].workload));
+            const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
+            c.fx = std::make_unique<Fixture>(specs[i].workload, dir, tag, pool.get(specs[i].workload));
+            for (unsigned j = 1; j < specs[i].workload.jobs; ++j) {
+                c.more_fx.push_back(std::make_unique<Fixture>(specs[i].workload, dir, fmt::format("{}-job{}", tag, j),
+                                                              pool.get(specs[i].workload, j)));
+                c.more_sinks.push_back(std::make_unique<Sink>());
+            }
             if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
         } catch (const std::exception& e) {
             fail(c, e);
@@ -174,11 +195,9 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 for (const CaseState& other : cases) done += done_share(other, opts);
                 progress(i, c.r.spec, done / static_cast<double>(cases.size()));
             }
-            const Strategy& s = *c.r.spec.strategy;
             try {
                 const std::uint64_t t0 = clock.now_ns();
-                const auto [smp, checked] =
-                    measure_once(s, *c.fx, c.sink, opts, clock, c.r.timeline.get(), opts.verify);
+                const auto [smp, checked] = run_once(c, opts, clock, c.r.timeline.get(), opts.verify);
                 c.checked = checked;
                 c.r.samples.push_back(smp);
                 c.spent_s += static_cast<double>(clock.now_ns() - t0) * 1e-9;
@@ -211,6 +230,7 @@ CaseResult collect(CaseState& c, const RunOptions& opts, Clock& clock) {
     }
     finish(c.r, opts, clock.resolution_s());
     c.fx.reset();
+    c.more_fx.clear();
     return std::move(c.r);
 }
 

@@ -25,6 +25,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j = nlohmann::json::object();
     sample_fields(s, [&](const char* key, const auto& v, bool) { j[key] = v; });
     if (s.resident >= 0) j["resident"] = s.resident;
+    if (!s.job_s.empty()) j["job_s"] = s.job_s;
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -33,6 +34,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
         v = required ? j.at(key).get<T>() : j.value(key, T{});
     });
     s.resident = j.value("resident", -1.0);
+    s.job_s = j.value("job_s", std::vector<double>{});
 }
 
 void to_json(nlohmann::json& j, const Summary& s) {

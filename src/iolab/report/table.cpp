@@ -95,6 +95,17 @@ std::vector<Table> ranked_tables(const Report& report) {
             for (const CaseResult* c : cases)
                 if (c->timeline)
                     t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
+            for (const CaseResult* c : cases) {
+                std::vector<double> each;
+                for (const Sample& s : c->samples) each.insert(each.end(), s.job_s.begin(), s.job_s.end());
+                if (each.empty() || !c->ranked()) continue;
+                std::sort(each.begin(), each.end());
+                t.notes.push_back(fmt::format(
+                    "jobs of {}: one job took {} to {}, median {}, over every iteration; MiB/s is all jobs' "
+                    "bytes over the first start to the last end",
+                    c->spec.label(), format_seconds(each.front()), format_seconds(each.back()),
+                    format_seconds(median(each))));
+            }
             if (limit > 0) {
                 t.limit_mib_s = limit;
                 t.limit_label = f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB";

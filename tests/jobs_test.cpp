@@ -1,0 +1,125 @@
+// Several jobs running one case at once (--jobs): each does the whole work on its own file and is
+// verified; the aggregate is all bytes over the first start to the last end; one failing job
+// fails the case and is named. Threads: these run under ThreadSanitizer too (make test).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "iolab/harness/fixture.hpp"
+#include "iolab/harness/measure.hpp"
+#include "iolab/harness/plan.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/harness/settings.hpp"
+#include "iolab/sys/fault.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+std::vector<CaseSpec> plan_of(const std::string& strategy, unsigned jobs) {
+    PlanRequest req;
+    req.patterns = {strategy};
+    req.sizes = {1u << 20};
+    req.buffers = {64u << 10};
+    req.records = {4096};
+    req.jobs = {jobs};
+    return build_plan(req);
+}
+
+RunOptions few_iterations() {
+    RunOptions o;
+    o.warmup = Amount{1, 0};
+    o.iterations = Amount{3, 0};
+    return o;
+}
+
+TEST(Jobs, EveryJobDoesTheWholeWorkOnItsOwnFileAndIsVerified) {
+    for (const char* name : {"read.chunk", "write.record-buffered", "copy.chunk"})
+        for (unsigned jobs : {2u, 4u}) {
+            SCOPED_TRACE(fmt::format("{} jobs={}", name, jobs));
+            ScratchDir dir;
+            const auto results = run_group(plan_of(name, jobs), few_iterations(), dir);
+            ASSERT_EQ(results.size(), 1u);
+            const CaseResult& c = results.front();
+            ASSERT_EQ(c.status, Status::ok) << c.reason;
+            EXPECT_TRUE(c.verified);
+            EXPECT_NE(c.spec.label().find(fmt::format("jobs={}", jobs)), std::string::npos) << c.spec.label();
+            ASSERT_EQ(c.samples.size(), 3u);
+            for (const Sample& s : c.samples) {
+                // Aggregate bytes: the sum of the jobs', each the whole workload.
+                EXPECT_EQ(s.bytes, jobs * c.spec.workload.bytes());
+                ASSERT_EQ(s.job_s.size(), jobs);
+                // From the first start to the last end spans every job's own time.
+                for (double t : s.job_s) {
+                    EXPECT_GT(t, 0);
+                    EXPECT_LE(t, s.wall_s);
+                }
+            }
+            EXPECT_DOUBLE_EQ(c.throughput_mib_s,
+                             static_cast<double>(jobs * c.spec.workload.bytes()) / c.stats.median / (1 << 20));
+        }
+}
+
+TEST(Jobs, EachJobReadsAndCopiesItsOwnInputFile) {
+    ScratchDir dir;
+    InputPool pool(dir);
+    Workload w;
+    w.family = Family::copy;
+    w.size = 4096;
+    w.jobs = 3;
+    const auto a = pool.get(w, 0), b = pool.get(w, 1), again = pool.get(w, 1);
+    EXPECT_NE(a->path, b->path);
+    EXPECT_EQ(b.get(), again.get());
+    EXPECT_EQ(pool.files().size(), 2u);
+    // A write's records are shared: read only, the same for every job.
+    w.family = Family::write;
+    EXPECT_EQ(pool.get(w, 0).get(), pool.get(w, 2).get());
+}
+
+TEST(Jobs, AFailingJobFailsTheRunAndIsNamed) {
+    ScratchDir dir;
+    const auto specs = plan_of("copy.chunk", 2);
+    Fixture f0(specs[0].workload, dir, "j0"), f1(specs[0].workload, dir, "j1");
+    Sink s0, s1;
+    const std::vector<Fixture*> fixtures{&f0, &f1};
+    const std::vector<Sink*> sinks{&s0, &s1};
+    RunOptions opts;
+    {
+        // The third write of either job fails with EIO, persistently.
+        const sys::ScopedFault armed(sys::fault_at(sys::call_bit(sys::Call::write), 3, UINT64_MAX, sys::Fault::eio));
+        try {
+            measure_jobs(*specs[0].strategy, fixtures, sinks, opts, system_clock(), nullptr, VerifyMode::full);
+            ADD_FAILURE() << "the failed job went unnoticed";
+        } catch (const std::exception& e) {
+            EXPECT_TRUE(std::regex_search(e.what(), std::regex("^job [12] of 2: "))) << e.what();
+        }
+    }
+    // Unarmed, the same jobs run and verify.
+    const auto [smp, checked] =
+        measure_jobs(*specs[0].strategy, fixtures, sinks, opts, system_clock(), nullptr, VerifyMode::full);
+    EXPECT_EQ(checked, Checked::content);
+    EXPECT_EQ(smp.bytes, 2u * specs[0].workload.bytes());
+}
+
+TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {
+    PlanRequest req;
+    RunOptions opts;
+    apply_setting(*find_setting("jobs"), "1,2,4", Syntax::command_line, req, opts);
+    req.patterns = {"read.chunk"};
+    req.sizes = {1u << 20};
+    const auto plan = build_plan(req);
+    ASSERT_EQ(plan.size(), 3u);
+    EXPECT_EQ(plan[0].label(), "read.chunk buffer=64K");
+    EXPECT_EQ(plan[1].label(), "read.chunk buffer=64K jobs=2");
+    EXPECT_EQ(plan[2].label(), "read.chunk buffer=64K jobs=4");
+    // Every job's input and output counted before anything is written.
+    EXPECT_EQ(scratch_needed({plan[2]}), 4u << 20);
+    for (const char* bad : {"0", "257", "two"})
+        EXPECT_THROW(apply_setting(*find_setting("jobs"), bad, Syntax::command_line, req, opts), InputError) << bad;
+}
+
+}  // namespace
+}  // namespace iolab
