@@ -13,6 +13,8 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/settings.hpp"
+#include "iolab/suite/findings.hpp"
+#include "iolab/suite/suite.hpp"
 #include "iolab/sys/fault.hpp"
 #include "support.hpp"
 
@@ -119,6 +121,42 @@ TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {
     EXPECT_EQ(scratch_needed({plan[2]}), 4u << 20);
     for (const char* bad : {"0", "257", "two"})
         EXPECT_THROW(apply_setting(*find_setting("jobs"), bad, Syntax::command_line, req, opts), InputError) << bad;
+}
+
+TEST(Jobs, AKneeOverJobsIsTheFewestJobsNearTheBest) {
+    std::vector<CaseResult> cases;
+    for (const auto& [jobs, mib] : {std::pair{1u, 100.0}, {2u, 190.0}, {4u, 200.0}, {8u, 198.0}}) {
+        CaseResult c;
+        c.spec.strategy = Registry::builtin().find("read.chunk");
+        c.spec.group = "g";
+        c.spec.workload.jobs = jobs;
+        c.throughput_mib_s = mib;
+        cases.push_back(c);
+    }
+    const KneeResult r = find_knee(KneeSpec{"s", "g", "read.chunk", 0.95, true}, cases);
+    EXPECT_EQ(r.knee_buffer, 2u);
+    EXPECT_EQ(r.best_buffer, 4u);
+    EXPECT_EQ(r.describe(),
+              "read.chunk in g: 2 jobs reach 95% of the best aggregate throughput (200.0 MiB/s with 4 jobs)");
+    // The suite says what it sweeps; anything else is refused with the value.
+    const std::string suite = R"(name = "s"
+description = "d"
+[[group]]
+id = "g"
+jobs = [1, 2]
+strategies = ["read.chunk"]
+[[knee]]
+group = "g"
+strategy = "read.chunk"
+over = "sideways"
+)";
+    try {
+        parse_suite(suite, "s.toml");
+        ADD_FAILURE() << "over = sideways was accepted";
+    } catch (const SuiteError& e) {
+        EXPECT_NE(std::string(e.what()).find("invalid over 'sideways': expected buffer or jobs"), std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace

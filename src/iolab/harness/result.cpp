@@ -63,8 +63,9 @@ constexpr CaseParam kCaseParams[] = {
              c.workload.count =
                  std::max<std::uint64_t>(1, c.workload.size / std::max<std::size_t>(1, c.workload.record));
      }},
-    {"jobs", true, [](const C& c) { return c.workload.jobs > 1; },
-     [](const C& c) { return std::to_string(c.workload.jobs); }, [](C& c, V v) { c.workload.jobs = whole(v); }},
+    // Every case has its jobs (1 unless --jobs); a label names them past one.
+    {"jobs", true, [](const C&) { return true; }, [](const C& c) { return std::to_string(c.workload.jobs); },
+     [](C& c, V v) { c.workload.jobs = whole(v); }, [](const C& c) { return c.workload.jobs > 1; }},
     {"slice_of", false, [](const C& c) { return c.full_bytes > 0; },
      [](const C& c) { return format_compact(c.full_bytes); }, [](C& c, V v) { c.full_bytes = size_of(v); }},
     {"data", false, [](const C&) { return true; }, [](const C& c) { return to_string(c.workload.data); },
@@ -87,7 +88,7 @@ std::map<std::string, std::string> CaseSpec::params() const {
 std::string CaseSpec::label_params() const {
     std::string l;
     for (const auto& p : kCaseParams)
-        if (p.in_label && p.has(*this)) l += fmt::format("{}{}={}", l.empty() ? "" : " ", p.key, p.get(*this));
+        if (p.labelled(*this)) l += fmt::format("{}{}={}", l.empty() ? "" : " ", p.key, p.get(*this));
     return l;
 }
 

@@ -27,6 +27,9 @@ struct CaseParam {
     bool (*has)(const CaseSpec&);
     std::string (*get)(const CaseSpec&);
     void (*set)(CaseSpec&, std::string_view);
+    // In the label only when this says so (jobs: past 1); by default whenever the case has it.
+    bool (*shown)(const CaseSpec&) = nullptr;
+    bool labelled(const CaseSpec& c) const { return in_label && (shown ? shown(c) : has(c)); }
 };
 std::span<const CaseParam> case_params();
 const CaseParam* find_case_param(std::string_view key);

@@ -79,7 +79,7 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
         // The label's parameters but the buffer: "read.chunk queue=8".
         std::string key = c->name();
         for (const CaseParam& p : case_params())
-            if (p.in_label && p.key != "buffer" && p.has(c->spec)) key += fmt::format(" {}={}", p.key, p.get(c->spec));
+            if (p.key != "buffer" && p.labelled(c->spec)) key += fmt::format(" {}={}", p.key, p.get(c->spec));
         lines[key].push_back(c);
     }
     json out = json::array();
@@ -93,7 +93,7 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
         const std::string& name = points.front()->name();
         const KneeResult* declared = nullptr;
         for (const auto& k : report.knees)
-            if (k.spec.group == group && k.spec.strategy == name) declared = &k;
+            if (k.spec.group == group && k.spec.strategy == name && !k.spec.over_jobs) declared = &k;
         const auto same_strategy =
             std::count_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second.front()->name() == name; });
         if (declared && same_strategy > 1) declared = nullptr;

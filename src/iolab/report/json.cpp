@@ -128,6 +128,7 @@ nlohmann::json report_to_json(const Report& r) {
                          {"group", k.spec.group},
                          {"strategy", k.spec.strategy},
                          {"fraction", k.spec.fraction},
+                         {"over", k.spec.over_jobs ? "jobs" : "buffer"},
                          {"knee_buffer", k.knee_buffer},
                          {"best_buffer", k.best_buffer},
                          {"best_mib_s", k.best_mib_s}});

@@ -120,6 +120,12 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
 
 std::string KneeResult::describe() const {
     const std::string where = spec.group.empty() ? spec.strategy : spec.strategy + " in " + spec.group;
+    if (spec.over_jobs) {
+        if (knee_buffer == 0) return fmt::format("{}: no measured job counts", where);
+        return fmt::format("{}: {} job{} reach{} {:.0f}% of the best aggregate throughput ({:.1f} MiB/s with {} job{})",
+                           where, knee_buffer, knee_buffer == 1 ? "" : "s", knee_buffer == 1 ? "es" : "",
+                           spec.fraction * 100, best_mib_s, best_buffer, best_buffer == 1 ? "" : "s");
+    }
     if (knee_buffer == 0) return fmt::format("{}: no measured buffer sizes", where);
     return fmt::format("{}: {} reaches {:.0f}% of the best throughput ({:.1f} MiB/s with {})", where,
                        format_compact(knee_buffer), spec.fraction * 100, best_mib_s, format_compact(best_buffer));
@@ -129,18 +135,20 @@ KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
     KneeResult r;
     r.spec = k;
     r.suite = k.suite;
+    const auto point = [&](const CaseResult* c) -> std::size_t {
+        return k.over_jobs ? c->spec.workload.jobs : c->spec.workload.buffer;
+    };
     std::vector<const CaseResult*> sweep;
     for (const auto& c : cases)
         if (c.ranked() && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
     for (const auto* c : sweep)
         if (c->throughput_mib_s > r.best_mib_s) {
             r.best_mib_s = c->throughput_mib_s;
-            r.best_buffer = c->spec.workload.buffer;
+            r.best_buffer = point(c);
         }
     for (const auto* c : sweep)
-        if (c->throughput_mib_s >= k.fraction * r.best_mib_s &&
-            (r.knee_buffer == 0 || c->spec.workload.buffer < r.knee_buffer))
-            r.knee_buffer = c->spec.workload.buffer;
+        if (c->throughput_mib_s >= k.fraction * r.best_mib_s && (r.knee_buffer == 0 || point(c) < r.knee_buffer))
+            r.knee_buffer = point(c);
     return r;
 }
 

@@ -30,7 +30,7 @@ struct FindingResult {
 struct KneeResult {
     KneeSpec spec;
     std::string suite;
-    std::size_t knee_buffer = 0;  // 0: not found
+    std::size_t knee_buffer = 0;  // 0: not found (a job count when the knee is over jobs)
     std::size_t best_buffer = 0;
     double best_mib_s = 0;
     std::string describe() const;

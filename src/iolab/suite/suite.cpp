@@ -254,11 +254,15 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         if (!ks->is_array_of_tables()) r.fail(ks, "knee", "expected [[knee]] tables");
         for (const auto& knode : *ks->as_array()) {
             const toml::table& t = *knode.as_table();
-            r.only(t, {"group", "strategy", "fraction"}, "[[knee]]");
+            r.only(t, {"group", "strategy", "fraction", "over"}, "[[knee]]");
             KneeSpec k;
             k.group = r.text(t, "group", true);
             k.strategy = r.text(t, "strategy", true);
             k.fraction = r.number(t, "fraction", 0.95);
+            const std::string over = r.text(t, "over", false);
+            if (!over.empty() && over != "buffer" && over != "jobs")
+                r.fail_in(t, "over", fmt::format("invalid over '{}': expected buffer or jobs", over));
+            k.over_jobs = over == "jobs";
             if (!has_group(k.group)) r.fail_in(t, "group", fmt::format("no group '{}' in this suite", k.group));
             if (!group_has(k.group, k.strategy))
                 r.fail_in(t, "strategy", fmt::format("'{}' matches no case of group '{}'", k.strategy, k.group));

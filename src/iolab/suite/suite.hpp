@@ -52,6 +52,7 @@ struct KneeSpec {
     std::string group;
     std::string strategy;
     double fraction = 0.95;
+    bool over_jobs = false;  // over = "jobs": the fewest jobs instead of the smallest buffer
 };
 
 struct Suite {
