@@ -278,7 +278,7 @@ TEST_P(SmokeRun, RunsEndToEndAndEvaluatesEveryFinding) {
 
 INSTANTIATE_TEST_SUITE_P(Builtin, SmokeRun,
                          testing::Values("copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large",
-                                         "quick"),
+                                         "scale", "quick"),
                          [](const auto& info) {
                              std::string n = info.param;
                              for (char& c : n)
