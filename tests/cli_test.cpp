@@ -62,6 +62,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"report /nonexistent-iolab.json", "/nonexistent-iolab.json"},
         BadInput{"report /dev/zero", "not a regular file"}, BadInput{"report", "files"},
         BadInput{"run -s read.chunk --jobs 0", "'0'"}, BadInput{"run -s read.chunk --jobs 1,,2", "empty item"},
+        BadInput{"run -s write.chain --chain 'buffer:4G>file'", "over the limit of 1G"},
+        BadInput{"run -s write.chain --record 1M --count 16 --chain 'buffer:1G>file' --jobs 16", "in memory"},
+        BadInput{"run -s read.chunk --input /etc/hostname --cache cold --jobs 2", "only the first would start cold"},
         BadInput{"run -s read.chunk --size 64K --html /nonexistent-iolab/r.html", "does not exist"}));
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {

@@ -265,6 +265,8 @@ std::vector<LayerSpec> parse_chain(std::string_view text) {
                     bad_chain(text, fmt::format("buffer size '{}' is not a size such as 64K", arg));
                 }
                 if (l.size == 0) bad_chain(text, "a buffer needs at least 1 byte");
+                // As every buffer of iolab's (docs/safety.md).
+                if (l.size > (1ull << 30)) bad_chain(text, fmt::format("buffer '{}' is over the limit of 1G", arg));
             }
         } else if (name == "deflate") {
             l.kind = LayerSpec::Kind::deflate;

@@ -170,6 +170,9 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     const Strategy& s = *c.strategy;
     const Workload& w = c.workload;
     std::uint64_t buffers = s.honours(kParamBuffer) ? w.buffer : 64 * 1024;
+    if (s.honours(kParamChain))
+        for (const LayerSpec& l : parse_chain(w.chain))
+            if (l.kind == LayerSpec::Kind::buffer) buffers = saturating_add(buffers, l.size);
     if (s.honours(kParamQueue)) buffers *= w.queue;
     if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
     std::uint64_t data = s.family == Family::write ? w.bytes() : 0;

@@ -188,10 +188,17 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
     }
 }
 
-void check_settings(const PlanRequest&, const RunOptions& options, Syntax syntax) {
+void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax) {
     if (options.drop_caches && options.cache != CacheMode::cold)
         throw InputError(
             fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));
+    // Jobs read a user's file together: after the first, it is in the cache.
+    if (!plan.input.empty() && options.cache == CacheMode::cold &&
+        std::any_of(plan.jobs.begin(), plan.jobs.end(), [](unsigned j) { return j > 1; }))
+        throw InputError(
+            fmt::format("{} above 1 with --input and {} cold: every job would read the one file, so "
+                        "only the first would start cold; run one job, or generated files",
+                        setting_name("jobs", syntax), setting_name("cache", syntax)));
 }
 
 }  // namespace iolab

@@ -133,7 +133,9 @@ json timeline_json(const CaseResult& c) {
                           static_cast<double>(e.begin_ns - origin) * 1e-6,
                           static_cast<double>(e.end_ns - origin) * 1e-6, e.bytes});
     }
-    return {{"label", c.spec.label()},
+    const std::string job =
+        c.spec.workload.jobs > 1 ? fmt::format(" (job 1 of {})", c.spec.workload.jobs) : std::string();
+    return {{"label", c.spec.label() + job},
             {"summary", c.timeline->summary()},
             {"lanes", c.timeline->lanes().size()},
             {"intervals", all.size()},

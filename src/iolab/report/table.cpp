@@ -94,10 +94,16 @@ std::vector<Table> ranked_tables(const Report& report) {
             }
             for (const CaseResult* c : cases)
                 if (c->timeline)
-                    t.notes.push_back(fmt::format("timeline of {}: {}", c->spec.label(), c->timeline->summary()));
+                    t.notes.push_back(fmt::format("timeline of {}{}: {}", c->spec.label(),
+                                                  c->spec.workload.jobs > 1
+                                                      ? fmt::format(" (job 1 of {})", c->spec.workload.jobs)
+                                                      : std::string(),
+                                                  c->timeline->summary()));
             for (const CaseResult* c : cases) {
+                // Scaled as the median is (a byte-at-a-time slice stands for the whole file).
                 std::vector<double> each;
-                for (const Sample& s : c->samples) each.insert(each.end(), s.job_s.begin(), s.job_s.end());
+                for (const Sample& s : c->samples)
+                    for (double t : s.job_s) each.push_back(t * c->spec.scale());
                 if (each.empty() || !c->ranked()) continue;
                 std::sort(each.begin(), each.end());
                 t.notes.push_back(fmt::format(

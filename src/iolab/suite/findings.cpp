@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -121,12 +122,12 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
 std::string KneeResult::describe() const {
     const std::string where = spec.group.empty() ? spec.strategy : spec.strategy + " in " + spec.group;
     if (spec.over_jobs) {
-        if (knee_buffer == 0) return fmt::format("{}: no measured job counts", where);
+        if (knee_buffer == 0) return fmt::format("{}: fewer than two measured job counts", where);
         return fmt::format("{}: {} job{} reach{} {:.0f}% of the best aggregate throughput ({:.1f} MiB/s with {} job{})",
                            where, knee_buffer, knee_buffer == 1 ? "" : "s", knee_buffer == 1 ? "es" : "",
                            spec.fraction * 100, best_mib_s, best_buffer, best_buffer == 1 ? "" : "s");
     }
-    if (knee_buffer == 0) return fmt::format("{}: no measured buffer sizes", where);
+    if (knee_buffer == 0) return fmt::format("{}: fewer than two measured buffer sizes", where);
     return fmt::format("{}: {} reaches {:.0f}% of the best throughput ({:.1f} MiB/s with {})", where,
                        format_compact(knee_buffer), spec.fraction * 100, best_mib_s, format_compact(best_buffer));
 }
@@ -146,6 +147,14 @@ KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
             r.best_mib_s = c->throughput_mib_s;
             r.best_buffer = point(c);
         }
+    // A knee needs a sweep: two points at least.
+    std::set<std::size_t> points;
+    for (const auto* c : sweep) points.insert(point(c));
+    if (points.size() < 2) {
+        r.best_mib_s = 0;
+        r.best_buffer = 0;
+        return r;
+    }
     for (const auto* c : sweep)
         if (c->throughput_mib_s >= k.fraction * r.best_mib_s && (r.knee_buffer == 0 || point(c) < r.knee_buffer))
             r.knee_buffer = point(c);

@@ -259,6 +259,9 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
             k.group = r.text(t, "group", true);
             k.strategy = r.text(t, "strategy", true);
             k.fraction = r.number(t, "fraction", 0.95);
+            if (!(k.fraction > 0 && k.fraction <= 1))
+                r.fail_in(t, "fraction",
+                          fmt::format("invalid fraction {}: expected more than 0 and at most 1", k.fraction));
             const std::string over = r.text(t, "over", false);
             if (!over.empty() && over != "buffer" && over != "jobs")
                 r.fail_in(t, "over", fmt::format("invalid over '{}': expected buffer or jobs", over));
