@@ -7,6 +7,7 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/sys/io.hpp"
 #include "support.hpp"
@@ -234,6 +235,24 @@ TEST(Forks, UncheckedToolsStayUnverified) {
         EXPECT_FALSE(r.verified) << name;
         EXPECT_EQ(r.checked, std::string(name) == "read.cat" ? Checked::none : Checked::byte_count) << name;
     }
+}
+
+// The share done that a progress bar shows: each case's iterations against its target, so with
+// two cases of three iterations each, the calls before the six runs see 0/6 to 5/6 in order.
+TEST(Progress, TheShareDoneCountsEachIterationAgainstItsTarget) {
+    ScratchDir dir;
+    PlanRequest req;
+    req.patterns = {"read.chunk"};
+    req.sizes = {256u << 10};
+    req.buffers = {4096, 65536};
+    RunOptions opts;
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{3, 0};
+    std::vector<double> seen;
+    run_group(build_plan(req), opts, dir, system_clock(),
+              [&](std::size_t, const CaseSpec&, double done) { seen.push_back(done); });
+    ASSERT_EQ(seen.size(), 6u);
+    for (std::size_t k = 0; k < seen.size(); ++k) EXPECT_NEAR(seen[k], static_cast<double>(k) / 6, 1e-12) << k;
 }
 
 }  // namespace

@@ -182,6 +182,11 @@ double done_share(const CaseState& c, const RunOptions& opts) {
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress) {
     std::mt19937_64 rng(opts.seed);
     std::vector<std::size_t> order;
+    // The share of the group's work done, kept up to date case by case (a run only changes its
+    // own case's share).
+    std::vector<double> share(cases.size());
+    double done = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) done += share[i] = done_share(cases[i], opts);
     for (std::uint64_t round = 0; !interrupt::requested(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
@@ -190,11 +195,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
         std::shuffle(order.begin(), order.end(), rng);
         for (std::size_t i : order) {
             CaseState& c = cases[i];
-            if (progress) {
-                double done = 0;
-                for (const CaseState& other : cases) done += done_share(other, opts);
-                progress(i, c.r.spec, done / static_cast<double>(cases.size()));
-            }
+            if (progress) progress(i, c.r.spec, std::clamp(done / static_cast<double>(cases.size()), 0.0, 1.0));
             try {
                 const std::uint64_t t0 = clock.now_ns();
                 const auto [smp, checked] = run_once(c, opts, clock, c.r.timeline.get(), opts.verify);
@@ -215,6 +216,8 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             } catch (const std::exception& e) {
                 fail(c, e);
             }
+            done += done_share(c, opts) - share[i];
+            share[i] = done_share(c, opts);
         }
     }
 }
