@@ -21,6 +21,10 @@ cd "$dir"
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
 $check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline --expect-sortable
 
+# A sweep over jobs (scale's smoke run): aggregate throughput against the number of jobs.
+"$iolab" run -q scale --smoke --dir "$dir" --json scale.json --html scale.html
+$check scale.html --results scale.json --expect-kinds ranked,samples,jobs,replication
+
 # A suite with findings: the replication chart.
 "$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html
 $check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication
@@ -58,4 +62,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://127.0.0.1:9/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://127.0.0.1:9/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 5 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 6 reports drawn and checked; a planted console error and a planted fetch were caught"

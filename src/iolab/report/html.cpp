@@ -70,30 +70,35 @@ json case_json(const CaseResult& c) {
     return j;
 }
 
-// Cases of one strategy that differ only in their buffer: a line of throughput against buffer
-// size, with its knee (the smallest buffer reaching `fraction` of the line's best).
-json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& report, const std::string& group) {
+// Cases of one strategy that differ only in their buffer (or their jobs): a line of throughput
+// against buffer size (job count), with its knee (the smallest buffer, the fewest jobs, reaching
+// `fraction` of the line's best). Lines need three buffer sizes, or two job counts.
+json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& report, const std::string& group,
+                 bool over_jobs) {
+    const std::string_view axis = over_jobs ? "jobs" : "buffer";
+    const auto x_of = [&](const CaseResult* c) -> std::uint64_t {
+        return over_jobs ? c->spec.workload.jobs : c->spec.workload.buffer;
+    };
     std::map<std::string, std::vector<const CaseResult*>> lines;
     for (const CaseResult* c : cases) {
-        if (!c->ranked() || c->spec.workload.buffer == 0) continue;
-        // The label's parameters but the buffer: "read.chunk queue=8".
+        if (!c->ranked() || (!over_jobs && c->spec.workload.buffer == 0)) continue;
+        // The label's parameters but the swept one: "read.chunk queue=8".
         std::string key = c->name();
         for (const CaseParam& p : case_params())
-            if (p.key != "buffer" && p.labelled(c->spec)) key += fmt::format(" {}={}", p.key, p.get(c->spec));
+            if (p.key != axis && p.labelled(c->spec)) key += fmt::format(" {}={}", p.key, p.get(c->spec));
         lines[key].push_back(c);
     }
     json out = json::array();
     for (auto& [key, points] : lines) {
-        std::sort(points.begin(), points.end(), [](const CaseResult* a, const CaseResult* b) {
-            return a->spec.workload.buffer < b->spec.workload.buffer;
-        });
-        if (points.size() < 3 || points.front()->spec.workload.buffer == points.back()->spec.workload.buffer) continue;
+        std::sort(points.begin(), points.end(),
+                  [&](const CaseResult* a, const CaseResult* b) { return x_of(a) < x_of(b); });
+        if (points.size() < (over_jobs ? 2u : 3u) || x_of(points.front()) == x_of(points.back())) continue;
         // The suite's own [[knee]] where one names this strategy and no other line shares it
         // (it is then the same cases); else the same rule on this line's cases.
         const std::string& name = points.front()->name();
         const KneeResult* declared = nullptr;
         for (const auto& k : report.knees)
-            if (k.spec.group == group && k.spec.strategy == name && !k.spec.over_jobs) declared = &k;
+            if (k.spec.group == group && k.spec.strategy == name && k.spec.over_jobs == over_jobs) declared = &k;
         const auto same_strategy =
             std::count_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second.front()->name() == name; });
         if (declared && same_strategy > 1) declared = nullptr;
@@ -105,12 +110,8 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
         json pts = json::array();
         for (const CaseResult* c : points) {
             const json cj = case_json(*c);
-            pts.push_back({{"buffer", c->spec.workload.buffer},
-                           {"label", format_size(c->spec.workload.buffer)},
-                           {"mib_s", c->throughput_mib_s},
-                           {"low", cj["low"]},
-                           {"high", cj["high"]}});
-            if (knee.is_null() && c->throughput_mib_s >= fraction * best) knee = c->spec.workload.buffer;
+            pts.push_back({{"x", x_of(c)}, {"mib_s", c->throughput_mib_s}, {"low", cj["low"]}, {"high", cj["high"]}});
+            if (knee.is_null() && c->throughput_mib_s >= fraction * best) knee = x_of(c);
         }
         out.push_back(
             {{"name", points.front()->name()}, {"key", key}, {"points", pts}, {"knee", knee}, {"fraction", fraction}});
@@ -180,7 +181,8 @@ json run_json(const Report& r, const std::string& name) {
                             {"cases", cj},
                             {"limit", number_or_null(t.limit_mib_s)},
                             {"limit_label", t.limit_label},
-                            {"sweeps", sweeps_json(cases, r, t.group)},
+                            {"sweeps", sweeps_json(cases, r, t.group, false)},
+                            {"job_sweeps", sweeps_json(cases, r, t.group, true)},
                             {"timelines", timelines},
                             {"table", table_json(t)}});
     }

@@ -236,37 +236,39 @@
   }
 
   // Throughput against buffer size on a logarithmic axis, one line per strategy, knees marked.
-  function sweepChart(parent, s) {
-    if (!s.sweeps.length) return;
+  // jobs: the sweep is over job counts (aggregate throughput) instead of buffer sizes.
+  function sweepChart(parent, sweeps, jobs) {
+    if (!sweeps.length) return;
+    const what = jobs ? 'the fewest jobs' : 'the smallest buffer';
     const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795', '#975a16', '#4a5568'];
     const datasets = [];
     let lo = Infinity, hi = 0, marks = 0;
     const knees = [];
-    s.sweeps.forEach((sw, i) => {
+    sweeps.forEach((sw, i) => {
       const colour = palette[i % palette.length];
       datasets.push({
         type: 'line',
         label: short(sw.key, 70),
-        data: sw.points.map((p) => ({ x: p.buffer, y: p.mib_s })),
+        data: sw.points.map((p) => ({ x: p.x, y: p.mib_s })),
         borderColor: colour,
         backgroundColor: colour,
         pointRadius: 3,
       });
       marks += sw.points.length;
       for (const p of sw.points) {
-        lo = Math.min(lo, p.buffer);
-        hi = Math.max(hi, p.buffer);
+        lo = Math.min(lo, p.x);
+        hi = Math.max(hi, p.x);
       }
-      const p = sw.points.find((q) => q.buffer === sw.knee);
-      if (p) knees.push({ x: p.buffer, y: p.mib_s, colour: colour, fraction: sw.fraction });
+      const p = sw.points.find((q) => q.x === sw.knee);
+      if (p) knees.push({ x: p.x, y: p.mib_s, colour: colour, fraction: sw.fraction });
     });
     if (knees.length) {
       marks += knees.length;
       datasets.push({
         type: 'scatter',
         label: knees.every((k) => k.fraction === knees[0].fraction)
-          ? 'knee: the smallest buffer within ' + Math.round((1 - knees[0].fraction) * 100) + '% of its line\'s best'
-          : 'knee: the smallest buffer near its line\'s best (the suite\'s fraction)',
+          ? 'knee: ' + what + ' within ' + Math.round((1 - knees[0].fraction) * 100) + '% of its line\'s best'
+          : 'knee: ' + what + ' near its line\'s best (the suite\'s fraction)',
         data: knees.map((k) => ({ x: k.x, y: k.y })),
         pointStyle: 'triangle',
         pointRadius: 9,
@@ -275,7 +277,9 @@
         borderWidth: 1,
       });
     }
-    chart(parent, 'sweep', 'throughput against buffer size (logarithmic axis)', 380, {
+    chart(parent, jobs ? 'jobs' : 'sweep',
+      jobs ? 'aggregate throughput against the number of jobs (logarithmic axis)'
+        : 'throughput against buffer size (logarithmic axis)', 380, {
       type: 'line',
       data: { datasets: datasets },
       options: {
@@ -285,14 +289,20 @@
             type: 'logarithmic',
             min: lo / 1.25,
             max: hi * 1.25,
-            title: { display: true, text: 'buffer size' },
+            title: { display: true, text: jobs ? 'jobs at once' : 'buffer size' },
             afterBuildTicks: (axis) => {
               const ticks = [];
+              if (jobs) {
+                // The job counts measured, whatever they are (1,3,6 as well as 1,2,4,8).
+                const counts = new Set(sweeps.map((sw) => sw.points.map((p) => p.x)).flat());
+                axis.ticks = Array.from(counts).sort((a, b) => a - b).map((v) => ({ value: v }));
+                return;
+              }
               for (let v = lo; v <= hi; v *= 2) ticks.push({ value: v });
               const step = Math.ceil(ticks.length / 12);
               axis.ticks = ticks.filter((t, i) => i % step === 0);
             },
-            ticks: { callback: (v) => bytes(v) },
+            ticks: { callback: (v) => (jobs ? String(v) : bytes(v)) },
           },
           y: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
         },
@@ -508,7 +518,8 @@
       box.appendChild(el('h3', { text: s.title }));
       rankedChart(box, s);
       samplesChart(box, s);
-      sweepChart(box, s);
+      sweepChart(box, s.sweeps, false);
+      sweepChart(box, s.job_sweeps, true);
       for (const t of s.timelines) timelineChart(box, t);
       table(box, s.table);
     }
