@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <optional>
 #include <regex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -104,6 +108,56 @@ TEST(Jobs, AFailingJobFailsTheRunAndIsNamed) {
         measure_jobs(*specs[0].strategy, fixtures, sinks, opts, system_clock(), nullptr, VerifyMode::full);
     EXPECT_EQ(checked, Checked::content);
     EXPECT_EQ(smp.bytes, 2u * specs[0].workload.bytes());
+}
+
+// --stonewall: when the first job ends the others stop at their next call, and count what they
+// did. One job is slowed (200 ms before each of its writes) so that the other ends first.
+TEST(Jobs, TheStonewallStopsTheOthersWhenTheFirstEnds) {
+    ScratchDir dir;
+    const auto specs = plan_of("copy.chunk", 2);  // 1 MiB in 64 KiB writes: 16 of them
+    Fixture f0(specs[0].workload, dir, "j0"), f1(specs[0].workload, dir, "j1");
+    Sink s0, s1;
+    RunOptions opts;
+    opts.stonewall = true;
+    std::mutex m;
+    std::optional<std::thread::id> fast;
+    sys::FaultPlan slow = sys::fault_at(sys::call_bit(sys::Call::write), 1, UINT64_MAX, sys::Fault::hook);
+    slow.hook = [&] {
+        {
+            const std::lock_guard lock(m);
+            if (!fast) fast = std::this_thread::get_id();
+            if (*fast == std::this_thread::get_id()) return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    };
+    const std::uint64_t one = specs[0].workload.bytes();
+    {
+        const sys::ScopedFault armed(slow);
+        const auto [smp, checked] =
+            measure_jobs(*specs[0].strategy, {&f0, &f1}, {&s0, &s1}, opts, system_clock(), nullptr, VerifyMode::full);
+        // The fast job did all of its work, the slow one some of it (a write or two, not 16).
+        EXPECT_GE(smp.bytes, one);
+        EXPECT_LT(smp.bytes, 2 * one);
+        EXPECT_EQ((smp.bytes - one) % (64u << 10), 0u);
+        // The stopped job's output is checked by its size only.
+        EXPECT_EQ(checked, Checked::byte_count);
+    }
+    // Without the stonewall the same slowed pair moves everything and verifies both.
+    opts.stonewall = false;
+    const auto [smp, checked] =
+        measure_jobs(*specs[0].strategy, {&f0, &f1}, {&s0, &s1}, opts, system_clock(), nullptr, VerifyMode::full);
+    EXPECT_EQ(smp.bytes, 2 * one);
+    EXPECT_EQ(checked, Checked::content);
+}
+
+TEST(Jobs, TheStonewallSkipsStrategiesItCannotStop) {
+    ScratchDir dir;
+    RunOptions opts = few_iterations();
+    opts.stonewall = true;
+    const auto results = run_group(plan_of("copy.pipelined-threads", 2), opts, dir);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::skipped);
+    EXPECT_NE(results[0].reason.find("threads of its own"), std::string::npos) << results[0].reason;
 }
 
 TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {

@@ -4,14 +4,19 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include <barrier>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/cache.hpp"
+#include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
+#include "iolab/sys/stop.hpp"
 #include "iolab/sys/throttle.hpp"
 
 namespace iolab {
@@ -37,6 +42,12 @@ double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + stat
 struct VerificationFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// Bytes in a file (0 when it does not exist): what a stopped writer left.
+std::uint64_t output_bytes(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
 
 Checked checked_by(const Verdict& v) {
     if (v.count_only) return Checked::byte_count;
@@ -127,8 +138,11 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         std::uint64_t start = 0, end = 0;
         sys::Counters made;
         std::exception_ptr error;
+        bool stopped = false;  // by --stonewall, when another job had ended
     };
     std::vector<Outcome> out(n);
+    // --stonewall: set when the first job ends; the others' next call then fails with ECANCELED.
+    std::atomic<bool> wall{false};
     std::barrier start_line(static_cast<std::ptrdiff_t>(n));
     rusage r0{}, r1{}, c0r{}, c1r{};
     ::getrusage(RUSAGE_SELF, &r0);
@@ -142,6 +156,8 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
                 Outcome& o = out[i];
                 start_line.arrive_and_wait();  // released together, once every thread exists
                 const sys::Counters c0 = sys::thread_counters();
+                std::optional<sys::ThreadStop> stop;
+                if (opts.stonewall) stop.emplace(&wall);
                 o.start = clock.now_ns();
                 try {
                     s.run(jobs[i]);
@@ -149,6 +165,12 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
                         const sys::Fd f = sys::open(jobs[i].dst, O_RDONLY);
                         opts.sync == SyncPolicy::fsync ? sys::fsync(f) : sys::fdatasync(f);
                     }
+                    wall.store(true, std::memory_order_relaxed);
+                } catch (const IoError& e) {
+                    if (opts.stonewall && e.code() == ECANCELED && wall.load() && !sys::stop_requested_by_signal())
+                        o.stopped = true;
+                    else
+                        o.error = std::current_exception();
                 } catch (...) {
                     o.error = std::current_exception();
                 }
@@ -191,10 +213,22 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     smp.invol_cs = r1.ru_nivcsw - r0.ru_nivcsw;
     smp.minor_faults = r1.ru_minflt - r0.ru_minflt;
     smp.major_faults = r1.ru_majflt - r0.ru_majflt;
-    smp.bytes = w.all_bytes();
+    smp.bytes = 0;
 
     Checked checked = Checked::content;
     for (std::size_t i = 0; i < n; ++i) {
+        if (out[i].stopped) {
+            // A job stopped by the stonewall did part of the work: its bytes are what its sink
+            // took in (reads) or its output holds (writes, copies), checked by count only.
+            const std::uint64_t done = w.family == Family::read ? sinks[i]->bytes() : output_bytes(jobs[i].dst);
+            if (done > w.bytes())
+                throw VerificationFailed(fmt::format("job {} of {}: stopped after {} bytes, more than the {} asked for",
+                                                     i + 1, n, done, w.bytes()));
+            smp.bytes += done;
+            if (checked == Checked::content) checked = Checked::byte_count;
+            continue;
+        }
+        smp.bytes += w.bytes();
         const Verdict v = fixtures[i]->verify(jobs[i]);
         if (!v.ok)
             throw VerificationFailed(

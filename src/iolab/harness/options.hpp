@@ -70,8 +70,9 @@ struct RunOptions {
     SyncPolicy sync = SyncPolicy::none;
     bool drop_caches = false;
     unsigned forks = 0;
-    Device throttle;        // a simulated slow device on the write side; inactive: none
-    bool timeline = false;  // record the last iteration's timeline where the strategy can
+    Device throttle;         // a simulated slow device on the write side; inactive: none
+    bool timeline = false;   // record the last iteration's timeline where the strategy can
+    bool stonewall = false;  // with several jobs: stop them all when the first one ends
     std::uint64_t max_iterations = 10000;
 };
 

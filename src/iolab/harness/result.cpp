@@ -99,12 +99,13 @@ std::string CaseSpec::label() const {
 
 namespace {
 
-// Seconds per byte of every sample.
+// Seconds per byte of every sample (its own bytes: a stonewalled run moves fewer than asked).
 std::vector<double> per_byte(const CaseResult& c) {
-    const double bytes = static_cast<double>(c.spec.workload.all_bytes());
+    const double asked = static_cast<double>(c.spec.workload.all_bytes());
     std::vector<double> out;
     out.reserve(c.samples.size());
-    for (const auto& smp : c.samples) out.push_back(smp.wall_s / bytes);
+    for (const auto& smp : c.samples)
+        out.push_back(smp.wall_s / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : asked));
     return out;
 }
 
@@ -122,6 +123,13 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     if (r.samples.empty()) return;
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
+    // Samples of different sizes (jobs stopped by --stonewall): the median of their rates.
+    if (std::any_of(r.samples.begin(), r.samples.end(),
+                    [&](const Sample& s) { return s.bytes != r.samples[0].bytes; })) {
+        std::vector<double> rates;
+        for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.wall_s / (1 << 20));
+        r.throughput_mib_s = median(rates);
+    }
     const std::string name = r.spec.label();
 
     // The modified z-score needs a few samples to mean anything (its MAD comes from them).

@@ -107,6 +107,9 @@ std::string skip_reason(const Strategy& s, const RunOptions& opts, const Scratch
         return "does not use O_DIRECT, which --cache direct asks for";
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
+    if (opts.stonewall && (s.external() || s.own_threads()))
+        return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
+               "another process or on threads of its own";
     return {};
 }
 

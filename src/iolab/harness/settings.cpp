@@ -149,6 +149,8 @@ constexpr Setting kSettings[] = {
      [](std::string_view v, P&, O& o) { o.throttle = parse_device(v); }},
     {"timeline", "Record the read and write events of copies that can (the last iteration)", "true or false",
      Kind::flag, [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
+    {"stonewall", "With --jobs: stop every job when the first ends, and count the bytes each did", "true or false",
+     Kind::flag, [](std::string_view v, P&, O& o) { o.stonewall = truth(v); }},
 };
 
 }  // namespace

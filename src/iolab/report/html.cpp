@@ -56,15 +56,16 @@ json case_json(const CaseResult& c) {
         j["reason"] = c.reason;
         return j;
     }
-    // Throughput is inversely proportional to time: each sample's is the median's scaled by
-    // median / wall, and the median's interval of times turns into one of throughputs.
+    // Throughput is inversely proportional to time: the median's interval of times turns into
+    // one of throughputs; each sample's is its own bytes over its own time.
     const double t = c.throughput_mib_s, m = c.stats.median;
     j["mib_s"] = t;
     const bool interval = c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence;
     j["low"] = interval && c.stats.median_high > 0 ? json(t * m / c.stats.median_high) : json();
     j["high"] = interval && c.stats.median_low > 0 ? json(t * m / c.stats.median_low) : json();
     json samples = json::array();
-    for (const auto& s : c.samples) samples.push_back(s.wall_s > 0 ? t * m / s.wall_s : 0.0);
+    for (const auto& s : c.samples)
+        samples.push_back(s.wall_s > 0 ? static_cast<double>(s.bytes) / s.wall_s / (1 << 20) : 0.0);
     j["samples"] = samples;
     j["n"] = c.stats.n;
     return j;

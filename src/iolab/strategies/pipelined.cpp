@@ -129,7 +129,7 @@ void copy_pipelined(const Job& j) {
 // One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kPipelined[] = {
-    {.name = "copy.pipelined-threads", .params = kParamBuffer | kParamQueue, .flags = kTimeline, .run = copy_pipelined,
+    {.name = "copy.pipelined-threads", .params = kParamBuffer | kParamQueue, .flags = kTimeline | kOwnThreads, .run = copy_pipelined,
      .description = "a reader and a writer thread joined by a bounded queue of Q recycled N-byte buffers",
      .jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)"},
 };

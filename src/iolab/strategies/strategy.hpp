@@ -67,6 +67,7 @@ enum StrategyFlag : unsigned {
                              // reports a byte count
     kTimeline = 1u << 5,     // records read/write events into Job::timeline when it is set
     kUnthrottled = 1u << 6,  // writes through a mapping or a clone: a throttle cannot slow it
+    kOwnThreads = 1u << 7,   // moves data on threads of its own: a stop for one thread cannot end it
     kTool = kExternal | kUncounted,
 };
 
@@ -91,6 +92,7 @@ struct Strategy {
     bool external() const { return flags & kExternal; }
     bool output_checked() const { return !(flags & kOnlyReads); }
     bool records_timeline() const { return flags & kTimeline; }
+    bool own_threads() const { return flags & kOwnThreads; }
     bool throttleable() const { return !(flags & kUnthrottled); }
     std::optional<std::string> skip_reason(const std::string& dir) const {
         return unavailable ? unavailable(dir) : std::nullopt;
