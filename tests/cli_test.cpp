@@ -62,6 +62,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"report /nonexistent-iolab.json", "/nonexistent-iolab.json"},
         BadInput{"report /dev/zero", "not a regular file"}, BadInput{"report", "files"},
         BadInput{"run -s read.chunk --jobs 0", "'0'"}, BadInput{"run -s read.chunk --jobs 1,,2", "empty item"},
+        BadInput{"run -s read.chunk --jobs 1e2", "'1e2'"}, BadInput{"run -s read.chunk --queue 2.0", "'2.0'"},
         BadInput{"run -s write.chain --chain 'buffer:4G>file'", "over the limit of 1G"},
         BadInput{"run -s write.chain --record 1M --count 16 --chain 'buffer:1G>file' --jobs 16", "in memory"},
         BadInput{"run -s read.chunk --input /etc/hostname --cache cold --jobs 2", "only the first would start cold"},

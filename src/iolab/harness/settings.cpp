@@ -42,6 +42,9 @@ std::vector<std::uint64_t> sizes(std::string_view text) {
 std::vector<unsigned> whole_numbers(std::string_view text, unsigned max) {
     std::vector<unsigned> out;
     for (auto item : items(text)) {
+        // Digits only: "1e2" and "2.0" are not how a count is written.
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string_view::npos)
+            throw InputError("not a whole number");
         const Amount a = parse_amount(item, "", false);
         if (a.seconds > 0 || a.count > max) throw InputError("out of range");
         out.push_back(static_cast<unsigned>(a.count));
