@@ -43,6 +43,53 @@ struct VerificationFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A job for the strategy, with O_DIRECT where the cache mode asks for it.
+Job job_for(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, VerifyMode mode) {
+    Job job = fx.job(s, sink, mode);
+    job.direct = opts.cache == CacheMode::direct;
+    return job;
+}
+
+// The input put in the cache state asked for; returns its resident share (-1 for writes).
+double prepare_input(const Fixture& fx, const RunOptions& opts) {
+    if (fx.workload().family == Family::write) return -1;
+    if (opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
+    return resident_fraction(fx.input_path());
+}
+
+// The strategy's run, and durability when the sync policy puts it inside the timed part.
+void run_with_sync(const Strategy& s, const Job& job, const RunOptions& opts) {
+    s.run(job);
+    if (job.family != Family::read && opts.sync != SyncPolicy::none) {
+        const sys::Fd out = sys::open(job.dst, O_RDONLY);
+        opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
+    }
+}
+
+// The process's CPU time, context switches and faults, its children's included (external tools
+// run as child processes).
+struct Usage {
+    rusage self{}, children{};
+    static Usage now() {
+        Usage u;
+        ::getrusage(RUSAGE_SELF, &u.self);
+        ::getrusage(RUSAGE_CHILDREN, &u.children);
+        return u;
+    }
+};
+
+// What happened between two readings of the usage, into a sample.
+void add_usage(Sample& smp, const Usage& a, const Usage& b) {
+    smp.user_s = seconds(b.self.ru_utime) - seconds(a.self.ru_utime) + seconds(b.children.ru_utime) -
+                 seconds(a.children.ru_utime);
+    smp.sys_s = seconds(b.self.ru_stime) - seconds(a.self.ru_stime) + seconds(b.children.ru_stime) -
+                seconds(a.children.ru_stime);
+    smp.vol_cs = b.self.ru_nvcsw - a.self.ru_nvcsw;
+    smp.invol_cs = b.self.ru_nivcsw - a.self.ru_nivcsw;
+    smp.minor_faults = b.self.ru_minflt - a.self.ru_minflt;
+    smp.major_faults = b.self.ru_majflt - a.self.ru_majflt;
+}
+
 // Bytes in a file (0 when it does not exist): what a stopped writer left.
 std::uint64_t output_bytes(const std::string& path) {
     struct stat st {};
@@ -59,45 +106,26 @@ Checked checked_by(const Verdict& v) {
 std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts,
                                         Clock& clock, Timeline* timeline, VerifyMode mode) {
     if (interrupt::requested()) throw Interrupted();
-    Job job = fx.job(s, sink, mode);
-    job.direct = opts.cache == CacheMode::direct;
+    Job job = job_for(s, fx, sink, opts, mode);
     if (timeline) {
         timeline->clear();
         job.timeline = timeline;
     }
-    const bool has_input = fx.workload().family != Family::write;
-    if (has_input && opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     Sample smp;
-    if (has_input) smp.resident = resident_fraction(fx.input_path());
-    const bool sync_inside = fx.workload().family != Family::read && opts.sync != SyncPolicy::none;
+    smp.resident = prepare_input(fx, opts);
 
-    // The children's usage counts too: external tools run as child processes.
-    rusage r0{}, r1{}, c0r{}, c1r{};
-    ::getrusage(RUSAGE_SELF, &r0);
-    ::getrusage(RUSAGE_CHILDREN, &c0r);
+    const Usage u0 = Usage::now();
     const sys::Counters c0 = sys::thread_counters();
     const std::uint64_t t0 = clock.now_ns();
     {
         const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
-        s.run(job);
-        if (sync_inside) {
-            const sys::Fd out = sys::open(job.dst, O_RDONLY);
-            opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
-        }
+        run_with_sync(s, job, opts);
     }
     const std::uint64_t t1 = clock.now_ns();
     const sys::Counters made = sys::thread_counters() - c0;
-    ::getrusage(RUSAGE_SELF, &r1);
-    ::getrusage(RUSAGE_CHILDREN, &c1r);
+    add_usage(smp, u0, Usage::now());
 
     smp.wall_s = static_cast<double>(t1 - t0) * 1e-9;
-    smp.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
-    smp.user_s += seconds(c1r.ru_utime) - seconds(c0r.ru_utime);
-    smp.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime) + seconds(c1r.ru_stime) - seconds(c0r.ru_stime);
-    smp.vol_cs = r1.ru_nvcsw - r0.ru_nvcsw;
-    smp.invol_cs = r1.ru_nivcsw - r0.ru_nivcsw;
-    smp.minor_faults = r1.ru_minflt - r0.ru_minflt;
-    smp.major_faults = r1.ru_majflt - r0.ru_majflt;
     smp.syscalls = made.data_calls();
     smp.all_calls = made.total_calls();
     smp.bytes = fx.workload().bytes();
@@ -115,24 +143,15 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     const std::size_t n = fixtures.size();
     std::vector<Job> jobs;
     jobs.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        jobs.push_back(fixtures[i]->job(s, *sinks[i], mode));
-        jobs.back().direct = opts.cache == CacheMode::direct;
-    }
+    for (std::size_t i = 0; i < n; ++i) jobs.push_back(job_for(s, *fixtures[i], *sinks[i], opts, mode));
     if (timeline) {
         timeline->clear();
         jobs.front().timeline = timeline;
     }
     const Workload& w = fixtures.front()->workload();
-    const bool has_input = w.family != Family::write;
     Sample smp;
     // Every job's input in its cache state before any starts; the proof of cold is the worst.
-    if (has_input)
-        for (Fixture* fx : fixtures) {
-            if (opts.cache == CacheMode::cold) evict_file(fx->input_path(), opts.drop_caches);
-            smp.resident = std::max(smp.resident, resident_fraction(fx->input_path()));
-        }
-    const bool sync_inside = w.family != Family::read && opts.sync != SyncPolicy::none;
+    for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));
 
     struct Outcome {
         std::uint64_t start = 0, end = 0;
@@ -144,9 +163,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     // --stonewall: set when the first job ends; the others' next call then fails with ECANCELED.
     std::atomic<bool> wall{false};
     std::barrier start_line(static_cast<std::ptrdiff_t>(n));
-    rusage r0{}, r1{}, c0r{}, c1r{};
-    ::getrusage(RUSAGE_SELF, &r0);
-    ::getrusage(RUSAGE_CHILDREN, &c0r);
+    const Usage u0 = Usage::now();
     {
         const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
         std::vector<std::jthread> threads;
@@ -160,11 +177,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
                 if (opts.stonewall) stop.emplace(&wall);
                 o.start = clock.now_ns();
                 try {
-                    s.run(jobs[i]);
-                    if (sync_inside) {
-                        const sys::Fd f = sys::open(jobs[i].dst, O_RDONLY);
-                        opts.sync == SyncPolicy::fsync ? sys::fsync(f) : sys::fdatasync(f);
-                    }
+                    run_with_sync(s, jobs[i], opts);
                     wall.store(true, std::memory_order_relaxed);
                 } catch (const IoError& e) {
                     if (opts.stonewall && e.code() == ECANCELED && wall.load() && !sys::stop_requested_by_signal())
@@ -186,8 +199,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             throw;
         }
     }  // every thread joined
-    ::getrusage(RUSAGE_SELF, &r1);
-    ::getrusage(RUSAGE_CHILDREN, &c1r);
+    add_usage(smp, u0, Usage::now());
     for (std::size_t i = 0; i < n; ++i)
         if (out[i].error) {
             try {
@@ -207,13 +219,6 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         smp.all_calls += o.made.total_calls();
     }
     smp.wall_s = static_cast<double>(last - first) * 1e-9;
-    smp.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime) + seconds(c1r.ru_utime) - seconds(c0r.ru_utime);
-    smp.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime) + seconds(c1r.ru_stime) - seconds(c0r.ru_stime);
-    smp.vol_cs = r1.ru_nvcsw - r0.ru_nvcsw;
-    smp.invol_cs = r1.ru_nivcsw - r0.ru_nivcsw;
-    smp.minor_faults = r1.ru_minflt - r0.ru_minflt;
-    smp.major_faults = r1.ru_majflt - r0.ru_majflt;
-    smp.bytes = 0;
 
     Checked checked = Checked::content;
     for (std::size_t i = 0; i < n; ++i) {
