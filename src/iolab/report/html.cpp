@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,6 +50,15 @@ std::string shown_status(const CaseResult& c) {
     return c.verified ? "verified" : "unverified";
 }
 
+// The median's interval of times as one of throughputs, which are inversely proportional to
+// times (null where the samples are too few).
+std::pair<json, json> throughput_interval(const CaseResult& c) {
+    const double t = c.throughput_mib_s, m = c.stats.median;
+    const bool interval = c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence;
+    return {interval && c.stats.median_high > 0 ? json(t * m / c.stats.median_high) : json(),
+            interval && c.stats.median_low > 0 ? json(t * m / c.stats.median_low) : json()};
+}
+
 json case_json(const CaseResult& c) {
     json j{
         {"label", c.spec.label()}, {"name", c.name()}, {"params", c.spec.label_params()}, {"status", shown_status(c)}};
@@ -56,13 +66,9 @@ json case_json(const CaseResult& c) {
         j["reason"] = c.reason;
         return j;
     }
-    // Throughput is inversely proportional to time: the median's interval of times turns into
-    // one of throughputs; each sample's is its own bytes over its own time.
-    const double t = c.throughput_mib_s, m = c.stats.median;
-    j["mib_s"] = t;
-    const bool interval = c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence;
-    j["low"] = interval && c.stats.median_high > 0 ? json(t * m / c.stats.median_high) : json();
-    j["high"] = interval && c.stats.median_low > 0 ? json(t * m / c.stats.median_low) : json();
+    // Each sample's throughput is its own bytes over its own time.
+    j["mib_s"] = c.throughput_mib_s;
+    std::tie(j["low"], j["high"]) = throughput_interval(c);
     json samples = json::array();
     for (const auto& s : c.samples)
         samples.push_back(s.wall_s > 0 ? static_cast<double>(s.bytes) / s.wall_s / (1 << 20) : 0.0);
@@ -94,25 +100,19 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
         std::sort(points.begin(), points.end(),
                   [&](const CaseResult* a, const CaseResult* b) { return x_of(a) < x_of(b); });
         if (points.size() < (over_jobs ? 2u : 3u) || x_of(points.front()) == x_of(points.back())) continue;
-        // The suite's own [[knee]] where one names this strategy and no other line shares it
-        // (it is then the same cases); else the same rule on this line's cases.
-        const std::string& name = points.front()->name();
-        const KneeResult* declared = nullptr;
+        // The knee rule of findings (knee_of) on this line's cases, at the fraction of the suite's
+        // own [[knee]] where one names this strategy.
+        KneeSpec spec{"", group, points.front()->name(), 0.95, over_jobs};
         for (const auto& k : report.knees)
-            if (k.spec.group == group && k.spec.strategy == name && k.spec.over_jobs == over_jobs) declared = &k;
-        const auto same_strategy =
-            std::count_if(lines.begin(), lines.end(), [&](const auto& l) { return l.second.front()->name() == name; });
-        if (declared && same_strategy > 1) declared = nullptr;
-        const double fraction = declared ? declared->spec.fraction : 0.95;
-        double best = 0;
-        for (const CaseResult* c : points) best = std::max(best, c->throughput_mib_s);
-        json knee;
-        if (declared && declared->knee_buffer > 0) knee = declared->knee_buffer;
+            if (k.spec.group == group && k.spec.strategy == spec.strategy && k.spec.over_jobs == over_jobs)
+                spec.fraction = k.spec.fraction;
+        const KneeResult found = knee_of(spec, points);
+        const double fraction = spec.fraction;
+        const json knee = found.knee_buffer > 0 ? json(found.knee_buffer) : json();
         json pts = json::array();
         for (const CaseResult* c : points) {
-            const json cj = case_json(*c);
-            pts.push_back({{"x", x_of(c)}, {"mib_s", c->throughput_mib_s}, {"low", cj["low"]}, {"high", cj["high"]}});
-            if (knee.is_null() && c->throughput_mib_s >= fraction * best) knee = x_of(c);
+            const auto [low, high] = throughput_interval(*c);
+            pts.push_back({{"x", x_of(c)}, {"mib_s", c->throughput_mib_s}, {"low", low}, {"high", high}});
         }
         out.push_back(
             {{"name", points.front()->name()}, {"key", key}, {"points", pts}, {"knee", knee}, {"fraction", fraction}});

@@ -133,15 +133,19 @@ std::string KneeResult::describe() const {
 }
 
 KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
+    std::vector<const CaseResult*> sweep;
+    for (const auto& c : cases)
+        if (c.ranked() && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
+    return knee_of(k, sweep);
+}
+
+KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& sweep) {
     KneeResult r;
     r.spec = k;
     r.suite = k.suite;
     const auto point = [&](const CaseResult* c) -> std::size_t {
         return k.over_jobs ? c->spec.workload.jobs : c->spec.workload.buffer;
     };
-    std::vector<const CaseResult*> sweep;
-    for (const auto& c : cases)
-        if (c.ranked() && c.spec.group == k.group && c.name() == k.strategy) sweep.push_back(&c);
     for (const auto* c : sweep)
         if (c->throughput_mib_s > r.best_mib_s) {
             r.best_mib_s = c->throughput_mib_s;

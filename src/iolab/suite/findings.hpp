@@ -40,5 +40,7 @@ struct KneeResult {
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
 FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases);
 KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases);
+// The same rule on given cases (one line of a sweep), whatever their group and strategy.
+KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& sweep);
 
 }  // namespace iolab
