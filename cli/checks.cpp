@@ -47,7 +47,7 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
     for (const Exporter& e : exporters())
         if (const std::string& path = a.output(e.option); !path.empty())
             results.push_back({"--" + std::string(e.option), path});
-    check_output_paths(results, a.force, a.input);
+    check_output_paths(results, a.force, a.input.empty() ? std::vector<std::string>{} : std::vector{a.input});
     // The largest case's files plus a margin, checked before anything is created.
     needed = saturating_add(needed, 16ull << 20);
     const std::uint64_t available = free_space(dir);

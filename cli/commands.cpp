@@ -133,8 +133,7 @@ int clean(const std::string& parent) {
 }
 
 int show_reports(const std::vector<std::string>& files, const std::string& html, bool force) {
-    if (!html.empty())
-        for (const auto& f : files) check_output_paths({{"--html", html}}, force, f);
+    if (!html.empty()) check_output_paths({{"--html", html}}, force, files);
     std::vector<Report> reports;
     for (const auto& f : files) reports.push_back(read_report_file(f));
     if (html.empty()) {

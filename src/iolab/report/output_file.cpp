@@ -28,7 +28,10 @@ std::string folder_of(const std::string& path) {
 }
 }  // namespace
 
-void check_output_path(const std::string& path, bool force, const char* option) {
+namespace {
+
+// The name and its folder: a file name, in an existing, writable folder.
+void check_output_name(const std::string& path, const char* option) {
     if (path.empty() || path.back() == '/')
         throw InputError(fmt::format("invalid {} '{}': expected a file name", option, path));
     const std::string dir = folder_of(path);
@@ -39,12 +42,15 @@ void check_output_path(const std::string& path, bool force, const char* option) 
         throw InputError(fmt::format("invalid {} '{}': the folder '{}' does not exist", option, path, dir));
     if (::access(dir.c_str(), W_OK) != 0)
         throw InputError(fmt::format("invalid {} '{}': the folder '{}' is not writable", option, path, dir));
+}
+
+// Whether something is there to be replaced, which only force allows.
+void check_not_there(const std::string& path, bool force, const char* option) {
+    struct stat st {};
     if (!force && ::lstat(path.c_str(), &st) == 0)
         throw InputError(
             fmt::format("{} '{}' already exists: choose another name, or add --force to replace it", option, path));
 }
-
-namespace {
 
 const char* kind_of(mode_t m) {
     if (S_ISDIR(m)) return "a folder";
@@ -67,14 +73,20 @@ std::string canonical_name(const std::string& path) {
 
 }  // namespace
 
-void check_output_paths(const std::vector<ResultPath>& results, bool force, const std::string& input) {
-    struct stat in {};
-    const bool have_input = !input.empty() && ::stat(input.c_str(), &in) == 0;
+void check_output_path(const std::string& path, bool force, const char* option) {
+    check_output_name(path, option);
+    check_not_there(path, force, option);
+}
+
+void check_output_paths(const std::vector<ResultPath>& results, bool force, const std::vector<std::string>& inputs) {
+    std::vector<struct stat> in(inputs.size());
+    std::vector<bool> have_input(inputs.size());
+    for (std::size_t k = 0; k < inputs.size(); ++k) have_input[k] = ::stat(inputs[k].c_str(), &in[k]) == 0;
     for (std::size_t i = 0; i < results.size(); ++i) {
         const auto& [option, path] = results[i];
         // The name and its folder first, then what is there, then whether it may be replaced:
         // each refusal names its own reason.
-        check_output_path(path, true, option.c_str());
+        check_output_name(path, option.c_str());
         struct stat st {};
         if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
             throw InputError(
@@ -83,11 +95,12 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
                             option, path, kind_of(st.st_mode)));
         struct stat target {};
         const bool exists = ::stat(path.c_str(), &target) == 0;
-        if (!input.empty() && (canonical_name(path) == canonical_name(input) ||
-                               (exists && have_input && target.st_dev == in.st_dev && target.st_ino == in.st_ino)))
-            throw InputError(fmt::format("invalid {} '{}': it is the input file '{}', which iolab never writes", option,
-                                         path, input));
-        check_output_path(path, force, option.c_str());
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+            if (canonical_name(path) == canonical_name(inputs[k]) ||
+                (exists && have_input[k] && target.st_dev == in[k].st_dev && target.st_ino == in[k].st_ino))
+                throw InputError(fmt::format("invalid {} '{}': it is the input file '{}', which iolab never writes",
+                                             option, path, inputs[k]));
+        check_not_there(path, force, option.c_str());
         for (std::size_t k = 0; k < i; ++k) {
             struct stat other {};
             const bool same_inode = exists && ::stat(results[k].path.c_str(), &other) == 0 &&

@@ -17,12 +17,14 @@ void check_output_path(const std::string& path, bool force, const char* option);
 // The result files of one run, checked together before it starts: each as check_output_path;
 // what exists there may be replaced only if it is a regular file or a symbolic link (replaced by
 // a regular file), and only with force — never a folder, a device, a FIFO or a socket; no two
-// results and no result and the input may be the same file (same name or same inode).
+// results and no result and an input (a file the run or command reads) may be the same file (same
+// name or same inode).
 struct ResultPath {
     std::string option;  // "--json"
     std::string path;
 };
-void check_output_paths(const std::vector<ResultPath>& results, bool force, const std::string& input = {});
+void check_output_paths(const std::vector<ResultPath>& results, bool force,
+                        const std::vector<std::string>& inputs = {});
 // Throws IoError. Without force, an existing file at path is an error (EEXIST) and is left as is;
 // with force, a regular file is replaced and keeps its mode (a new file gets 0666 less the
 // umask), and anything but a regular file or a symbolic link is refused.
