@@ -219,8 +219,9 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             } catch (const std::exception& e) {
                 fail(c, e);
             }
-            done += done_share(c, opts) - share[i];
-            share[i] = done_share(c, opts);
+            const double now = done_share(c, opts);
+            done += now - share[i];
+            share[i] = now;
         }
     }
 }
