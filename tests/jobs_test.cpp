@@ -12,6 +12,9 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+
+#include "iolab/core/checksum.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/plan.hpp"
@@ -20,6 +23,7 @@
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/fault.hpp"
+#include "iolab/sys/io.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -158,6 +162,112 @@ TEST(Jobs, TheStonewallSkipsStrategiesItCannotStop) {
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].status, Status::skipped);
     EXPECT_NE(results[0].reason.find("threads of its own"), std::string::npos) << results[0].reason;
+}
+
+// --shared-file: one input and one output for all jobs, job k on part k of each (IOR's
+// segmented layout); each part is verified on its own.
+TEST(Jobs, SharedFileJobsEachDoTheirPartOfOneFileAndAreVerified) {
+    for (const char* name : {"read.chunk", "read.pread-chunk", "write.record-syscall", "copy.chunk", "copy.pread-chunk",
+                             "copy.copy-file-range"})
+        for (unsigned jobs : {2u, 4u}) {
+            SCOPED_TRACE(fmt::format("{} jobs={}", name, jobs));
+            ScratchDir dir;
+            RunOptions opts = few_iterations();
+            opts.shared_file = true;
+            const auto results = run_group(plan_of(name, jobs), opts, dir);
+            ASSERT_EQ(results.size(), 1u);
+            const CaseResult& c = results.front();
+            ASSERT_EQ(c.status, Status::ok) << c.reason;
+            EXPECT_EQ(c.checked, Checked::content);
+            for (const Sample& s : c.samples) {
+                EXPECT_EQ(s.bytes, jobs * c.spec.workload.bytes());
+                EXPECT_EQ(s.job_s.size(), jobs);
+            }
+        }
+}
+
+TEST(Jobs, ASharedInputIsOneFileOfUnlikeParts) {
+    ScratchDir dir;
+    InputPool pool(dir);
+    Workload w;
+    w.family = Family::read;
+    w.size = 64 << 10;
+    w.jobs = 3;
+    const auto in = pool.get_shared(w);
+    EXPECT_EQ(pool.get_shared(w).get(), in.get());
+    ASSERT_EQ(pool.files().size(), 1u);
+    EXPECT_EQ(checksum_file(in->path).size, 3u * w.size);
+    ASSERT_EQ(in->parts.size(), 3u);
+    for (unsigned k = 0; k < 3; ++k) {
+        // Each part's digest is that of its bytes in the file, and no two parts are alike.
+        EXPECT_EQ(checksum_range(in->path, k * w.size, w.size).checksum, in->parts[k].checksum);
+        EXPECT_EQ(in->parts[k].size, w.size);
+    }
+    EXPECT_NE(in->parts[0].checksum, in->parts[1].checksum);
+    EXPECT_NE(in->parts[1].checksum, in->parts[2].checksum);
+}
+
+// A job that works on another part than its own is caught: a read that reads part 0 for part 1,
+// a write that writes part 1's records at part 0's place (leaving part 1 empty).
+TEST(Jobs, APartInTheWrongPlaceFailsItsVerification) {
+    for (const Family family : {Family::read, Family::write, Family::copy}) {
+        SCOPED_TRACE(std::string(to_string(family)));
+        ScratchDir dir;
+        InputPool pool(dir);
+        const char* name = family == Family::read    ? "read.chunk"
+                           : family == Family::write ? "write.record-syscall"
+                                                     : "copy.chunk";
+        const auto specs = plan_of(name, 2);
+        const Workload& w = specs[0].workload;
+        const auto input = pool.get_shared(w);
+        Fixture part0(w, dir, "shared", input, 0), part1(w, dir, "shared", input, 1);
+        const Strategy& s = *specs[0].strategy;
+        for (const bool wrong : {false, true}) {
+            Sink sink0, sink1;
+            const Job j0 = part0.job(s, sink0);
+            Job j1 = part1.job(s, sink1);
+            EXPECT_EQ(j1.offset, w.bytes());
+            EXPECT_EQ(j1.length, w.bytes());
+            if (family != Family::read) sys::open(j0.dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
+            // The job is told part 1's place; a wrong one is given part 0's.
+            if (wrong) j1.offset = 0;
+            s.run(j1);
+            if (family == Family::read) {
+                EXPECT_EQ(part1.verify(j1).ok, !wrong);
+            } else {
+                if (!wrong) s.run(j0);
+                // Part 1 is checked where it belongs, whatever offset the job was given.
+                EXPECT_EQ(part1.verify(j1).ok, !wrong);
+                if (!wrong) {
+                    EXPECT_TRUE(part0.verify(j0).ok);
+                }
+            }
+        }
+    }
+}
+
+TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo) {
+    ScratchDir dir;
+    RunOptions opts = few_iterations();
+    opts.shared_file = true;
+    const auto results = run_group(plan_of("read.mmap-chunks", 2), opts, dir);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::skipped);
+    EXPECT_NE(results[0].reason.find("--shared-file"), std::string::npos) << results[0].reason;
+    // One job alone has the whole file: nothing is shared, nothing skipped.
+    EXPECT_EQ(run_group(plan_of("read.mmap-chunks", 1), opts, dir)[0].status, Status::ok);
+
+    PlanRequest req;
+    RunOptions o;
+    apply_setting(*find_setting("shared_file"), "true", Syntax::command_line, req, o);
+    EXPECT_TRUE(o.shared_file);
+    o.stonewall = true;
+    EXPECT_THROW(check_settings(req, o, Syntax::command_line), InputError);
+    o.stonewall = false;
+    req.input = "/some/file";
+    EXPECT_THROW(check_settings(req, o, Syntax::command_line), InputError);
+    req.input.clear();
+    EXPECT_NO_THROW(check_settings(req, o, Syntax::command_line));
 }
 
 TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {

@@ -72,6 +72,20 @@ FileDigest checksum_file(const std::string& path) {
     return {h.digest(), h.bytes(), 0, 0};
 }
 
+FileDigest checksum_range(const std::string& path, std::uint64_t offset, std::uint64_t length) {
+    const sys::Fd fd = sys::open(path, O_RDONLY);
+    std::vector<std::byte> buf(kChunk);
+    Hasher h;
+    for (std::uint64_t left = length; left > 0;) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), left));
+        const std::size_t n = sys::pread_some(fd, buf.data(), want, static_cast<off_t>(offset + (length - left)));
+        if (n == 0) break;
+        h.update(buf.data(), n);
+        left -= n;
+    }
+    return {h.digest(), h.bytes(), 0, 0};
+}
+
 FileDigest reference_digests(const std::string& path) {
     ReferenceDigests d;
     read_blocks(path, [&](const std::byte* p, std::size_t n) { d.update(p, n); });

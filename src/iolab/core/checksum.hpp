@@ -41,6 +41,8 @@ struct FileDigest {
     std::uint64_t byte_sums = 0;    // their ByteSums digest (sink.hpp)
 };
 FileDigest checksum_file(const std::string& path);
+// The same for `length` bytes from `offset` (fewer when the file ends before).
+FileDigest checksum_range(const std::string& path, std::uint64_t offset, std::uint64_t length);
 // The same, with the sampled fingerprint and the byte sums too: the references of a read input.
 FileDigest reference_digests(const std::string& path);
 // Reads a whole file through the syscall layer in 1 MiB blocks, handing each to f.

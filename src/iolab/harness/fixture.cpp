@@ -34,6 +34,27 @@ FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::
     return d.digests();
 }
 
+std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
+                                         unsigned parts) {
+    const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    std::vector<std::byte> buf(1 << 20);
+    std::vector<FileDigest> out;
+    std::uint64_t off = 0;
+    for (unsigned k = 0; k < parts; ++k) {
+        ReferenceDigests d;
+        for (std::uint64_t done = 0; done < size;) {
+            const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - done));
+            fill(spec, off, std::span(buf.data(), n));
+            d.update(buf.data(), n);
+            sys::write_all(fd, buf.data(), n);
+            done += n;
+            off += n;
+        }
+        out.push_back(d.digests());
+    }
+    return out;
+}
+
 namespace {
 
 std::shared_ptr<const Input> make_input(const Workload& w, const std::string& generated_path) {
@@ -60,6 +81,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
 InputPool::~InputPool() {
     for (const auto& [key, in] : inputs_)
         if (in->owned) ::unlink(in->path.c_str());
+    for (const auto& [key, in] : shared_) ::unlink(in->path.c_str());
 }
 
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
@@ -71,10 +93,23 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     return inputs_[key] = make_input(w, path);
 }
 
+std::shared_ptr<const Input> InputPool::get_shared(const Workload& w) {
+    if (w.family == Family::write || !w.input.empty()) return get(w);
+    const auto key = std::make_tuple(to_string(w.data), w.bytes(), w.jobs);
+    if (auto it = shared_.find(key); it != shared_.end()) return it->second;
+    auto in = std::make_shared<Input>();
+    in->path = dir_.at(fmt::format("shared-{}.in", shared_.size()));
+    in->owned = true;
+    in->parts = write_parts_file(in->path, w.data, w.bytes(), w.jobs);
+    in->digest.size = w.all_bytes();
+    return shared_[key] = std::move(in);
+}
+
 std::vector<std::string> InputPool::files() const {
     std::vector<std::string> out;
     for (const auto& [key, in] : inputs_)
         if (!in->path.empty()) out.push_back(in->path);
+    for (const auto& [key, in] : shared_) out.push_back(in->path);
     return out;
 }
 
@@ -87,6 +122,17 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
     : w_(w), input_(std::move(input)), dst_(dir.at(tag + ".out")) {
     if (!w_.input.empty()) w_.size = input_->digest.size;
     // A shared input is owned by its pool.
+}
+
+Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input,
+                 unsigned part)
+    : Fixture(w, dir, tag, std::move(input)) {
+    part_ = part;
+}
+
+const FileDigest& Fixture::expected() const {
+    // A part of a shared input has its own digests; a written part is the records, as ever.
+    return part_ && !input_->parts.empty() ? input_->parts.at(*part_) : input_->digest;
 }
 
 Fixture::~Fixture() {
@@ -113,6 +159,10 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.iov = w_.iov;
     j.chain = w_.chain;
     j.feed_bytes = w_.feed_bytes;
+    if (part_) {
+        j.offset = *part_ * w_.bytes();
+        j.length = w_.bytes();
+    }
     return j;
 }
 
@@ -121,9 +171,8 @@ Verdict Fixture::verify(const Job& job) const {
     v.expected_bytes = w_.bytes();
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
-        v.expected = v.mode == VerifyMode::full ? input_->digest.checksum
-                     : job.sink->has_sums()     ? input_->digest.byte_sums
-                                                : input_->digest.fingerprint;
+        const FileDigest& ref = expected();
+        v.expected = v.mode == VerifyMode::full ? ref.checksum : job.sink->has_sums() ? ref.byte_sums : ref.fingerprint;
         if (job.sink->count_only()) {
             v.count_only = true;
             v.actual_bytes = job.sink->bytes();
@@ -138,14 +187,16 @@ Verdict Fixture::verify(const Job& job) const {
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();
     } else {
-        v.expected = input_->digest.checksum;
+        v.expected = expected().checksum;
         if (!checked_) {
             v.ok = true;
             v.checked = false;
             return v;
         }
         try {
-            const FileDigest d = decode_ ? decode_(job) : checksum_file(dst_);
+            const FileDigest d = part_     ? checksum_range(dst_, *part_ * w_.bytes(), w_.bytes())
+                                 : decode_ ? decode_(job)
+                                           : checksum_file(dst_);
             v.actual = d.checksum;
             v.actual_bytes = d.size;
         } catch (const IoError&) {

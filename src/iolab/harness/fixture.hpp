@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -34,6 +35,8 @@ struct Input {
     std::string path;                                       // reads and copies
     std::shared_ptr<const std::vector<std::byte>> records;  // writes
     FileDigest digest;
+    // A shared file (--shared-file): the digests of each job's part, in order.
+    std::vector<FileDigest> parts;
     bool owned = false;  // created here: removed with the pool
 };
 
@@ -47,12 +50,17 @@ public:
     // job: the job's own input file (jobs read and copy each their own); records and a user's
     // file are shared by every job.
     std::shared_ptr<const Input> get(const Workload& w, unsigned job = 0);
+    // One input for all of w.jobs (--shared-file): a file of w.jobs parts of w.bytes() each, the
+    // data running on from part to part so that no two parts are alike (reads, copies); the
+    // records, as get (writes).
+    std::shared_ptr<const Input> get_shared(const Workload& w);
     // The input files (not records), for cache preparation.
     std::vector<std::string> files() const;
 
 private:
     const ScratchDir& dir_;
     std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned>, std::shared_ptr<const Input>> inputs_;
+    std::map<std::tuple<std::string, std::uint64_t, unsigned>, std::shared_ptr<const Input>> shared_;
 };
 
 class Fixture {
@@ -61,6 +69,10 @@ public:
     Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag = "case");
     // Uses a shared input (from an InputPool) instead of creating one.
     Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input);
+    // Job `part` of a shared file (InputPool::get_shared): it reads, or writes at the same place
+    // of the output named by `tag`, the part's bytes, and only they are verified.
+    Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input,
+            unsigned part);
     // Removes the output and an input it created.
     ~Fixture();
     Fixture(const Fixture&) = delete;
@@ -85,9 +97,14 @@ private:
     std::string dst_;
     std::function<FileDigest(const Job&)> decode_;
     bool checked_ = true;
+    std::optional<unsigned> part_;
+    const FileDigest& expected() const;
 };
 
 // Writes `size` bytes of generated data to a new file at path; returns their digests.
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
+// Writes `parts` times `size` bytes of generated data; returns the digests of each part.
+std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
+                                         unsigned parts);
 
 }  // namespace iolab

@@ -149,6 +149,9 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         jobs.front().timeline = timeline;
     }
     const Workload& w = fixtures.front()->workload();
+    // A shared file's jobs write their parts of one output, made here before any starts.
+    if (jobs.front().length > 0 && w.family != Family::read)
+        sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
     Sample smp;
     // Every job's input in its cache state before any starts; the proof of cold is the worst.
     for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));

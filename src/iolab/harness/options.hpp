@@ -73,6 +73,9 @@ struct RunOptions {
     Device throttle;         // a simulated slow device on the write side; inactive: none
     bool timeline = false;   // record the last iteration's timeline where the strategy can
     bool stonewall = false;  // with several jobs: stop them all when the first one ends
+    // With several jobs: one file for all, each job on its own part of it (IOR's segmented
+    // layout), instead of a file per job.
+    bool shared_file = false;
     std::uint64_t max_iterations = 10000;
 };
 

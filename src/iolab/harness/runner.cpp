@@ -101,12 +101,14 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
 }
 
 // Why a strategy cannot run under these options here, or "".
-std::string skip_reason(const Strategy& s, const RunOptions& opts, const ScratchDir& dir) {
+std::string skip_reason(const Strategy& s, unsigned jobs, const RunOptions& opts, const ScratchDir& dir) {
     if (auto why = s.skip_reason(dir.path())) return *why;
     if (opts.cache == CacheMode::direct && !s.direct_capable())
         return "does not use O_DIRECT, which --cache direct asks for";
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
+    if (opts.shared_file && jobs > 1 && !s.does_parts())
+        return "works on whole files only; --shared-file gives each job a part of one file";
     if (opts.stonewall && (s.external() || s.own_threads()))
         return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
                "another process or on threads of its own";
@@ -120,7 +122,8 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
         CaseState& c = cases[i];
         c.r.spec = specs[i];
         const Strategy& s = *specs[i].strategy;
-        if (std::string why = skip_reason(s, opts, dir); !why.empty()) {
+        const Workload& w = specs[i].workload;
+        if (std::string why = skip_reason(s, w.jobs, opts, dir); !why.empty()) {
             c.r.status = Status::skipped;
             c.r.reason = std::move(why);
             c.done = true;
@@ -128,11 +131,21 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
         }
         try {
             const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
-            c.fx = std::make_unique<Fixture>(specs[i].workload, dir, tag, pool.get(specs[i].workload));
-            for (unsigned j = 1; j < specs[i].workload.jobs; ++j) {
-                c.more_fx.push_back(std::make_unique<Fixture>(specs[i].workload, dir, fmt::format("{}-job{}", tag, j),
-                                                              pool.get(specs[i].workload, j)));
-                c.more_sinks.push_back(std::make_unique<Sink>());
+            if (opts.shared_file && w.jobs > 1) {
+                // One input and one output for all: job k on part k of each.
+                const auto input = pool.get_shared(w);
+                c.fx = std::make_unique<Fixture>(w, dir, tag, input, 0);
+                for (unsigned j = 1; j < w.jobs; ++j) {
+                    c.more_fx.push_back(std::make_unique<Fixture>(w, dir, tag, input, j));
+                    c.more_sinks.push_back(std::make_unique<Sink>());
+                }
+            } else {
+                c.fx = std::make_unique<Fixture>(w, dir, tag, pool.get(w));
+                for (unsigned j = 1; j < w.jobs; ++j) {
+                    c.more_fx.push_back(
+                        std::make_unique<Fixture>(w, dir, fmt::format("{}-job{}", tag, j), pool.get(w, j)));
+                    c.more_sinks.push_back(std::make_unique<Sink>());
+                }
             }
             if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
         } catch (const std::exception& e) {

@@ -154,6 +154,8 @@ constexpr Setting kSettings[] = {
      Kind::flag, [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
     {"stonewall", "With --jobs: stop every job when the first ends, and count the bytes each did", "true or false",
      Kind::flag, [](std::string_view v, P&, O& o) { o.stonewall = truth(v); }},
+    {"shared_file", "With --jobs: one file for all jobs, each on its own part of it (instead of a file each)",
+     "true or false", Kind::flag, [](std::string_view v, P&, O& o) { o.shared_file = truth(v); }},
 };
 
 }  // namespace
@@ -204,6 +206,17 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
             fmt::format("{} above 1 with --input and {} cold: every job would read the one file, so "
                         "only the first would start cold; run one job, or generated files",
                         setting_name("jobs", syntax), setting_name("cache", syntax)));
+    if (options.shared_file && !plan.input.empty())
+        throw InputError(
+            fmt::format("{} with --input: the jobs' shared file is one iolab makes, with a part for each "
+                        "job; read a file of your own with file per job",
+                        setting_name("shared_file", syntax)));
+    // A stopped job's bytes are counted from its own output file, which a shared file is not.
+    if (options.shared_file && options.stonewall)
+        throw InputError(
+            fmt::format("{} with {}: a stopped job's bytes are counted from its own output file, and "
+                        "with a shared file the jobs have none of their own",
+                        setting_name("shared_file", syntax), setting_name("stonewall", syntax)));
 }
 
 }  // namespace iolab

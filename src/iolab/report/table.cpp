@@ -15,6 +15,8 @@ namespace {}  // namespace
 std::string options_text(const RunOptions& o) {
     std::string t =
         fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
+    if (o.shared_file) t += ", jobs share one file";
+    if (o.stonewall) t += ", stonewall";
     if (o.throttle.active()) t += fmt::format(", writes to a SIMULATED device of {}", o.throttle.describe());
     return t;
 }

@@ -2,10 +2,13 @@
 // Helpers shared by the strategy families.
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <ios>
 #include <string>
 
+#include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -16,6 +19,25 @@ inline sys::Fd open_src(const std::string& path) { return sys::open(path, O_RDON
 // Destinations are always new files: never write over something that exists.
 inline sys::Fd open_dst(const std::string& path, int access = O_WRONLY, int extra = 0) {
     return sys::open(path, access | O_CREAT | O_EXCL | extra, 0600);
+}
+
+// A job's part of a shared file (Job::offset, Job::length): the input opened at the part's
+// start, the output (which the harness made) at the same place, and the bytes to move. A job
+// on a whole file gets its input at 0, a new output, and no limit.
+inline sys::Fd open_src_part(const Job& j) {
+    sys::Fd in = open_src(j.src);
+    if (j.length > 0) sys::lseek(in, static_cast<off_t>(j.offset), SEEK_SET);
+    return in;
+}
+inline sys::Fd open_dst_part(const Job& j) {
+    if (j.length == 0) return open_dst(j.dst);
+    sys::Fd out = sys::open(j.dst, O_WRONLY);
+    sys::lseek(out, static_cast<off_t>(j.offset), SEEK_SET);
+    return out;
+}
+inline std::uint64_t part_length(const Job& j) { return j.length > 0 ? j.length : UINT64_MAX; }
+inline std::size_t at_most(std::size_t n, std::uint64_t left) {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(n, left));
 }
 
 // iostreams keep no errno of their own; use the one left by the failing call, if any.

@@ -61,12 +61,15 @@ void copy_byte_iostream(const Job& j) {
 
 void copy_pread_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
-    const sys::Fd out = open_dst(j.dst);
+    const sys::Fd out = detail::open_dst_part(j);
     AlignedBuffer buf(j.buffer, detail::kPage);
-    off_t pos = 0;
-    while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
+    auto pos = static_cast<off_t>(j.offset);
+    for (std::uint64_t left = detail::part_length(j); left > 0;) {
+        const std::size_t n = sys::pread_some(in, buf.data(), detail::at_most(buf.size(), left), pos);
+        if (n == 0) break;
         sys::pwrite_all(out, buf.data(), n, pos);
         pos += static_cast<off_t>(n);
+        left -= n;
     }
 }
 
@@ -81,10 +84,15 @@ void copy_stdio_chunk(const Job& j) {
 }
 
 void copy_chunk(const Job& j) {
-    const sys::Fd in = open_src(j.src);
-    const sys::Fd out = open_dst(j.dst);
+    const sys::Fd in = detail::open_src_part(j);
+    const sys::Fd out = detail::open_dst_part(j);
     AlignedBuffer buf(j.buffer, detail::kPage);
-    while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) sys::write_all(out, buf.data(), n);
+    for (std::uint64_t left = detail::part_length(j); left > 0;) {
+        const std::size_t n = sys::read_some(in, buf.data(), detail::at_most(buf.size(), left));
+        if (n == 0) break;
+        sys::write_all(out, buf.data(), n);
+        left -= n;
+    }
 }
 
 void copy_iostream_rdbuf(const Job& j) {
@@ -118,9 +126,12 @@ void copy_sendfile(const Job& j) {
 }
 
 void copy_copy_file_range(const Job& j) {
-    const sys::Fd in = open_src(j.src);
-    const sys::Fd out = open_dst(j.dst);
-    while (sys::copy_file_range_some(in, nullptr, out, nullptr, j.buffer) > 0) {
+    const sys::Fd in = detail::open_src_part(j);
+    const sys::Fd out = detail::open_dst_part(j);
+    for (std::uint64_t left = detail::part_length(j); left > 0;) {
+        const std::size_t n = sys::copy_file_range_some(in, nullptr, out, nullptr, detail::at_most(j.buffer, left));
+        if (n == 0) break;
+        left -= n;
     }
 }
 
@@ -195,9 +206,9 @@ constexpr StrategyDef kCopies[] = {
     {.name = "copy.byte-iostream", .flags = kByteAtATime | kUncounted, .run = copy_byte_iostream,
      .description = "std::istream::get / std::ostream::put one byte at a time (fstreams)",
      .jvm = "BufferedInputStream.read() / BufferedOutputStream.write(int)"},
-    {.name = "copy.chunk", .params = kParamBuffer, .run = copy_chunk,
+    {.name = "copy.chunk", .params = kParamBuffer, .flags = kParts, .run = copy_chunk,
      .description = "read(2)/write(2) with an N-byte buffer", .jvm = "in.read(byte[N]) / out.write(buf, 0, n)"},
-    {.name = "copy.pread-chunk", .params = kParamBuffer, .run = copy_pread_chunk,
+    {.name = "copy.pread-chunk", .params = kParamBuffer, .flags = kParts, .run = copy_pread_chunk,
      .description = "pread(2)/pwrite(2) with an N-byte buffer at an advancing position",
      .jvm = "FileChannel.read/write(ByteBuffer, position)"},
     {.name = "copy.stdio-chunk", .params = kParamBuffer, .run = copy_stdio_chunk,
@@ -209,7 +220,7 @@ constexpr StrategyDef kCopies[] = {
      .description = "std::filesystem::copy_file (libstdc++ picks the kernel call)", .jvm = "Scala IO Path.copyTo"},
     {.name = "copy.sendfile", .params = kParamBuffer, .run = copy_sendfile,
      .description = "sendfile(2) N bytes per call until end of file", .jvm = "FileChannel.transferTo"},
-    {.name = "copy.copy-file-range", .params = kParamBuffer, .run = copy_copy_file_range,
+    {.name = "copy.copy-file-range", .params = kParamBuffer, .flags = kParts, .run = copy_copy_file_range,
      .description = "copy_file_range(2) N bytes per call until end of file"},
     {.name = "copy.splice", .params = kParamBuffer, .run = copy_splice,
      .description = "splice(2) file -> pipe -> file, N bytes per round"},

@@ -60,18 +60,26 @@ void read_byte_buffered(const Job& j) {
 }
 
 void read_chunk(const Job& j) {
-    const sys::Fd in = open_src(j.src);
+    const sys::Fd in = detail::open_src_part(j);
     AlignedBuffer buf(j.buffer, detail::kPage);
-    while (const std::size_t n = sys::read_some(in, buf.data(), buf.size())) j.sink->consume(buf.data(), n);
+    for (std::uint64_t left = detail::part_length(j); left > 0;) {
+        const std::size_t n = sys::read_some(in, buf.data(), detail::at_most(buf.size(), left));
+        if (n == 0) break;
+        j.sink->consume(buf.data(), n);
+        left -= n;
+    }
 }
 
 void read_pread_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
     AlignedBuffer buf(j.buffer, detail::kPage);
-    off_t pos = 0;
-    while (const std::size_t n = sys::pread_some(in, buf.data(), buf.size(), pos)) {
+    auto pos = static_cast<off_t>(j.offset);
+    for (std::uint64_t left = detail::part_length(j); left > 0;) {
+        const std::size_t n = sys::pread_some(in, buf.data(), detail::at_most(buf.size(), left), pos);
+        if (n == 0) break;
         j.sink->consume(buf.data(), n);
         pos += static_cast<off_t>(n);
+        left -= n;
     }
 }
 
@@ -140,9 +148,9 @@ constexpr StrategyDef kReads[] = {
     {.name = "read.byte-buffered", .params = kParamBuffer, .flags = kByteAtATime, .run = read_byte_buffered,
      .description = "one byte at a time through iolab's BufferedReader of N bytes",
      .jvm = "BufferedInputStream.read()"},
-    {.name = "read.chunk", .params = kParamBuffer, .run = read_chunk,
+    {.name = "read.chunk", .params = kParamBuffer, .flags = kParts, .run = read_chunk,
      .description = "read(2) into an N-byte buffer", .jvm = "InputStream.read(byte[N])"},
-    {.name = "read.pread-chunk", .params = kParamBuffer, .run = read_pread_chunk,
+    {.name = "read.pread-chunk", .params = kParamBuffer, .flags = kParts, .run = read_pread_chunk,
      .description = "pread(2) into an N-byte buffer at an advancing position",
      .jvm = "FileChannel.read(ByteBuffer, position)"},
     {.name = "read.iostream-chunk", .params = kParamBuffer, .flags = kUncounted, .run = read_iostream_chunk,

@@ -47,6 +47,11 @@ struct Job {
     bool feed_bytes = false;          // feed the chain one byte per call
     bool direct = false;              // use O_DIRECT where the strategy can (--cache direct)
     Timeline* timeline = nullptr;     // record read/write events, when not null
+    // One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset,
+    // offset + length) of src are read, or written at the same offset of dst, which then
+    // already exists. length 0: the whole file, and dst is new.
+    std::uint64_t offset = 0;
+    std::uint64_t length = 0;
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
@@ -68,6 +73,7 @@ enum StrategyFlag : unsigned {
     kTimeline = 1u << 5,     // records read/write events into Job::timeline when it is set
     kUnthrottled = 1u << 6,  // writes through a mapping or a clone: a throttle cannot slow it
     kOwnThreads = 1u << 7,   // moves data on threads of its own: a stop for one thread cannot end it
+    kParts = 1u << 8,        // honours Job::offset and Job::length: can do one part of a shared file
     kTool = kExternal | kUncounted,
 };
 
@@ -94,6 +100,7 @@ struct Strategy {
     bool records_timeline() const { return flags & kTimeline; }
     bool own_threads() const { return flags & kOwnThreads; }
     bool throttleable() const { return !(flags & kUnthrottled); }
+    bool does_parts() const { return flags & kParts; }
     std::optional<std::string> skip_reason(const std::string& dir) const {
         return unavailable ? unavailable(dir) : std::nullopt;
     }

@@ -56,7 +56,7 @@ void write_byte_buffered(const Job& j) {
 }
 
 void write_record_syscall(const Job& j) {
-    const sys::Fd out = open_dst(j.dst);
+    const sys::Fd out = detail::open_dst_part(j);
     for_each_record(j, [&](const std::byte* p, std::size_t n) { sys::write_all(out, p, n); });
 }
 
@@ -153,7 +153,7 @@ constexpr StrategyDef kWrites[] = {
     {.name = "write.byte-buffered", .params = kRec | kParamBuffer, .flags = kByteAtATime, .run = write_byte_buffered,
      .description = "one byte at a time through iolab's BufferedWriter of N bytes",
      .jvm = "BufferedOutputStream.write(int)"},
-    {.name = "write.record-syscall", .params = kRec, .run = write_record_syscall,
+    {.name = "write.record-syscall", .params = kRec, .flags = kParts, .run = write_record_syscall,
      .description = "write(2) once per record", .jvm = "FileOutputStream.write(byte[])"},
     {.name = "write.record-buffered", .params = kRec | kParamBuffer, .run = write_record_buffered,
      .description = "each record through iolab's BufferedWriter of N bytes",
