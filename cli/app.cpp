@@ -17,11 +17,15 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "iolab/core/interrupt.hpp"
+#include "iolab/harness/measure.hpp"
+#include "iolab/harness/options.hpp"
+#include "iolab/harness/team.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
+#include "iolab/sys/mpi.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -49,10 +53,78 @@ bool small_enough(const Suite& suite) {
     return true;
 }
 
+int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports);
+
+// --mpi: what MPI cannot do with this run, or "".
+std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
+    for (const auto& g : suite.groups) {
+        if (g.options.forks > 0) return "--forks runs cases in child processes, which are not ranks of the MPI job";
+        if (g.options.stonewall)
+            return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
+    }
+    if (!a.input.empty()) return "--input is one host's file; under MPI each rank makes its own input";
+    return {};
+}
+
+// One rank of an MPI job: MPI started, the team the harness agrees with, and at the end MPI
+// finished; when the ranks cannot stay in step (a rank gone or hung past --mpi-timeout), every
+// rank of the job is ended.
+class MpiRank {
+public:
+    MpiRank(const RunArgs& a, const Suite& suite) {
+        if (!a.mpi) {
+            if (a.given_mpi_options())
+                throw InputError("--mpi-timeout and --rank-shift are for a run under MPI: add --mpi");
+            return;
+        }
+        if (const std::string why = mpi_refusal(a, suite); !why.empty())
+            throw InputError("--mpi: " + why);
+        timeout_s_ = parse_budget(a.mpi_timeout, "--mpi-timeout");
+        if (!sys::mpi::built())
+            throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
+        sys::mpi::init();
+        team_ = std::make_unique<MpiTeam>(timeout_s_, a.rank_shift);
+        set_team(team_.get());
+    }
+    ~MpiRank() {
+        if (!team_) return;
+        set_team(nullptr);
+        sys::mpi::finalize();
+    }
+    MpiRank(const MpiRank&) = delete;
+    MpiRank& operator=(const MpiRank&) = delete;
+    bool active() const { return team_ != nullptr; }
+    // Rank 0 prints and writes the results; the other ranks only measure.
+    bool reports() const { return !team_ || team_->rank() == 0; }
+
+private:
+    double timeout_s_ = 0;
+    std::unique_ptr<MpiTeam> team_;
+};
+
 int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);
     apply_overrides(a, suite);
-    const std::string dir = check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir);
+    if (ctx.mode != Mode::normal && a.mpi) return ctx.mode == Mode::validate ? 0 : 2;
+    MpiRank mpi(a, suite);
+    try {
+        return run_suite_in(ctx, a, std::move(suite), mpi.reports());
+    } catch (const sys::mpi::Lost& e) {
+        // The ranks are out of step for good: this rank's scratch folder is gone (unwound); end
+        // every rank of the job.
+        fmt::print(stderr, "iolab: {}; ending every rank (raise --mpi-timeout if a rank needs longer)\n",
+                   one_line(e.what()));
+        std::fflush(stderr);
+        sys::mpi::abort(1);
+    }
+}
+
+int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
+    // Every rank checks; one rank's refusal is every rank's.
+    std::string dir;
+    raise(team().agree(outcome_of([&] {
+        dir = check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir);
+    })));
     if (ctx.mode == Mode::validate) return 0;
     if (ctx.mode == Mode::small) {
         if (!small_enough(suite)) return 0;
@@ -63,7 +135,7 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
         }
     }
     // Folders left by runs that were killed are named, never removed without being asked.
-    if (const auto stale = find_stale_scratch(dir); !stale.empty()) {
+    if (const auto stale = find_stale_scratch(dir); reports && !stale.empty()) {
         std::vector<std::string> names;
         for (const auto& st : stale)
             names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
@@ -73,7 +145,7 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
                    "--dir {}' removes them\n",
                    stale.size(), dir, fmt::join(names, ", "), dir);
     }
-    const bool progress = !a.quiet && ::isatty(STDERR_FILENO);
+    const bool progress = reports && !a.quiet && ::isatty(STDERR_FILENO);
     const auto start = std::chrono::steady_clock::now();
     SessionSettings settings;
     settings.suite = suite.name;
@@ -98,6 +170,7 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     const Report report = run_session(suite, settings, &kept);
     if (progress) fmt::print(stderr, "\r\x1b[K");
 
+    if (!reports) return report.any_failed() ? 1 : (interrupt::signal_received() ? 128 + interrupt::signal_received() : 0);
     if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour_on_stdout()));
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.

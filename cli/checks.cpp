@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "iolab/harness/team.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/session.hpp"
@@ -48,8 +49,9 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
         if (const std::string& path = a.output(e.option); !path.empty())
             results.push_back({"--" + std::string(e.option), path});
     check_output_paths(results, a.force, a.input.empty() ? std::vector<std::string>{} : std::vector{a.input});
-    // The largest case's files plus a margin, checked before anything is created.
-    needed = saturating_add(needed, 16ull << 20);
+    // The largest case's files plus a margin, checked before anything is created; under MPI every
+    // rank's (the ranks' --dir is one shared folder, or each rank checks its own host's).
+    needed = saturating_add(saturating_mul(needed, static_cast<std::uint64_t>(team().size())), 16ull << 20);
     const std::uint64_t available = free_space(dir);
     if (available < needed)
         throw InputError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,

@@ -22,8 +22,14 @@ struct RunArgs {
     std::map<std::string_view, std::string> outputs;
     std::string dir, input;
     bool keep = false, quiet = false, force = false, smoke = false, allow_device = false;
+    // Under MPI (--mpi): how long a rank waits for the others at any point, and the shift of
+    // reads to another rank's input.
+    bool mpi = false;
+    std::string mpi_timeout = "600s";
+    unsigned rank_shift = 0;
 
     bool given(std::string_view key) const;
+    bool given_mpi_options() const { return given("mpi_timeout") || given("rank_shift"); }
     // The path given to an exporter's option, or "".
     const std::string& output(std::string_view option) const;
 };

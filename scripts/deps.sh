@@ -9,6 +9,7 @@ packages=(
   clang-14 libclang-rt-14-dev clang-format-14
   xfsprogs
   libjs-chart.js chromium fonts-dejavu-core python3
+  libopenmpi-dev openmpi-bin
 )
 missing=()
 for p in "${packages[@]}"; do

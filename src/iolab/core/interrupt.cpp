@@ -148,6 +148,11 @@ void prepare_child() {
     ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
+void request(int signo) {
+    int none = 0;
+    g_signal.compare_exchange_strong(none, signo);
+}
+
 void simulate(int signo) { g_signal.store(signo); }
 void reset_for_tests() { g_signal.store(0); }
 

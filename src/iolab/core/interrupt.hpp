@@ -16,6 +16,10 @@ void install();
 int signal_received();
 bool requested();
 
+// A stop asked for elsewhere (another rank of an MPI run): from now on requested() is true here
+// too, as if signo had arrived, so that every rank stops at the same safe point.
+void request(int signo);
+
 // Whether a run is measuring: a signal then stops it at the next safe point.
 void set_stoppable(bool on);
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <stdexcept>
 #include <vector>
 
 #include "iolab/core/interrupt.hpp"
@@ -19,6 +20,12 @@ namespace iolab {
 std::string default_scratch_parent() {
     const char* t = std::getenv("TMPDIR");
     return (t && *t) ? std::string(t) : std::string("/tmp");
+}
+
+std::string ScratchDir::sibling_at(const std::string& folder, const std::string& file) const {
+    if (folder.empty() || folder == "." || folder == ".." || folder.find('/') != std::string::npos)
+        throw std::invalid_argument("not a folder name: '" + folder + "'");
+    return parent_base_ + "/" + folder + "/" + file;
 }
 
 ScratchDir::ScratchDir(const std::string& parent) {
@@ -46,7 +53,9 @@ ScratchDir::ScratchDir(const std::string& parent) {
         ::close(parent_fd_);
         throw IoError(e, "open the scratch folder (it was replaced as it was made)", path_);
     }
-    base_ = ::access("/proc/self/fd", X_OK) == 0 ? "/proc/self/fd/" + std::to_string(dir_fd_) : path_;
+    const bool proc = ::access("/proc/self/fd", X_OK) == 0;
+    base_ = proc ? "/proc/self/fd/" + std::to_string(dir_fd_) : path_;
+    parent_base_ = proc ? "/proc/self/fd/" + std::to_string(parent_fd_) : where;
     interrupt::add_cleanup_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
     // The lock says the folder is in use for as long as this process (or a fork) lives.
     lock_fd_ = ::openat(dir_fd_, "lock", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

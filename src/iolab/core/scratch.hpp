@@ -24,6 +24,11 @@ public:
     // link in its place mid-run cannot send them anywhere else.
     std::string at(const std::string& name) const { return base_ + "/" + name; }
     int fd() const { return dir_fd_; }
+    // The folder's own name (iolab.XXXXXX).
+    const std::string& name() const { return name_; }
+    // A file in another scratch folder beside this one (another rank's, under MPI, in a shared
+    // parent), named through the parent's descriptor. folder must be a plain name.
+    std::string sibling_at(const std::string& folder, const std::string& file) const;
     // Keep the folder when the object goes (and when a signal ends iolab).
     void keep(bool k);
     // Removes the folder now (the destructor then does nothing). Safe to call twice.
@@ -31,7 +36,8 @@ public:
 
 private:
     std::string path_;
-    std::string base_;  // "/proc/self/fd/N", or path_ where /proc is not mounted
+    std::string base_;         // "/proc/self/fd/N", or path_ where /proc is not mounted
+    std::string parent_base_;  // the same for the parent
     std::string name_;  // iolab.XXXXXX
     int parent_fd_ = -1;
     int dir_fd_ = -1;

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
@@ -102,8 +104,16 @@ void describe_mount(const std::string& dir, Environment& env) {
 std::string Environment::one_line() const {
     std::string dev = fs_type.empty() ? "unknown fs" : fs_type;
     if (rotational >= 0) dev += rotational ? " on a rotational disk" : " on a non-rotational device";
-    return fmt::format("{} x {}, {} RAM, Linux {}, scratch on {}", cpus, cpu_model, format_size(memory_bytes), kernel,
-                       dev);
+    std::string line = fmt::format("{} x {}, {} RAM, Linux {}, scratch on {}", cpus, cpu_model,
+                                   format_size(memory_bytes), kernel, dev);
+    if (!hosts.empty()) {
+        std::vector<std::string> distinct = hosts;
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        line += fmt::format("; MPI: {} rank(s) on {} host(s){}", hosts.size(), distinct.size(),
+                            rank_shift ? fmt::format(", inputs shifted by {} rank(s)", rank_shift) : "");
+    }
+    return line;
 }
 
 Environment collect_environment(const std::string& scratch_dir) {

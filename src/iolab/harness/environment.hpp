@@ -2,6 +2,7 @@
 // The machine a result was measured on; it travels with every result file.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace iolab {
 
@@ -21,6 +22,9 @@ struct Environment {
     std::string device_model;
     int rotational = -1;  // 1 spinning, 0 not, -1 unknown
     std::string date;     // ISO 8601, UTC
+    // Under MPI: each rank's host, by rank (empty: one process), and the ranks' shift of inputs.
+    std::vector<std::string> hosts;
+    unsigned rank_shift = 0;
 
     std::string one_line() const;  // for table headers
 };

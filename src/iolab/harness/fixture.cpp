@@ -148,7 +148,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     sink.set_mode(mode);
     Job j;
     j.family = s.family;
-    j.src = input_->path;
+    j.src = input_path();
     j.dst = dst_;
     j.buffer = w_.buffer;
     j.record = w_.record;

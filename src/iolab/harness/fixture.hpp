@@ -79,7 +79,10 @@ public:
     Fixture& operator=(const Fixture&) = delete;
 
     const Workload& workload() const { return w_; }
-    const std::string& input_path() const { return input_->path; }
+    const std::string& input_path() const { return src_.empty() ? input_->path : src_; }
+    // Read the input from this path instead: another rank's copy of the same input (MPI's
+    // --rank-shift), which holds the same bytes.
+    void read_from(std::string path) { src_ = std::move(path); }
     const std::string& output_path() const { return dst_; }
     std::uint64_t reference() const { return input_->digest.checksum; }
 
@@ -95,6 +98,7 @@ private:
     Workload w_;
     std::shared_ptr<const Input> input_;
     std::string dst_;
+    std::string src_;  // read_from's path, or "": the input's own
     std::function<FileDigest(const Job&)> decode_;
     bool checked_ = true;
     std::optional<unsigned> part_;

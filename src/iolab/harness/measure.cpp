@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <barrier>
+#include <csignal>
 #include <optional>
 #include <thread>
 
@@ -14,8 +15,11 @@
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/cache.hpp"
+#include "iolab/harness/serialize.hpp"
+#include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
+#include "iolab/sys/mpi.hpp"
 #include "iolab/sys/stop.hpp"
 #include "iolab/sys/throttle.hpp"
 
@@ -136,36 +140,88 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     return {smp, checked_by(v)};
 }
 
+namespace {
+
+// What a rank sends rank 0 after an iteration.
+std::string rank_report(const Sample& smp, Checked checked) {
+    nlohmann::json j;
+    j["sample"] = smp;
+    j["checked"] = static_cast<int>(checked);
+    return j.dump();
+}
+
+}  // namespace
+
+void raise(const Outcome& o) {
+    switch (o.kind) {
+        case Outcome::Kind::ok:
+            return;
+        case Outcome::Kind::skipped:
+            throw CannotRun(o.why);
+        case Outcome::Kind::interrupted:
+            interrupt::request(SIGTERM);
+            throw Interrupted(o.why);
+        case Outcome::Kind::failed:
+            throw VerificationFailed(o.why);
+    }
+}
+
+Sample combine_ranks(const std::vector<Sample>& ranks) {
+    Sample all;
+    for (const Sample& r : ranks) {
+        all.wall_s = std::max(all.wall_s, r.wall_s);
+        all.user_s += r.user_s;
+        all.sys_s += r.sys_s;
+        all.vol_cs += r.vol_cs;
+        all.invol_cs += r.invol_cs;
+        all.minor_faults += r.minor_faults;
+        all.major_faults += r.major_faults;
+        all.bytes += r.bytes;
+        all.syscalls += r.syscalls;
+        all.all_calls += r.all_calls;
+        all.resident = std::max(all.resident, r.resident);
+        all.job_s.insert(all.job_s.end(), r.job_s.begin(), r.job_s.end());
+        all.rank_s.insert(all.rank_s.end(), r.rank_s.begin(), r.rank_s.end());
+    }
+    return all;
+}
+
 std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fixture*>& fixtures,
                                         const std::vector<Sink*>& sinks, const RunOptions& opts, Clock& clock,
                                         Timeline* timeline, VerifyMode mode) {
-    if (interrupt::requested()) throw Interrupted();
+    Team& tm = team();
     const std::size_t n = fixtures.size();
-    std::vector<Job> jobs;
-    jobs.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) jobs.push_back(job_for(s, *fixtures[i], *sinks[i], opts, mode));
-    if (timeline) {
-        timeline->clear();
-        jobs.front().timeline = timeline;
-    }
     const Workload& w = fixtures.front()->workload();
-    // A shared file's jobs write their parts of one output, made here before any starts.
-    if (jobs.front().length > 0 && w.family != Family::read)
-        sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
+    std::vector<Job> jobs;
     Sample smp;
-    // Every job's input in its cache state before any starts; the proof of cold is the worst.
-    for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));
+    // Step 1, on every rank: every job's input in its cache state before any starts (the proof
+    // of cold is the worst), and a shared file's output made for its jobs to write their parts.
+    raise(tm.agree(outcome_of([&] {
+        if (interrupt::requested()) throw Interrupted();
+        jobs.reserve(n);
+        for (std::size_t i = 0; i < n; ++i) jobs.push_back(job_for(s, *fixtures[i], *sinks[i], opts, mode));
+        if (timeline) {
+            timeline->clear();
+            jobs.front().timeline = timeline;
+        }
+        if (jobs.front().length > 0 && w.family != Family::read)
+            sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
+        for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));
+    })));
 
-    struct Outcome {
+    struct JobEnd {
         std::uint64_t start = 0, end = 0;
         sys::Counters made;
         std::exception_ptr error;
         bool stopped = false;  // by --stonewall, when another job had ended
     };
-    std::vector<Outcome> out(n);
+    std::vector<JobEnd> out(n);
     // --stonewall: set when the first job ends; the others' next call then fails with ECANCELED.
     std::atomic<bool> wall{false};
     std::barrier start_line(static_cast<std::ptrdiff_t>(n));
+    // Step 2: the ranks start together, and meet again once each has ended.
+    if (tm.mpi()) tm.barrier();
+    const std::uint64_t released = clock.now_ns();
     const Usage u0 = Usage::now();
     {
         const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
@@ -173,7 +229,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         threads.reserve(n);
         const auto job_thread = [&](std::size_t i) {
             return [&, i] {
-                Outcome& o = out[i];
+                JobEnd& o = out[i];
                 start_line.arrive_and_wait();  // released together, once every thread exists
                 const sys::Counters c0 = sys::thread_counters();
                 std::optional<sys::ThreadStop> stop;
@@ -203,18 +259,47 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         }
     }  // every thread joined
     add_usage(smp, u0, Usage::now());
-    for (std::size_t i = 0; i < n; ++i)
-        if (out[i].error) {
-            try {
-                std::rethrow_exception(out[i].error);
-            } catch (const CannotRun&) {
-                throw;  // the strategy cannot do this job at all: a skip, as for one job
-            } catch (const std::exception& e) {
-                throw std::runtime_error(fmt::format("job {} of {}: {}", i + 1, n, e.what()));
+    if (tm.mpi()) tm.barrier();
+    const std::uint64_t met = clock.now_ns();
+
+    // Step 3: each job's outcome and output, on every rank.
+    Checked checked = Checked::content;
+    raise(tm.agree(outcome_of([&] {
+        for (std::size_t i = 0; i < n; ++i)
+            if (out[i].error) {
+                try {
+                    std::rethrow_exception(out[i].error);
+                } catch (const CannotRun&) {
+                    throw;  // the strategy cannot do this job at all: a skip, as for one job
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(fmt::format("job {} of {}: {}", i + 1, n, e.what()));
+                }
             }
+        for (std::size_t i = 0; i < n; ++i) {
+            if (out[i].stopped) {
+                // A job stopped by the stonewall did part of the work: its bytes are what its sink
+                // took in (reads) or its output holds (writes, copies), checked by count only.
+                const std::uint64_t done = w.family == Family::read ? sinks[i]->bytes() : output_bytes(jobs[i].dst);
+                if (done > w.bytes())
+                    throw VerificationFailed(fmt::format("job {} of {}: stopped after {} bytes, more than the {} asked for",
+                                                         i + 1, n, done, w.bytes()));
+                smp.bytes += done;
+                if (checked == Checked::content) checked = Checked::byte_count;
+                continue;
+            }
+            smp.bytes += w.bytes();
+            const Verdict v = fixtures[i]->verify(jobs[i]);
+            if (!v.ok)
+                throw VerificationFailed(
+                    fmt::format("job {} of {}: output differs from the input: {}", i + 1, n, v.describe()));
+            const Checked c = checked_by(v);
+            if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
         }
+        for (Fixture* fx : fixtures) fx->remove_output();
+    })));
+
     std::uint64_t first = UINT64_MAX, last = 0;
-    for (const Outcome& o : out) {
+    for (const JobEnd& o : out) {
         first = std::min(first, o.start);
         last = std::max(last, o.end);
         smp.job_s.push_back(static_cast<double>(o.end - o.start) * 1e-9);
@@ -222,30 +307,21 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         smp.all_calls += o.made.total_calls();
     }
     smp.wall_s = static_cast<double>(last - first) * 1e-9;
+    if (!tm.mpi()) return {smp, checked};
 
-    Checked checked = Checked::content;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (out[i].stopped) {
-            // A job stopped by the stonewall did part of the work: its bytes are what its sink
-            // took in (reads) or its output holds (writes, copies), checked by count only.
-            const std::uint64_t done = w.family == Family::read ? sinks[i]->bytes() : output_bytes(jobs[i].dst);
-            if (done > w.bytes())
-                throw VerificationFailed(fmt::format("job {} of {}: stopped after {} bytes, more than the {} asked for",
-                                                     i + 1, n, done, w.bytes()));
-            smp.bytes += done;
-            if (checked == Checked::content) checked = Checked::byte_count;
-            continue;
-        }
-        smp.bytes += w.bytes();
-        const Verdict v = fixtures[i]->verify(jobs[i]);
-        if (!v.ok)
-            throw VerificationFailed(
-                fmt::format("job {} of {}: output differs from the input: {}", i + 1, n, v.describe()));
-        const Checked c = checked_by(v);
+    // Under MPI: this rank's own time, the span from barrier to barrier, and rank 0 takes all.
+    smp.rank_s = {smp.wall_s};
+    smp.wall_s = static_cast<double>(met - released) * 1e-9;
+    const auto reports = tm.gather(rank_report(smp, checked));
+    if (tm.rank() != 0) return {smp, checked};
+    std::vector<Sample> ranks;
+    for (const std::string& text : reports) {
+        const auto j = nlohmann::json::parse(text);
+        ranks.push_back(j.at("sample").get<Sample>());
+        const auto c = static_cast<Checked>(j.at("checked").get<int>());
         if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
     }
-    for (Fixture* fx : fixtures) fx->remove_output();
-    return {smp, checked};
+    return {combine_ranks(ranks), checked};
 }
 
 Clock& system_clock() {

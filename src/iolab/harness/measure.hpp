@@ -2,18 +2,43 @@
 // One measured run of a strategy, inside the harness: the clock, CPU time, context switches,
 // faults and system calls around it, the cache state before it and the verification after it.
 #include <stdexcept>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "iolab/harness/clock.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/result.hpp"
+#include "iolab/harness/team.hpp"
+#include "iolab/sys/mpi.hpp"
 
 namespace iolab {
 
 // Thrown between iterations when a stop was asked for: the case is incomplete.
 struct Interrupted : std::runtime_error {
-    Interrupted() : std::runtime_error("interrupted") {}
+    explicit Interrupted(const std::string& why = "interrupted") : std::runtime_error(why) {}
 };
+
+// What a step came to, as an outcome the ranks can agree on (team.hpp). A lost team is not an
+// outcome: sys::mpi::Lost goes on up and ends the run.
+template <class F>
+Outcome outcome_of(F&& step) {
+    try {
+        step();
+        return {};
+    } catch (const sys::mpi::Lost&) {
+        throw;
+    } catch (const CannotRun& e) {
+        return {Outcome::Kind::skipped, e.what()};
+    } catch (const Interrupted& e) {
+        return {Outcome::Kind::interrupted, e.what()};
+    } catch (const std::exception& e) {
+        return {Outcome::Kind::failed, e.what()};
+    }
+}
+// An agreed outcome, thrown when it is not ok: a skip as CannotRun, a stop as Interrupted (a
+// stop on another rank stops this one too), a failure as std::runtime_error.
+void raise(const Outcome& o);
 
 // Everything but the strategy (and durability, when the sync policy puts it inside) happens
 // outside the timed part. Returns the sample and what was checked; throws when the output is
@@ -24,8 +49,19 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
 // The same with one fixture and sink per job: the jobs run at once, one thread each, released
 // together by a barrier once every input is in its cache state; each job's output is verified.
 // The timeline, when given, records the first job. A job's failure fails the run, naming it.
+//
+// Under MPI (team().mpi()) every rank does this at once with its own jobs: the ranks agree that
+// every input is ready, start behind a barrier, meet at a barrier when each has ended, and agree
+// on the outcome (one rank's failure or stop is every rank's, naming it). Rank 0 returns the
+// sample of all ranks (combine_ranks); the others their own.
 std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fixture*>& fixtures,
                                         const std::vector<Sink*>& sinks, const RunOptions& opts, Clock& clock,
                                         Timeline* timeline, VerifyMode mode);
+
+// The sample of one iteration of every rank, from each rank's own: the span is the longest
+// rank's from the start barrier to the end barrier (so from the first start to the last end, as
+// for jobs), bytes, calls, CPU time and faults are summed, the resident share is the largest;
+// rank_s holds each rank's own time, job_s every rank's jobs' times.
+Sample combine_ranks(const std::vector<Sample>& ranks);
 
 }  // namespace iolab

@@ -69,6 +69,9 @@ struct Sample {
     // the first job's start to the last one's end, and bytes all of theirs (the aggregate
     // throughput, IOR's rule). Empty for one job.
     std::vector<double> job_s;
+    // Under MPI: each rank's own time, by rank, from its first job's start to its last job's end
+    // (every rank moves bytes / rank_s.size()). Empty for one process.
+    std::vector<double> rank_s;
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.

@@ -1,6 +1,7 @@
 #include "iolab/harness/runner.hpp"
 
 #include <cmath>
+#include <csignal>
 #include <random>
 
 #include <fmt/format.h>
@@ -9,6 +10,8 @@
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/team.hpp"
+#include "iolab/sys/mpi.hpp"
 
 namespace iolab {
 
@@ -63,7 +66,7 @@ bool enough(const CaseState& c, const RunOptions& opts) {
 // One run of a case: its one job, or all of its jobs at once.
 std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
-    if (c.more_fx.empty()) return measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+    if (c.more_fx.empty() && !team().mpi()) return measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
     std::vector<Fixture*> fixtures{c.fx.get()};
     std::vector<Sink*> sinks{&c.sink};
     for (std::size_t j = 0; j < c.more_fx.size(); ++j) {
@@ -88,8 +91,8 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
     };
     if (opts.warmup.seconds > 0) {
         const std::uint64_t start = clock.now_ns();
-        do once();
-        while (static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds);
+        do once();  // rank 0's clock says when the warm-up is over, for every rank
+        while (team().leader(static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds));
     } else {
         for (std::uint64_t i = 0; i < opts.warmup.count; ++i) once();
     }
@@ -115,7 +118,18 @@ std::string skip_reason(const Strategy& s, unsigned jobs, const RunOptions& opts
     return {};
 }
 
-// Step 1: skips, inputs and fixtures.
+// The input a case of this rank reads: its own, or under MPI with --rank-shift the same input of
+// the rank it is shifted to (the same name in that rank's scratch folder).
+void shift_input(Fixture& fx, const ScratchDir& dir) {
+    const Team& tm = team();
+    if (!tm.mpi() || tm.source_rank() == tm.rank() || fx.workload().family == Family::write) return;
+    const std::string& own = fx.input_path();
+    fx.read_from(dir.sibling_at(tm.scratch_names().at(static_cast<std::size_t>(tm.source_rank())),
+                                own.substr(own.rfind('/') + 1)));
+}
+
+// Step 1: skips, inputs and fixtures. Under MPI the ranks agree on each case: one rank's skip or
+// failure is every rank's.
 void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, const RunOptions& opts,
              const ScratchDir& dir, InputPool& pool) {
     for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -123,13 +137,8 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
         c.r.spec = specs[i];
         const Strategy& s = *specs[i].strategy;
         const Workload& w = specs[i].workload;
-        if (std::string why = skip_reason(s, w.jobs, opts, dir); !why.empty()) {
-            c.r.status = Status::skipped;
-            c.r.reason = std::move(why);
-            c.done = true;
-            continue;
-        }
-        try {
+        const Outcome o = team().agree(outcome_of([&] {
+            if (std::string why = skip_reason(s, w.jobs, opts, dir); !why.empty()) throw CannotRun(why);
             const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
             if (opts.shared_file && w.jobs > 1) {
                 // One input and one output for all: job k on part k of each.
@@ -147,10 +156,14 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
                     c.more_sinks.push_back(std::make_unique<Sink>());
                 }
             }
+            shift_input(*c.fx, dir);
+            for (auto& fx : c.more_fx) shift_input(*fx, dir);
             if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
-        } catch (const std::exception& e) {
-            fail(c, e);
-        }
+        }));
+        if (o.ok()) continue;
+        c.r.status = o.kind == Outcome::Kind::skipped ? Status::skipped : Status::failed;
+        c.r.reason = o.why;
+        c.done = true;
     }
 }
 
@@ -174,6 +187,9 @@ void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& c
                 c.target = last > 0 ? iterations_for(opts.iterations.seconds, last, opts.max_iterations) : 0;
             else if (!opts.iterations.adaptive)
                 c.target = opts.iterations.count;
+            c.target = team().leader(c.target);  // rank 0's warm-up decides for every rank
+        } catch (const sys::mpi::Lost&) {
+            throw;
         } catch (const Interrupted& e) {
             fail(c, e);
             break;
@@ -193,6 +209,13 @@ double done_share(const CaseState& c, const RunOptions& opts) {
     return std::min(0.99, std::max(by_budget, n / static_cast<double>(opts.max_iterations)));
 }
 
+// Whether a stop was asked for here or, under MPI, on any rank (which then stops this one too).
+bool stop_agreed() {
+    if (!team().any(interrupt::requested())) return false;
+    interrupt::request(SIGTERM);
+    return true;
+}
+
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
 // that drift of a shared machine falls on every case alike.
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress) {
@@ -203,7 +226,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
     std::vector<double> share(cases.size());
     double done = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) done += share[i] = done_share(cases[i], opts);
-    for (std::uint64_t round = 0; !interrupt::requested(); ++round) {
+    for (std::uint64_t round = 0; !stop_agreed(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
             if (!cases[i].done) order.push_back(i);
@@ -220,12 +243,14 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 c.spent_s += static_cast<double>(clock.now_ns() - t0) * 1e-9;
                 // A time target without a warm-up: the first measured run tells.
                 if (opts.iterations.seconds > 0 && c.target == 0)
-                    c.target = iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations);
-                if (enough(c, opts)) {
+                    c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));
+                if (team().leader(enough(c, opts))) {  // rank 0 holds every rank's samples
                     c.done = true;
                     c.r.precision_met = opts.iterations.adaptive && c.spent_s < opts.budget_s &&
                                         c.r.samples.size() < opts.max_iterations;
                 }
+            } catch (const sys::mpi::Lost&) {
+                throw;
             } catch (const Interrupted& e) {
                 fail(c, e);
                 break;

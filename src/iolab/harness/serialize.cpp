@@ -26,6 +26,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     sample_fields(s, [&](const char* key, const auto& v, bool) { j[key] = v; });
     if (s.resident >= 0) j["resident"] = s.resident;
     if (!s.job_s.empty()) j["job_s"] = s.job_s;
+    if (!s.rank_s.empty()) j["rank_s"] = s.rank_s;
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -35,6 +36,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
     });
     s.resident = j.value("resident", -1.0);
     s.job_s = j.value("job_s", std::vector<double>{});
+    s.rank_s = j.value("rank_s", std::vector<double>{});
 }
 
 void to_json(nlohmann::json& j, const Summary& s) {

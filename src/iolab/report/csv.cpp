@@ -1,8 +1,10 @@
 // The CSV exporter: one row per case (RFC 4180 quoting), a column for every case parameter, so
-// no two different cases share a row.
+// no two different cases share a row. Under MPI each case's row (all ranks: rank empty) is
+// followed by one row per rank, from that rank's own times (rank and host set).
 #include <fmt/format.h>
 
 #include "iolab/report/exporter.hpp"
+#include "iolab/report/table.hpp"
 
 namespace iolab {
 
@@ -25,19 +27,30 @@ std::string to_csv(const Report& report) {
     for (const CaseParam& p : case_params()) out += fmt::format(",{}", p.key);
     out +=
         ",status,verified,verification,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
-        "throughput_mib_s,syscalls_per_mib,cpu_fraction,reason\n";
+        "throughput_mib_s,syscalls_per_mib,cpu_fraction,reason";
+    const bool mpi = !report.environment.hosts.empty();
+    if (mpi) out += ",rank,host";
+    out += "\n";
     for (const auto& c : report.cases) {
-        out += fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
+        std::string lead = fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
         for (const CaseParam& p : case_params()) {
-            out += ',';
-            if (p.has(c.spec)) out += quote(p.get(c.spec));
+            lead += ',';
+            if (p.has(c.spec)) lead += quote(p.get(c.spec));
         }
+        const auto row = [&](const Summary& st, double mib_s, const std::string& cpm, const std::string& cpu,
+                             const std::string& rank, const std::string& host) {
+            out += lead + fmt::format(",{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{}",
+                                      to_string(c.status), c.verified ? "true" : "false",
+                                      quote(std::string(to_string(c.checked))), st.n, st.median, st.mean, st.stddev,
+                                      st.ci_low, st.ci_high, st.min, st.max, mib_s, cpm, cpu, quote(c.reason));
+            if (mpi) out += fmt::format(",{},{}", rank, quote(host));
+            out += "\n";
+        };
         const double cpm = calls_per_mib(c);
-        out += fmt::format(",{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{:.4g},{}\n",
-                           to_string(c.status), c.verified ? "true" : "false", quote(std::string(to_string(c.checked))),
-                           c.stats.n, c.stats.median, c.stats.mean, c.stats.stddev, c.stats.ci_low, c.stats.ci_high,
-                           c.stats.min, c.stats.max, c.throughput_mib_s,
-                           cpm < 0 ? std::string() : fmt::format("{:.6g}", cpm), cpu_fraction(c), quote(c.reason));
+        row(c.stats, c.throughput_mib_s, cpm < 0 ? std::string() : fmt::format("{:.6g}", cpm),
+            fmt::format("{:.4g}", cpu_fraction(c)), "", "");
+        for (const RankFigures& f : rank_figures(c, report.environment.hosts))
+            row(f.stats, f.throughput_mib_s, "", "", std::to_string(f.rank), f.host);
     }
     return out;
 }

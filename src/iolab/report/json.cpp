@@ -4,6 +4,7 @@
 
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/report/table.hpp"
 
 namespace iolab {
 
@@ -12,7 +13,7 @@ namespace {
 constexpr std::size_t kMaxSavedSpans = 50000;
 
 nlohmann::json environment_json(const Environment& e) {
-    return {{"iolab_version", e.iolab_version},
+    nlohmann::json j{{"iolab_version", e.iolab_version},
             {"commit", e.commit},
             {"compiler", e.compiler},
             {"build_type", e.build_type},
@@ -27,9 +28,15 @@ nlohmann::json environment_json(const Environment& e) {
             {"device_model", e.device_model},
             {"rotational", e.rotational < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.rotational == 1)},
             {"date", e.date}};
+    if (!e.hosts.empty()) {
+        j["ranks"] = nlohmann::json::array();
+        for (std::size_t r = 0; r < e.hosts.size(); ++r) j["ranks"].push_back({{"rank", r}, {"host", e.hosts[r]}});
+        j["rank_shift"] = e.rank_shift;
+    }
+    return j;
 }
 
-nlohmann::json case_json(const CaseResult& c) {
+nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& hosts) {
     nlohmann::json stats = c.stats;
     stats["throughput_mib_s"] = c.throughput_mib_s;
     nlohmann::json j{{"strategy", c.name()},
@@ -48,6 +55,14 @@ nlohmann::json case_json(const CaseResult& c) {
                      {"stats", stats},
                      {"warnings", c.warnings}};
     if (c.status != Status::ok) j["reason"] = c.reason;
+    if (const auto ranks = rank_figures(c, hosts); !ranks.empty()) {
+        j["ranks"] = nlohmann::json::array();
+        for (const RankFigures& f : ranks)
+            j["ranks"].push_back({{"rank", f.rank},
+                                  {"host", f.host},
+                                  {"median_s", f.stats.median},
+                                  {"throughput_mib_s", f.throughput_mib_s}});
+    }
     if (c.timeline) {
         const auto o = c.timeline->overlap();
         j["timeline"] = {{"span_s", o.span_s},
@@ -116,7 +131,7 @@ nlohmann::json finding_json(const FindingResult& f) {
 
 nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();
-    for (const auto& c : r.cases) cases.push_back(case_json(c));
+    for (const auto& c : r.cases) cases.push_back(case_json(c, r.environment.hosts));
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : r.groups)
         groups.push_back({{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}});

@@ -43,6 +43,8 @@ std::string to_markdown(const Report& report) {
         out += markdown_table(t);
         for (const auto& n : t.notes) out += fmt::format("\n{}\n", markdown_escape(n));
     }
+    if (const Table rt = rank_table(report); !rt.rows.empty())
+        out += fmt::format("\n### {}\n\n", markdown_escape(rt.title)) + markdown_table(rt);
     if (!report.findings.empty()) {
         const Table ft = findings_table(report);
         out += "\n### Findings\n\n" + markdown_table(ft);

@@ -18,6 +18,9 @@ namespace iolab {
 
 namespace {
 
+// The most ranks a result file may name (a large cluster's worth).
+constexpr std::size_t kMaxRanks = 1u << 20;
+
 // Result files written before the tools were named by what they do still read.
 std::string_view legacy_name(std::string_view name) {
     static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {{"external.dd", "read.dd"},
@@ -225,6 +228,18 @@ Report read_report_json(std::string_view text, const std::string& origin) {
         e.memory_bytes = count("memory_bytes");
         if (const auto rot = env->find("rotational"); rot != env->end() && rot->is_boolean())
             e.rotational = rot->get<bool>() ? 1 : 0;
+        if (const auto ranks = env->find("ranks"); ranks != env->end() && !ranks->is_null()) {
+            if (!ranks->is_array() || ranks->size() > kMaxRanks)
+                throw ResultFormatError(
+                    fmt::format("{}: environment.ranks is not a list of at most {} ranks", origin, kMaxRanks));
+            for (std::size_t i = 0; i < ranks->size(); ++i) {
+                const auto& rk = (*ranks)[i];
+                if (!rk.is_object() || rk.value("rank", json(nullptr)) != json(i))
+                    throw ResultFormatError(fmt::format("{}: environment.ranks[{}] is not rank {}", origin, i, i));
+                e.hosts.push_back(one_line(str(rk, "host")));
+            }
+            e.rank_shift = static_cast<unsigned>(std::min<std::uint64_t>(count("rank_shift"), kMaxRanks));
+        }
     }
     r.options = read_options(j.value("options", json::object()), origin);
     if (const auto groups = j.find("groups"); groups != j.end() && groups->is_array())

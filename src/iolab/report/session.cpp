@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -50,6 +52,13 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     report.description = settings.description;
     if (!suite.groups.empty()) report.options = suite.groups.front().options;
     report.environment = collect_environment(scratch.path());
+    // Under MPI: every rank's host, and every rank's folder (for reads shifted to another rank).
+    Team& tm = team();
+    if (tm.mpi()) {
+        report.environment.hosts = tm.hosts();
+        report.environment.rank_shift = tm.shift() % static_cast<unsigned>(tm.size());
+        tm.share_scratch(scratch.name());
+    }
 
     std::vector<std::vector<CaseSpec>> plan;
     std::size_t total = 0;
@@ -78,8 +87,10 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         };
         auto results = group.options.forks > 0 ? run_group_forked(cases, group.options, scratch, progress)
                                                : run_group(cases, group.options, scratch, system_clock(), progress);
-        // A stop request ends the run at this safe point; the group it cut short is dropped.
-        if (interrupt::requested()) {
+        // A stop request ends the run at this safe point; the group it cut short is dropped. Under
+        // MPI a stop on any rank is a stop on all.
+        if (tm.any(interrupt::requested())) {
+            interrupt::request(SIGTERM);
             report.partial = true;
             break;
         }

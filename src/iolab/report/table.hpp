@@ -42,6 +42,19 @@ struct Table {
     std::string limit_label;
 };
 
+// Under MPI: one rank's part of a case, from its own times (Sample::rank_s; each rank moved an
+// equal share of the bytes).
+struct RankFigures {
+    std::size_t rank = 0;
+    std::string host;
+    Summary stats;  // of the rank's own times, scaled as the case's
+    double throughput_mib_s = 0;
+};
+// Empty unless every sample of the case has one time per rank.
+std::vector<RankFigures> rank_figures(const CaseResult& c, const std::vector<std::string>& hosts);
+// Every measured case's ranks, one row each (no rows outside MPI).
+Table rank_table(const Report& report);
+
 // A ranked table per group and family.
 std::vector<Table> ranked_tables(const Report& report);
 // The findings: verdict, measured ratio and interval, threshold, claim.

@@ -79,6 +79,10 @@ std::string render_terminal(const Report& report, bool colour) {
         out += text_table(t, colour);
         for (const auto& n : t.notes) out += n + "\n";
     }
+    if (const Table rt = rank_table(report); !rt.rows.empty()) {
+        out += fmt::format("\n{}\n", paint(rt.title, "1", colour));
+        out += text_table(rt, colour);
+    }
     if (!report.findings.empty()) {
         out += fmt::format("\n{}\n", paint("findings", "1", colour));
         const Table ft = findings_table(report);

@@ -1,0 +1,168 @@
+// MPI through nonblocking collectives, each waited for with a deadline (mpi.hpp).
+#include "iolab/sys/mpi.hpp"
+
+// The C bindings only (Open MPI and MPICH otherwise pull in their deprecated C++ ones).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace iolab::sys::mpi {
+
+namespace {
+
+void check(int rc, const char* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    throw std::runtime_error(fmt::format("MPI {} failed: {}", what, std::string(text, static_cast<std::size_t>(len))));
+}
+
+// Waits for a nonblocking collective: a few thousand tests at once (a barrier that every rank
+// reaches together is released without a sleep), then a test every 50 us, until the deadline.
+void wait(MPI_Request& req, double timeout_s, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (long polls = 0;; ++polls) {
+        int done = 0;
+        check(MPI_Test(&req, &done, MPI_STATUS_IGNORE), what);
+        if (done) return;
+        if (polls < 2000) continue;
+        if (std::chrono::steady_clock::now() > deadline)
+            throw Lost(fmt::format("rank {} on {}: no answer from every rank within {} s ({})", rank(), host(),
+                                   timeout_s, what));
+        const timespec pause{0, 50'000};
+        ::nanosleep(&pause, nullptr);
+    }
+}
+
+int as_int(std::size_t n) {
+    if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("MPI message too large");
+    return static_cast<int>(n);
+}
+
+}  // namespace
+
+bool built() { return true; }
+
+void init() {
+    if (initialized()) return;
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init");
+    // Errors come back as codes (check() turns them into exceptions), not as an abort inside MPI.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+bool initialized() {
+    int on = 0, off = 0;
+    MPI_Initialized(&on);
+    MPI_Finalized(&off);
+    return on && !off;
+}
+
+void finalize() {
+    if (initialized()) MPI_Finalize();
+}
+
+void abort(int code) {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+}
+
+int rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+int size() {
+    int n = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+std::string host() {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    return std::string(name, static_cast<std::size_t>(len));
+}
+
+void barrier(double timeout_s) {
+    MPI_Request req;
+    check(MPI_Ibarrier(MPI_COMM_WORLD, &req), "barrier");
+    wait(req, timeout_s, "barrier");
+}
+
+std::uint64_t broadcast(std::uint64_t v, int root, double timeout_s) {
+    MPI_Request req;
+    check(MPI_Ibcast(&v, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &req), "broadcast");
+    wait(req, timeout_s, "broadcast");
+    return v;
+}
+
+std::string broadcast(const std::string& s, int root, double timeout_s) {
+    const auto n = broadcast(s.size(), root, timeout_s);
+    std::string out = rank() == root ? s : std::string(n, '\0');
+    if (n == 0) return out;
+    MPI_Request req;
+    check(MPI_Ibcast(out.data(), as_int(n), MPI_CHAR, root, MPI_COMM_WORLD, &req), "broadcast");
+    wait(req, timeout_s, "broadcast");
+    return out;
+}
+
+namespace {
+std::uint64_t reduce(std::uint64_t v, MPI_Op op, double timeout_s) {
+    std::uint64_t out = 0;
+    MPI_Request req;
+    check(MPI_Iallreduce(&v, &out, 1, MPI_UINT64_T, op, MPI_COMM_WORLD, &req), "reduce");
+    wait(req, timeout_s, "reduce");
+    return out;
+}
+
+// Every rank's text: the lengths first, then the bytes, at root (gather) or everywhere.
+std::vector<std::string> collect(const std::string& s, bool everywhere, double timeout_s) {
+    const int n = size(), me = rank();
+    const int len = as_int(s.size());
+    std::vector<int> lens(static_cast<std::size_t>(n));
+    MPI_Request req;
+    if (everywhere)
+        check(MPI_Iallgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD, &req), "gather");
+    else
+        check(MPI_Igather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD, &req), "gather");
+    wait(req, timeout_s, "gather");
+    std::vector<int> offsets(static_cast<std::size_t>(n));
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < lens.size(); ++i) {
+        offsets[i] = as_int(total);
+        total += static_cast<std::size_t>(lens[i]);
+    }
+    std::string all(total, '\0');
+    if (everywhere)
+        check(MPI_Iallgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR,
+                              MPI_COMM_WORLD, &req),
+              "gather");
+    else
+        check(MPI_Igatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
+                           MPI_COMM_WORLD, &req),
+              "gather");
+    wait(req, timeout_s, "gather");
+    std::vector<std::string> out;
+    if (!everywhere && me != 0) return out;
+    for (std::size_t i = 0; i < lens.size(); ++i)
+        out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lens[i])));
+    return out;
+}
+}  // namespace
+
+std::uint64_t max(std::uint64_t v, double timeout_s) { return reduce(v, MPI_MAX, timeout_s); }
+std::uint64_t min(std::uint64_t v, double timeout_s) { return reduce(v, MPI_MIN, timeout_s); }
+std::vector<std::string> gather(const std::string& s, double timeout_s) { return collect(s, false, timeout_s); }
+std::vector<std::string> all_gather(const std::string& s, double timeout_s) { return collect(s, true, timeout_s); }
+
+}  // namespace iolab::sys::mpi
