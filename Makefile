@@ -8,8 +8,8 @@ FUZZ_TARGETS := units chain suite cli result_json exec
 # make test fuzzes each target this long; make fuzz longer (6 targets x 100 s = 10 minutes).
 FUZZ_SECONDS ?= 30
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
-# forks, the throttle shared by threads, several jobs at once): run again under ThreadSanitizer.
-THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt|Jobs
+# forks, the throttle shared by threads, several jobs at once, ranks): run again under ThreadSanitizer.
+THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt|Jobs|Team
 
 .PHONY: all deps build run test fuzz fuzz-build fuzz-run clean
 all: build

@@ -59,8 +59,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
 std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
     for (const auto& g : suite.groups) {
         if (g.options.forks > 0) return "--forks runs cases in child processes, which are not ranks of the MPI job";
-        if (g.options.stonewall)
-            return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
+        if (g.options.stonewall) return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
     }
     if (!a.input.empty()) return "--input is one host's file; under MPI each rank makes its own input";
     return {};
@@ -71,15 +70,15 @@ std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
 // rank of the job is ended.
 class MpiRank {
 public:
-    MpiRank(const RunArgs& a, const Suite& suite) {
+    MpiRank(const RunArgs& a, const Suite& suite, bool start) {
         if (!a.mpi) {
             if (a.given_mpi_options())
                 throw InputError("--mpi-timeout and --rank-shift are for a run under MPI: add --mpi");
             return;
         }
-        if (const std::string why = mpi_refusal(a, suite); !why.empty())
-            throw InputError("--mpi: " + why);
+        if (const std::string why = mpi_refusal(a, suite); !why.empty()) throw InputError("--mpi: " + why);
         timeout_s_ = parse_budget(a.mpi_timeout, "--mpi-timeout");
+        if (!start) return;
         if (!sys::mpi::built())
             throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
         sys::mpi::init();
@@ -105,26 +104,38 @@ private:
 int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);
     apply_overrides(a, suite);
-    if (ctx.mode != Mode::normal && a.mpi) return ctx.mode == Mode::validate ? 0 : 2;
-    MpiRank mpi(a, suite);
+    // Fuzz targets check an --mpi run's arguments, and never start MPI.
+    MpiRank mpi(a, suite, ctx.mode == Mode::normal);
+    if (a.mpi && ctx.mode == Mode::small) return 0;
+    if (!mpi.active()) return run_suite_in(ctx, a, std::move(suite), true);
     try {
         return run_suite_in(ctx, a, std::move(suite), mpi.reports());
-    } catch (const sys::mpi::Lost& e) {
-        // The ranks are out of step for good: this rank's scratch folder is gone (unwound); end
-        // every rank of the job.
-        fmt::print(stderr, "iolab: {}; ending every rank (raise --mpi-timeout if a rank needs longer)\n",
-                   one_line(e.what()));
+    } catch (const std::exception& e) {
+        // Under MPI an error that escaped every agreement leaves the other ranks waiting for this
+        // one (a rank gone or hung past --mpi-timeout does the same to this one): this rank's
+        // scratch folder is gone (unwound), so end every rank of the job now, saying why.
+        const bool lost = dynamic_cast<const sys::mpi::Lost*>(&e) != nullptr;
+        fmt::print(stderr, "iolab: {}{}; ending every rank{}\n",
+                   lost ? "" : fmt::format("rank {} on {}: ", team().rank(), sys::mpi::host()), one_line(e.what()),
+                   lost ? " (raise --mpi-timeout if a rank needs longer)" : "");
         std::fflush(stderr);
-        sys::mpi::abort(1);
+        sys::mpi::abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
     }
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
-    // Every rank checks; one rank's refusal is every rank's.
+    const auto check = [&] { return check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir); };
     std::string dir;
-    raise(team().agree(outcome_of([&] {
-        dir = check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir);
-    })));
+    if (!team().mpi()) {
+        dir = check();
+    } else {
+        // Every rank checks; one rank's refusal is every rank's.
+        const Outcome o = team().agree(outcome_of([&] { dir = check(); }));
+        if (!o.ok()) {
+            if (reports) fmt::print(stderr, "iolab: {}\n", one_line(o.why));
+            return 2;  // on every rank, which all end normally
+        }
+    }
     if (ctx.mode == Mode::validate) return 0;
     if (ctx.mode == Mode::small) {
         if (!small_enough(suite)) return 0;
@@ -170,7 +181,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     const Report report = run_session(suite, settings, &kept);
     if (progress) fmt::print(stderr, "\r\x1b[K");
 
-    if (!reports) return report.any_failed() ? 1 : (interrupt::signal_received() ? 128 + interrupt::signal_received() : 0);
+    if (!reports)
+        return report.any_failed() ? 1 : (interrupt::signal_received() ? 128 + interrupt::signal_received() : 0);
     if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour_on_stdout()));
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.

@@ -140,12 +140,14 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_flag("--mpi", a.mpi,
                   "Run as one rank of an MPI job (mpirun -np N iolab run --mpi ...): every rank runs the plan at "
                   "once, rank 0 writes the report (docs/parallel.md)");
-    a.options["mpi_timeout"].push_back(cmd->add_option("--mpi-timeout", a.mpi_timeout,
-                    "With --mpi: the longest a rank waits for the others at any point before the job is ended "
-                    "(default 600s)"));
-    a.options["rank_shift"].push_back(cmd->add_option("--rank-shift", a.rank_shift,
-                    "With --mpi: rank R reads and copies the input made by rank R+N (IOR's -C), so that no host "
-                    "reads from its own page cache what it wrote"));
+    a.options["mpi_timeout"].push_back(
+        cmd->add_option("--mpi-timeout", a.mpi_timeout,
+                        "With --mpi: the longest a rank waits for the others at any point before the job is ended "
+                        "(default 600s)"));
+    a.options["rank_shift"].push_back(
+        cmd->add_option("--rank-shift", a.rank_shift,
+                        "With --mpi: rank R reads and copies the input made by rank R+N (IOR's -C), so that no host "
+                        "reads from its own page cache what it wrote"));
 }
 
 }  // namespace iolab::cli

@@ -66,7 +66,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run -s write.chain --chain 'buffer:4G>file'", "over the limit of 1G"},
         BadInput{"run -s write.chain --record 1M --count 16 --chain 'buffer:1G>file' --jobs 16", "in memory"},
         BadInput{"run -s read.chunk --input /etc/hostname --cache cold --jobs 2", "only the first would start cold"},
-        BadInput{"run -s read.chunk --size 64K --html /nonexistent-iolab/r.html", "does not exist"}));
+        BadInput{"run -s read.chunk --size 64K --html /nonexistent-iolab/r.html", "does not exist"},
+        BadInput{"run -s read.chunk --jobs 2 --shared-file --stonewall", "--stonewall"},
+        BadInput{"run -s read.chunk --input /etc/hostname --shared-file", "--input"},
+        BadInput{"run -s read.chunk --rank-shift 1", "add --mpi"},
+        BadInput{"run -s read.chunk --mpi-timeout 5s", "add --mpi"},
+        BadInput{"run -s read.chunk --mpi --forks 2", "--forks"},
+        BadInput{"run -s read.chunk --mpi --jobs 2 --stonewall", "--stonewall"},
+        BadInput{"run -s read.chunk --mpi --input /etc/hostname", "--input"},
+        BadInput{"run -s read.chunk --mpi --mpi-timeout soon", "'soon'"},
+        BadInput{"run -s read.chunk --mpi --rank-shift -1", "--rank-shift"}));
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {
     const auto names = run_cli("list --names");

@@ -38,7 +38,7 @@ private:
     std::string path_;
     std::string base_;         // "/proc/self/fd/N", or path_ where /proc is not mounted
     std::string parent_base_;  // the same for the parent
-    std::string name_;  // iolab.XXXXXX
+    std::string name_;         // iolab.XXXXXX
     int parent_fd_ = -1;
     int dir_fd_ = -1;
     int lock_fd_ = -1;  // the flock'ed "lock" file inside: held while the folder is in use

@@ -154,15 +154,10 @@ std::string rank_report(const Sample& smp, Checked checked) {
 
 void raise(const Outcome& o) {
     switch (o.kind) {
-        case Outcome::Kind::ok:
-            return;
-        case Outcome::Kind::skipped:
-            throw CannotRun(o.why);
-        case Outcome::Kind::interrupted:
-            interrupt::request(SIGTERM);
-            throw Interrupted(o.why);
-        case Outcome::Kind::failed:
-            throw VerificationFailed(o.why);
+        case Outcome::Kind::ok: return;
+        case Outcome::Kind::skipped: throw CannotRun(o.why);
+        case Outcome::Kind::interrupted: interrupt::request(SIGTERM); throw Interrupted(o.why);
+        case Outcome::Kind::failed: throw VerificationFailed(o.why);
     }
 }
 
@@ -281,8 +276,8 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
                 // took in (reads) or its output holds (writes, copies), checked by count only.
                 const std::uint64_t done = w.family == Family::read ? sinks[i]->bytes() : output_bytes(jobs[i].dst);
                 if (done > w.bytes())
-                    throw VerificationFailed(fmt::format("job {} of {}: stopped after {} bytes, more than the {} asked for",
-                                                         i + 1, n, done, w.bytes()));
+                    throw VerificationFailed(fmt::format(
+                        "job {} of {}: stopped after {} bytes, more than the {} asked for", i + 1, n, done, w.bytes()));
                 smp.bytes += done;
                 if (checked == Checked::content) checked = Checked::byte_count;
                 continue;

@@ -3,8 +3,8 @@
 // faults and system calls around it, the cache state before it and the verification after it.
 #include <stdexcept>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "iolab/harness/clock.hpp"
 #include "iolab/harness/fixture.hpp"

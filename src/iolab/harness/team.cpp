@@ -34,7 +34,8 @@ Outcome MpiTeam::agree(const Outcome& mine) {
     const std::uint64_t first = sys::mpi::min(mine.ok() ? UINT64_MAX : static_cast<std::uint64_t>(rank_), timeout_s_);
     if (first == UINT64_MAX) return {};
     const int from = static_cast<int>(first);
-    const auto kind = static_cast<Outcome::Kind>(sys::mpi::broadcast(static_cast<std::uint64_t>(mine.kind), from, timeout_s_));
+    const auto kind =
+        static_cast<Outcome::Kind>(sys::mpi::broadcast(static_cast<std::uint64_t>(mine.kind), from, timeout_s_));
     const std::string why = sys::mpi::broadcast(mine.why, from, timeout_s_);
     return {kind, fmt::format("rank {} on {}: {}", from, hosts_.at(static_cast<std::size_t>(from)), why)};
 }

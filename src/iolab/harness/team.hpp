@@ -31,7 +31,9 @@ public:
     // so that no host reads what its own page cache holds from writing it. 0: its own.
     virtual unsigned shift() const { return 0; }
     // The rank whose input this rank reads.
-    int source_rank() const { return static_cast<int>((static_cast<unsigned>(rank()) + shift()) % static_cast<unsigned>(size())); }
+    int source_rank() const {
+        return static_cast<int>((static_cast<unsigned>(rank()) + shift()) % static_cast<unsigned>(size()));
+    }
     // Each rank's scratch folder name (inside the shared --dir), by rank; set by share_scratch.
     virtual const std::vector<std::string>& scratch_names() const { return scratch_; }
     virtual void share_scratch(const std::string& mine) { scratch_ = {mine}; }

@@ -32,7 +32,8 @@ std::string to_csv(const Report& report) {
     if (mpi) out += ",rank,host";
     out += "\n";
     for (const auto& c : report.cases) {
-        std::string lead = fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
+        std::string lead =
+            fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
         for (const CaseParam& p : case_params()) {
             lead += ',';
             if (p.has(c.spec)) lead += quote(p.get(c.spec));

@@ -14,20 +14,20 @@ constexpr std::size_t kMaxSavedSpans = 50000;
 
 nlohmann::json environment_json(const Environment& e) {
     nlohmann::json j{{"iolab_version", e.iolab_version},
-            {"commit", e.commit},
-            {"compiler", e.compiler},
-            {"build_type", e.build_type},
-            {"kernel", e.kernel},
-            {"cpu_model", e.cpu_model},
-            {"cpus", e.cpus},
-            {"memory_bytes", e.memory_bytes},
-            {"scratch_dir", e.scratch_dir},
-            {"filesystem", e.fs_type},
-            {"mount_options", e.mount_options},
-            {"device", e.device},
-            {"device_model", e.device_model},
-            {"rotational", e.rotational < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.rotational == 1)},
-            {"date", e.date}};
+                     {"commit", e.commit},
+                     {"compiler", e.compiler},
+                     {"build_type", e.build_type},
+                     {"kernel", e.kernel},
+                     {"cpu_model", e.cpu_model},
+                     {"cpus", e.cpus},
+                     {"memory_bytes", e.memory_bytes},
+                     {"scratch_dir", e.scratch_dir},
+                     {"filesystem", e.fs_type},
+                     {"mount_options", e.mount_options},
+                     {"device", e.device},
+                     {"device_model", e.device_model},
+                     {"rotational", e.rotational < 0 ? nlohmann::json(nullptr) : nlohmann::json(e.rotational == 1)},
+                     {"date", e.date}};
     if (!e.hosts.empty()) {
         j["ranks"] = nlohmann::json::array();
         for (std::size_t r = 0; r < e.hosts.size(); ++r) j["ranks"].push_back({{"rank", r}, {"host", e.hosts[r]}});

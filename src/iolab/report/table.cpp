@@ -36,8 +36,7 @@ std::vector<RankFigures> rank_figures(const CaseResult& c, const std::vector<std
         }
         RankFigures f{r, hosts[r], summarize(times), 0};
         const double per_sample = bytes / static_cast<double>(c.samples.size());
-        if (f.stats.median > 0)
-            f.throughput_mib_s = per_sample * c.spec.scale() / f.stats.median / (1024.0 * 1024.0);
+        if (f.stats.median > 0) f.throughput_mib_s = per_sample * c.spec.scale() / f.stats.median / (1024.0 * 1024.0);
         out.push_back(std::move(f));
     }
     return out;
@@ -45,9 +44,10 @@ std::vector<RankFigures> rank_figures(const CaseResult& c, const std::vector<std
 
 Table rank_table(const Report& report) {
     Table t;
-    t.title = fmt::format("per rank ({} ranks; each moves 1/{} of a case's bytes, timed from its first job's start "
-                          "to its last job's end)",
-                          report.environment.hosts.size(), report.environment.hosts.size());
+    t.title = fmt::format(
+        "per rank ({} ranks; each moves 1/{} of a case's bytes, timed from its first job's start "
+        "to its last job's end)",
+        report.environment.hosts.size(), report.environment.hosts.size());
     t.columns = {{"case", true}, {"rank"}, {"host", true}, {"median"}, {"MiB/s"}, {"±95%"}, {"vs fastest"}};
     for (const CaseResult& c : report.cases) {
         const auto ranks = rank_figures(c, report.environment.hosts);

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# iolab in a real MPI job: mpirun -np 2 on this host (as root too, with Open MPI's allow-run-as-root
+# settings). Two ranks write one report with a row per rank; a fault on one rank fails the case on
+# both and names the rank; a rank that hangs ends the job within --mpi-timeout; reads shift to
+# the other rank's input; --mpi without mpirun is a job of one rank.
+# Usage: run.sh IOLAB FAULT_RANK_IOLAB. Exit 77 (skipped) where mpirun is missing.
+set -uo pipefail
+iolab=$1 faulty=$2
+command -v mpirun >/dev/null || { echo "skipped: mpirun is not installed (Debian's openmpi-bin)"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's own allocations are not iolab's leaks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/scratch"
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+# Every job ends within 240 s or is killed: a hang is a failure (status 124), never a stuck test.
+mpi() { timeout -k 10 240 mpirun -np 2 --oversubscribe "$@"; }
+leftovers() { find "$work/scratch" -mindepth 1 -maxdepth 1 | wc -l; }
+
+# 1. Two ranks, one report.
+mpi "$iolab" run -s read.chunk,write.record-syscall,copy.chunk --size 1M --buffer 64K --record 4K \
+  --iterations 3 --mpi --dir "$work/scratch" --json "$work/r.json" --csv "$work/r.csv" --markdown "$work/r.md" \
+  >"$work/out1" 2>"$work/err1"
+rc=$?
+[ $rc -eq 0 ] || fail "two ranks: status $rc: $(tail -5 "$work/err1")"
+python3 - "$work/r.json" "$work/r.csv" "$work/r.md" "$work/out1" <<'PY' || fail "two ranks: the report"
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+ranks = r["environment"]["ranks"]
+assert [x["rank"] for x in ranks] == [0, 1], ranks
+assert len(r["cases"]) == 3, len(r["cases"])
+for c in r["cases"]:
+    assert c["status"] == "ok" and c["verified"], (c["label"], c.get("reason"))
+    one = int(c["params"]["size"].rstrip("M")) << 20 if c["family"] != "write" else None
+    for s in c["samples"]:
+        assert len(s["rank_s"]) == 2, s
+        assert all(0 < t <= s["wall_s"] for t in s["rank_s"]), s
+        if one is not None:
+            assert s["bytes"] == 2 * one, (s["bytes"], one)
+    assert [x["rank"] for x in c["ranks"]] == [0, 1], c["ranks"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert [row["rank"] for row in rows] == ["", "0", "1"] * 3, [row["rank"] for row in rows]
+assert "per rank (2 ranks" in open(sys.argv[3]).read()
+out = open(sys.argv[4]).read()
+assert out.count("per rank (2 ranks") == 1, "the terminal report is printed by rank 0 only"
+PY
+[ "$(leftovers)" -eq 0 ] || fail "two ranks: scratch folders left: $(ls "$work/scratch")"
+
+# 2. A fault on rank 1 fails every case on both ranks, naming rank 1.
+FAULT_RANK_PLAN=1:eio mpi "$faulty" run -s write.record-syscall,write.record-buffered --record 4K --count 64 \
+  --iterations 3 --mpi --dir "$work/scratch" --json "$work/f.json" >"$work/out2" 2>"$work/err2"
+rc=$?
+[ $rc -eq 1 ] || fail "fault on rank 1: status $rc, expected 1: $(tail -5 "$work/err2")"
+python3 - "$work/f.json" <<'PY' || fail "fault on rank 1: the report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["cases"]) == 2
+for c in r["cases"]:
+    assert c["status"] == "failed", c
+    assert c["reason"].startswith("rank 1 on "), c["reason"]
+    assert "Input/output error" in c["reason"], c["reason"]
+PY
+[ "$(leftovers)" -eq 0 ] || fail "fault on rank 1: scratch folders left: $(ls "$work/scratch")"
+
+# 3. A rank that hangs ends the job at --mpi-timeout, saying so; never a hang.
+FAULT_RANK_PLAN=1:hang mpi "$faulty" run -s write.record-syscall --record 4K --count 64 --iterations 3 --mpi \
+  --mpi-timeout 2s --dir "$work/scratch" >"$work/out3" 2>"$work/err3"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "hung rank: status $rc (124 or 137: the job did not end by itself)"
+grep -q "no answer from every rank within 2 s" "$work/err3" || fail "hung rank: no message: $(tail -5 "$work/err3")"
+# The hung rank is ended by mpirun's signals; a rank killed before it removes its folder leaves it
+# for 'iolab clean'.
+rm -rf "${work:?}/scratch/"*
+
+# 4. Reads shifted to the other rank's input, cold.
+mpi "$iolab" run -s read.chunk,copy.chunk --size 1M --iterations 3 --mpi --rank-shift 1 --cache cold \
+  --dir "$work/scratch" --json "$work/s.json" >"$work/out4" 2>"$work/err4"
+rc=$?
+[ $rc -eq 0 ] || fail "rank shift: status $rc: $(tail -5 "$work/err4")"
+python3 - "$work/s.json" <<'PY' || fail "rank shift: the report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["environment"]["rank_shift"] == 1
+assert all(c["status"] == "ok" and c["verified"] for c in r["cases"]), r["cases"]
+PY
+
+# 5. --mpi without mpirun: a job of one rank.
+"$iolab" run -s read.chunk --size 256K --iterations 3 --mpi --dir "$work/scratch" --json "$work/one.json" \
+  >"$work/out5" 2>"$work/err5"
+rc=$?
+[ $rc -eq 0 ] || fail "one rank: status $rc: $(tail -5 "$work/err5")"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert len(r['environment']['ranks']) == 1" \
+  "$work/one.json" || fail "one rank: the report"
+
+[ $failed -eq 0 ] && echo "MPI: all checks passed"
+exit $failed
