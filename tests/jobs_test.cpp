@@ -39,6 +39,13 @@ std::vector<CaseSpec> plan_of(const std::string& strategy, unsigned jobs) {
     return build_plan(req);
 }
 
+// A shared file of n parts, made here.
+InputPool::Shared parts_of(unsigned n) {
+    InputPool::Shared s;
+    s.parts = n;
+    return s;
+}
+
 RunOptions few_iterations() {
     RunOptions o;
     o.warmup = Amount{1, 0};
@@ -193,8 +200,8 @@ TEST(Jobs, ASharedInputIsOneFileOfUnlikeParts) {
     w.family = Family::read;
     w.size = 64 << 10;
     w.jobs = 3;
-    const auto in = pool.get_shared(w);
-    EXPECT_EQ(pool.get_shared(w).get(), in.get());
+    const auto in = pool.get_shared(w, parts_of(3));
+    EXPECT_EQ(pool.get_shared(w, parts_of(3)).get(), in.get());
     ASSERT_EQ(pool.files().size(), 1u);
     EXPECT_EQ(checksum_file(in->path).size, 3u * w.size);
     ASSERT_EQ(in->parts.size(), 3u);
@@ -205,6 +212,18 @@ TEST(Jobs, ASharedInputIsOneFileOfUnlikeParts) {
     }
     EXPECT_NE(in->parts[0].checksum, in->parts[1].checksum);
     EXPECT_NE(in->parts[1].checksum, in->parts[2].checksum);
+    // Another process beside this one (another rank) uses this file, and knows the digests of its
+    // own parts from the data alone.
+    ScratchDir other;
+    InputPool theirs(other);
+    const auto same = theirs.get_shared(w, {.parts = 3, .first = 1, .count = 2, .maker_folder = dir.name()});
+    EXPECT_EQ(checksum_file(same->path).checksum, checksum_file(in->path).checksum);
+    EXPECT_EQ(same->parts[0].size, 0u);  // not theirs: not computed
+    for (unsigned k : {1u, 2u}) {
+        EXPECT_EQ(same->parts[k].checksum, in->parts[k].checksum);
+        EXPECT_EQ(same->parts[k].fingerprint, in->parts[k].fingerprint);
+    }
+    EXPECT_TRUE(theirs.files().empty());  // not theirs to warm or to remove
 }
 
 // A job that works on another part than its own is caught: a read that reads part 0 for part 1,
@@ -219,7 +238,7 @@ TEST(Jobs, APartInTheWrongPlaceFailsItsVerification) {
                                                      : "copy.chunk";
         const auto specs = plan_of(name, 2);
         const Workload& w = specs[0].workload;
-        const auto input = pool.get_shared(w);
+        const auto input = pool.get_shared(w, parts_of(2));
         Fixture part0(w, dir, "shared", input, 0), part1(w, dir, "shared", input, 1);
         const Strategy& s = *specs[0].strategy;
         for (const bool wrong : {false, true}) {

@@ -86,7 +86,29 @@ assert r["environment"]["rank_shift"] == 1
 assert all(c["status"] == "ok" and c["verified"] for c in r["cases"]), r["cases"]
 PY
 
-# 5. --mpi without mpirun: a job of one rank.
+# 5. One file shared by every job of both ranks (IOR's segmented layout): rank R's job k on part
+# R x jobs + k of rank 0's files; every part verified, nothing left behind.
+mpi "$iolab" run -s read.chunk,write.record-syscall,copy.chunk,read.mmap-chunks --size 1M --record 4K --jobs 1,2 \
+  --shared-file --iterations 3 --mpi --dir "$work/scratch" --json "$work/sh.json" >"$work/out6" 2>"$work/err6"
+rc=$?
+[ $rc -eq 0 ] || fail "shared file: status $rc: $(tail -5 "$work/err6")"
+python3 - "$work/sh.json" <<'PY' || fail "shared file: the report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+cases = {c["label"]: c for c in r["cases"]}
+for label in ["read.chunk buffer=64K", "read.chunk buffer=64K jobs=2", "write.record-syscall record=4K",
+              "write.record-syscall record=4K jobs=2", "copy.chunk buffer=64K", "copy.chunk buffer=64K jobs=2"]:
+    c = cases[label]
+    assert c["status"] == "ok" and c["verified"], (label, c.get("reason"))
+    jobs = int(c["params"]["jobs"])
+    for s in c["samples"]:
+        assert s["bytes"] == 2 * jobs * (1 << 20), (label, s["bytes"])
+skipped = cases["read.mmap-chunks buffer=64K"]
+assert skipped["status"] == "skipped" and "whole files" in skipped["reason"], skipped
+PY
+[ "$(leftovers)" -eq 0 ] || fail "shared file: scratch folders left: $(ls "$work/scratch")"
+
+# 6. --mpi without mpirun: a job of one rank.
 "$iolab" run -s read.chunk --size 256K --iterations 3 --mpi --dir "$work/scratch" --json "$work/one.json" \
   >"$work/out5" 2>"$work/err5"
 rc=$?

@@ -34,25 +34,39 @@ FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::
     return d.digests();
 }
 
-std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
-                                         unsigned parts) {
-    const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+namespace {
+
+// Generates parts [0, last) of `size` bytes each in order, handing each block to `out` (when
+// set) and keeping the digests of parts [first, last).
+std::vector<FileDigest> generate_parts(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
+                                       unsigned last, const sys::Fd* out) {
     std::vector<std::byte> buf(1 << 20);
-    std::vector<FileDigest> out;
-    std::uint64_t off = 0;
-    for (unsigned k = 0; k < parts; ++k) {
+    std::vector<FileDigest> digests(parts);
+    for (unsigned k = out ? 0 : first; k < last; ++k) {
         ReferenceDigests d;
         for (std::uint64_t done = 0; done < size;) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - done));
-            fill(spec, off, std::span(buf.data(), n));
-            d.update(buf.data(), n);
-            sys::write_all(fd, buf.data(), n);
+            fill(spec, k * size + done, std::span(buf.data(), n));
+            if (k >= first) d.update(buf.data(), n);
+            if (out) sys::write_all(*out, buf.data(), n);
             done += n;
-            off += n;
         }
-        out.push_back(d.digests());
+        if (k >= first) digests[k] = d.digests();
     }
-    return out;
+    return digests;
+}
+
+}  // namespace
+
+std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
+                                         unsigned parts) {
+    const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    return generate_parts(spec, size, parts, 0, parts, &fd);
+}
+
+std::vector<FileDigest> parts_digests(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
+                                      unsigned count) {
+    return generate_parts(spec, size, parts, first, std::min(parts, first + count), nullptr);
 }
 
 namespace {
@@ -81,7 +95,8 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
 InputPool::~InputPool() {
     for (const auto& [key, in] : inputs_)
         if (in->owned) ::unlink(in->path.c_str());
-    for (const auto& [key, in] : shared_) ::unlink(in->path.c_str());
+    for (const auto& [key, in] : shared_)
+        if (in->owned) ::unlink(in->path.c_str());
 }
 
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
@@ -93,15 +108,22 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     return inputs_[key] = make_input(w, path);
 }
 
-std::shared_ptr<const Input> InputPool::get_shared(const Workload& w) {
+std::shared_ptr<const Input> InputPool::get_shared(const Workload& w, const Shared& layout) {
     if (w.family == Family::write || !w.input.empty()) return get(w);
-    const auto key = std::make_tuple(to_string(w.data), w.bytes(), w.jobs);
+    const auto key = std::make_tuple(to_string(w.data), w.bytes(), layout.parts);
     if (auto it = shared_.find(key); it != shared_.end()) return it->second;
     auto in = std::make_shared<Input>();
-    in->path = dir_.at(fmt::format("shared-{}.in", shared_.size()));
-    in->owned = true;
-    in->parts = write_parts_file(in->path, w.data, w.bytes(), w.jobs);
-    in->digest.size = w.all_bytes();
+    const std::string name = fmt::format("shared-{}.in", shared_.size());
+    if (layout.maker_folder.empty()) {
+        in->path = dir_.at(name);
+        in->owned = true;
+        in->parts = write_parts_file(in->path, w.data, w.bytes(), layout.parts);
+    } else {
+        in->path = dir_.sibling_at(layout.maker_folder, name);
+        in->parts =
+            parts_digests(w.data, w.bytes(), layout.parts, layout.first, layout.count ? layout.count : layout.parts);
+    }
+    in->digest.size = w.bytes() * layout.parts;
     return shared_[key] = std::move(in);
 }
 
@@ -109,7 +131,8 @@ std::vector<std::string> InputPool::files() const {
     std::vector<std::string> out;
     for (const auto& [key, in] : inputs_)
         if (!in->path.empty()) out.push_back(in->path);
-    for (const auto& [key, in] : shared_) out.push_back(in->path);
+    for (const auto& [key, in] : shared_)
+        if (in->owned) out.push_back(in->path);
     return out;
 }
 
@@ -136,7 +159,7 @@ const FileDigest& Fixture::expected() const {
 }
 
 Fixture::~Fixture() {
-    ::unlink(dst_.c_str());
+    if (makes_output_) ::unlink(dst_.c_str());
     if (input_.use_count() == 1 && input_->owned) ::unlink(input_->path.c_str());
 }
 
@@ -208,7 +231,7 @@ Verdict Fixture::verify(const Job& job) const {
 }
 
 void Fixture::remove_output() const {
-    if (::unlink(dst_.c_str()) != 0 && errno != ENOENT) throw IoError(errno, "remove", dst_);
+    if (makes_output_ && ::unlink(dst_.c_str()) != 0 && errno != ENOENT) throw IoError(errno, "remove", dst_);
 }
 
 }  // namespace iolab

@@ -50,10 +50,17 @@ public:
     // job: the job's own input file (jobs read and copy each their own); records and a user's
     // file are shared by every job.
     std::shared_ptr<const Input> get(const Workload& w, unsigned job = 0);
-    // One input for all of w.jobs (--shared-file): a file of w.jobs parts of w.bytes() each, the
-    // data running on from part to part so that no two parts are alike (reads, copies); the
-    // records, as get (writes).
-    std::shared_ptr<const Input> get_shared(const Workload& w);
+    // One input for every job (--shared-file): a file of `parts` parts of w.bytes() each, the data
+    // running on from part to part so that no two parts are alike (reads, copies); the records,
+    // as get (writes). Made here, unless maker_folder names the scratch folder beside this one
+    // whose process makes it (under MPI, rank 0's): then only the digests of parts [first,
+    // first + count) are computed, from the data alone.
+    struct Shared {
+        unsigned parts = 1;
+        unsigned first = 0, count = 0;  // count 0: every part
+        std::string maker_folder;
+    };
+    std::shared_ptr<const Input> get_shared(const Workload& w, const Shared& layout);
     // The input files (not records), for cache preparation.
     std::vector<std::string> files() const;
 
@@ -83,6 +90,14 @@ public:
     // Read the input from this path instead: another rank's copy of the same input (MPI's
     // --rank-shift), which holds the same bytes.
     void read_from(std::string path) { src_ = std::move(path); }
+    // Write the part into this output, which another process makes and removes (a file shared by
+    // every rank under MPI: rank 0's).
+    void write_into(std::string path) {
+        dst_ = std::move(path);
+        makes_output_ = false;
+    }
+    // Whether this fixture makes and removes its output (a shared one is made before the jobs run).
+    bool makes_output() const { return makes_output_; }
     const std::string& output_path() const { return dst_; }
     std::uint64_t reference() const { return input_->digest.checksum; }
 
@@ -102,6 +117,7 @@ private:
     std::function<FileDigest(const Job&)> decode_;
     bool checked_ = true;
     std::optional<unsigned> part_;
+    bool makes_output_ = true;
     const FileDigest& expected() const;
 };
 
@@ -110,5 +126,9 @@ FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::
 // Writes `parts` times `size` bytes of generated data; returns the digests of each part.
 std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
                                          unsigned parts);
+// The digests write_parts_file returns for parts [first, first + count), from the data alone
+// (the other parts' are left empty).
+std::vector<FileDigest> parts_digests(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
+                                      unsigned count);
 
 }  // namespace iolab

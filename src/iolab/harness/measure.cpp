@@ -199,7 +199,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             timeline->clear();
             jobs.front().timeline = timeline;
         }
-        if (jobs.front().length > 0 && w.family != Family::read)
+        if (jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output())
             sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
         for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));
     })));
@@ -290,8 +290,9 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             const Checked c = checked_by(v);
             if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
         }
-        for (Fixture* fx : fixtures) fx->remove_output();
     })));
+    // Only once every rank has checked its part of a shared output.
+    for (Fixture* fx : fixtures) fx->remove_output();
 
     std::uint64_t first = UINT64_MAX, last = 0;
     for (const JobEnd& o : out) {

@@ -103,14 +103,20 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
     return last;
 }
 
+// Whether the case's jobs share one file: --shared-file with more than one job in all (of all
+// ranks, under MPI).
+bool shares_file(const RunOptions& opts, const Workload& w) {
+    return opts.shared_file && w.jobs * static_cast<unsigned>(team().size()) > 1;
+}
+
 // Why a strategy cannot run under these options here, or "".
-std::string skip_reason(const Strategy& s, unsigned jobs, const RunOptions& opts, const ScratchDir& dir) {
+std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& opts, const ScratchDir& dir) {
     if (auto why = s.skip_reason(dir.path())) return *why;
     if (opts.cache == CacheMode::direct && !s.direct_capable())
         return "does not use O_DIRECT, which --cache direct asks for";
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
-    if (opts.shared_file && jobs > 1 && !s.does_parts())
+    if (shares_file(opts, w) && !s.does_parts())
         return "works on whole files only; --shared-file gives each job a part of one file";
     if (opts.stonewall && (s.external() || s.own_threads()))
         return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
@@ -138,15 +144,26 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
         const Strategy& s = *specs[i].strategy;
         const Workload& w = specs[i].workload;
         const Outcome o = team().agree(outcome_of([&] {
-            if (std::string why = skip_reason(s, w.jobs, opts, dir); !why.empty()) throw CannotRun(why);
+            if (std::string why = skip_reason(s, w, opts, dir); !why.empty()) throw CannotRun(why);
             const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
-            if (opts.shared_file && w.jobs > 1) {
-                // One input and one output for all: job k on part k of each.
-                const auto input = pool.get_shared(w);
-                c.fx = std::make_unique<Fixture>(w, dir, tag, input, 0);
-                for (unsigned j = 1; j < w.jobs; ++j) {
-                    c.more_fx.push_back(std::make_unique<Fixture>(w, dir, tag, input, j));
-                    c.more_sinks.push_back(std::make_unique<Sink>());
+            if (shares_file(opts, w)) {
+                // One input and one output for every job (of every rank, under MPI): job k of
+                // rank R on part R x jobs + k of each, both made by rank 0. A shifted rank reads
+                // (and copies) the parts of the rank it is shifted to.
+                const Team& tm = team();
+                const unsigned first = static_cast<unsigned>(tm.source_rank()) * w.jobs;
+                InputPool::Shared layout{w.jobs * static_cast<unsigned>(tm.size()), first, w.jobs, {}};
+                if (tm.rank() != 0) layout.maker_folder = tm.scratch_names().at(0);
+                const auto input = pool.get_shared(w, layout);
+                for (unsigned j = 0; j < w.jobs; ++j) {
+                    auto fx = std::make_unique<Fixture>(w, dir, tag, input, first + j);
+                    if (tm.rank() != 0) fx->write_into(dir.sibling_at(layout.maker_folder, tag + ".out"));
+                    if (j == 0) {
+                        c.fx = std::move(fx);
+                    } else {
+                        c.more_fx.push_back(std::move(fx));
+                        c.more_sinks.push_back(std::make_unique<Sink>());
+                    }
                 }
             } else {
                 c.fx = std::make_unique<Fixture>(w, dir, tag, pool.get(w));
@@ -155,9 +172,9 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
                         std::make_unique<Fixture>(w, dir, fmt::format("{}-job{}", tag, j), pool.get(w, j)));
                     c.more_sinks.push_back(std::make_unique<Sink>());
                 }
+                shift_input(*c.fx, dir);
+                for (auto& fx : c.more_fx) shift_input(*fx, dir);
             }
-            shift_input(*c.fx, dir);
-            for (auto& fx : c.more_fx) shift_input(*fx, dir);
             if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
         }));
         if (o.ok()) continue;
