@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,6 +26,7 @@
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/sys/mpi.hpp"
 #include "run_options.hpp"
 
@@ -55,6 +57,28 @@ bool small_enough(const Suite& suite) {
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports);
 
+// What a run will do, as a number (FNV-1a of every case and every group's settings): the ranks of
+// an MPI job compare it with rank 0's.
+std::uint64_t plan_fingerprint(const Suite& suite) {
+    std::string text;
+    for (const auto& g : suite.groups) {
+        text += g.id + "\n" + options_text(g.options) + "\n";
+        const RunOptions& o = g.options;
+        text +=
+            fmt::format("{} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
+                        o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file);
+        for (const auto& c : group_cases(g))
+            text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
+                                to_string(c.workload.data));
+    }
+    std::uint64_t h = 1469598103934665603ull;
+    for (const unsigned char ch : text) {
+        h ^= ch;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 // --mpi: what MPI cannot do with this run, or "".
 std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
     for (const auto& g : suite.groups) {
@@ -62,8 +86,13 @@ std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
         if (g.options.stonewall) return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
     }
     if (!a.input.empty()) return "--input is one host's file; under MPI each rank makes its own input";
+    for (const auto& g : suite.groups)
+        if (g.options.throttle.active())
+            return "--throttle simulates one device inside one process; the ranks would each have their own";
     return {};
 }
+
+constexpr std::uint64_t kMaxRankShift = 1u << 20;
 
 // One rank of an MPI job: MPI started, the team the harness agrees with, and at the end MPI
 // finished; when the ranks cannot stay in step (a rank gone or hung past --mpi-timeout), every
@@ -78,11 +107,26 @@ public:
         }
         if (const std::string why = mpi_refusal(a, suite); !why.empty()) throw InputError("--mpi: " + why);
         timeout_s_ = parse_budget(a.mpi_timeout, "--mpi-timeout");
+        const auto bad_shift = [&] {
+            return InputError(
+                one_line(fmt::format("invalid --rank-shift '{}': expected a whole number of ranks from 0 to {}",
+                                     a.rank_shift, kMaxRankShift)));
+        };
+        Amount shift;
+        try {
+            shift = parse_amount(a.rank_shift, "--rank-shift", true);
+        } catch (const InputError&) {
+            throw bad_shift();
+        }
+        if (shift.seconds > 0 || shift.count > kMaxRankShift) throw bad_shift();
         if (!start) return;
         if (!sys::mpi::built())
             throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
         sys::mpi::init();
-        team_ = std::make_unique<MpiTeam>(timeout_s_, a.rank_shift);
+        sys::mpi::set_timeout_hint(" (raise --mpi-timeout if a rank needs longer)");
+        // A signalled rank's other ranks learn of the stop only at their next step.
+        interrupt::set_grace(static_cast<int>(std::ceil(timeout_s_)));
+        team_ = std::make_unique<MpiTeam>(timeout_s_, static_cast<unsigned>(shift.count));
         set_team(team_.get());
     }
     ~MpiRank() {
@@ -111,26 +155,44 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     try {
         return run_suite_in(ctx, a, std::move(suite), mpi.reports());
     } catch (const std::exception& e) {
-        // Under MPI an error that escaped every agreement leaves the other ranks waiting for this
-        // one (a rank gone or hung past --mpi-timeout does the same to this one): this rank's
-        // scratch folder is gone (unwound), so end every rank of the job now, saying why.
-        const bool lost = dynamic_cast<const sys::mpi::Lost*>(&e) != nullptr;
-        fmt::print(stderr, "iolab: {}{}; ending every rank{}\n",
-                   lost ? "" : fmt::format("rank {} on {}: ", team().rank(), sys::mpi::host()), one_line(e.what()),
-                   lost ? " (raise --mpi-timeout if a rank needs longer)" : "");
+        // Every rank has the same agreed error: rank 0 says it, and every rank ends normally.
+        if (dynamic_cast<const Agreed*>(&e)) {
+            if (mpi.reports()) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+            return dynamic_cast<const InputError*>(&e) ? 2 : 1;
+        }
+        // An error that escaped every agreement: the other ranks are waiting for this one. This
+        // rank's scratch folder is gone (unwound); end every rank of the job now, saying why.
+        fmt::print(stderr, "iolab: rank {} on {}: {}; ending every rank\n", team().rank(), sys::mpi::host(),
+                   one_line(e.what()));
         std::fflush(stderr);
         sys::mpi::abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
     }
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
-    const auto check = [&] { return check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir); };
+    // Only rank 0 writes result files, so only rank 0 checks their paths.
+    const auto check = [&] {
+        return check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir, reports);
+    };
     std::string dir;
+    std::vector<StaleScratch> stale;
     if (!team().mpi()) {
         dir = check();
+        if (ctx.mode == Mode::normal) stale = find_stale_scratch(dir);
     } else {
-        // Every rank checks; one rank's refusal is every rank's.
-        const Outcome o = team().agree(outcome_of([&] { dir = check(); }));
+        // Every rank checks; one rank's refusal is every rank's. Every rank must have been given
+        // the plan rank 0 was. Rank 0 looks for stale folders before any rank makes its own
+        // (after the agreement), so none is taken for stale.
+        const std::uint64_t plan = plan_fingerprint(suite);
+        const bool same_plan = team().leader(plan) == plan;
+        const Outcome o = team().agree(outcome_of([&] {
+            if (!same_plan)
+                throw InputError(
+                    "this rank was given another plan than rank 0 (other cases, sizes or settings): every rank "
+                    "of an MPI job must run the same command");
+            dir = check();
+            if (reports) stale = find_stale_scratch(dir);
+        }));
         if (!o.ok()) {
             if (reports) fmt::print(stderr, "iolab: {}\n", one_line(o.why));
             return 2;  // on every rank, which all end normally
@@ -146,7 +208,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         }
     }
     // Folders left by runs that were killed are named, never removed without being asked.
-    if (const auto stale = find_stale_scratch(dir); reports && !stale.empty()) {
+    if (reports && !stale.empty()) {
         std::vector<std::string> names;
         for (const auto& st : stale)
             names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
@@ -163,7 +225,9 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     settings.description = suite.description;
     settings.scratch_parent = dir;
     settings.keep = a.keep && ctx.mode == Mode::normal;
-    settings.limits = ctx.mode != Mode::small;  // small runs: no 256 MiB memcpy reference
+    // Small runs: no 256 MiB memcpy reference. Under MPI only rank 0's is reported, so only rank 0
+    // measures it (not under the other ranks' load).
+    settings.limits = ctx.mode != Mode::small && reports;
     double drawn_at = -1, measuring_from = -1;
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
         if (!progress) return;
@@ -181,8 +245,10 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     const Report report = run_session(suite, settings, &kept);
     if (progress) fmt::print(stderr, "\r\x1b[K");
 
-    if (!reports)
-        return report.any_failed() ? 1 : (interrupt::signal_received() ? 128 + interrupt::signal_received() : 0);
+    if (!reports) {
+        if (const int sig = interrupt::signal_received()) return 128 + sig;
+        return report.any_failed() ? 1 : 0;
+    }
     if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour_on_stdout()));
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.

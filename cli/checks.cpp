@@ -15,7 +15,7 @@
 
 namespace iolab::cli {
 
-std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option) {
+std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option, bool outputs) {
     const bool forks =
         std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.forks > 0; });
     if (forks && !a.output("trace").empty())
@@ -48,7 +48,8 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
     for (const Exporter& e : exporters())
         if (const std::string& path = a.output(e.option); !path.empty())
             results.push_back({"--" + std::string(e.option), path});
-    check_output_paths(results, a.force, a.input.empty() ? std::vector<std::string>{} : std::vector{a.input});
+    if (outputs)
+        check_output_paths(results, a.force, a.input.empty() ? std::vector<std::string>{} : std::vector{a.input});
     // The largest case's files plus a margin, checked before anything is created; under MPI every
     // rank's (the ranks' --dir is one shared folder, or each rank checks its own host's).
     needed = saturating_add(saturating_mul(needed, static_cast<std::uint64_t>(team().size())), 16ull << 20);

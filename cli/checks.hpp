@@ -8,7 +8,8 @@
 
 namespace iolab::cli {
 
-// Throws InputError naming what is wrong; returns the folder the scratch folder goes in.
-std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option);
+// Throws InputError naming what is wrong; returns the folder the scratch folder goes in. The result
+// paths are checked when `outputs` (under MPI only rank 0 writes them).
+std::string check_before_run(const RunArgs& a, const Suite& suite, const std::string& dir_option, bool outputs = true);
 
 }  // namespace iolab::cli

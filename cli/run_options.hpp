@@ -26,7 +26,7 @@ struct RunArgs {
     // reads to another rank's input.
     bool mpi = false;
     std::string mpi_timeout = "600s";
-    unsigned rank_shift = 0;
+    std::string rank_shift = "0";
 
     bool given(std::string_view key) const;
     bool given_mpi_options() const { return given("mpi_timeout") || given("rank_shift"); }

@@ -75,7 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run -s read.chunk --mpi --jobs 2 --stonewall", "--stonewall"},
         BadInput{"run -s read.chunk --mpi --input /etc/hostname", "--input"},
         BadInput{"run -s read.chunk --mpi --mpi-timeout soon", "'soon'"},
-        BadInput{"run -s read.chunk --mpi --rank-shift -1", "--rank-shift"}));
+        BadInput{"run -s read.chunk --mpi --rank-shift -1", "'-1'"},
+        BadInput{"run -s read.chunk --mpi --throttle 1MiB/s", "--throttle"},
+        BadInput{"run -s read.chunk --jobs 2 --shared-file --data zeros", "zeros"}));
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {
     const auto names = run_cli("list --names");

@@ -212,18 +212,44 @@ TEST(Jobs, ASharedInputIsOneFileOfUnlikeParts) {
     }
     EXPECT_NE(in->parts[0].checksum, in->parts[1].checksum);
     EXPECT_NE(in->parts[1].checksum, in->parts[2].checksum);
-    // Another process beside this one (another rank) uses this file, and knows the digests of its
-    // own parts from the data alone.
-    ScratchDir other;
-    InputPool theirs(other);
-    const auto same = theirs.get_shared(w, {.parts = 3, .first = 1, .count = 2, .maker_folder = dir.name()});
-    EXPECT_EQ(checksum_file(same->path).checksum, checksum_file(in->path).checksum);
-    EXPECT_EQ(same->parts[0].size, 0u);  // not theirs: not computed
-    for (unsigned k : {1u, 2u}) {
-        EXPECT_EQ(same->parts[k].checksum, in->parts[k].checksum);
-        EXPECT_EQ(same->parts[k].fingerprint, in->parts[k].fingerprint);
-    }
-    EXPECT_TRUE(theirs.files().empty());  // not theirs to warm or to remove
+    EXPECT_EQ(pool.files().size(), 1u);
+}
+
+// Under MPI rank 0 makes the shared file empty; each rank then writes its own parts into it and
+// keeps the digests of the parts it reads (here: rank 1 of 2, shifted to read rank 0's part).
+TEST(Jobs, EachRankWritesItsOwnPartsOfTheSharedFile) {
+    ScratchDir zero, one;
+    InputPool pool0(zero), pool1(one);
+    Workload w;
+    w.family = Family::read;
+    w.size = 64 << 10;
+    pool0.make_shared(w, 2);
+    InputPool::Shared mine;
+    mine.parts = 2;
+    mine.write_first = 0;
+    mine.write_count = 1;
+    mine.read_first = 0;
+    mine.read_count = 1;
+    InputPool::Shared theirs = mine;
+    theirs.write_first = 1;
+    theirs.maker_folder = zero.name();
+    const auto in0 = pool0.get_shared(w, mine);
+    // Before rank 1 writes, its part is a hole: zeros, not the data.
+    EXPECT_NE(checksum_range(in0->path, w.size, w.size).checksum, in0->parts[0].checksum);
+    const auto in1 = pool1.get_shared(w, theirs);
+    EXPECT_EQ(checksum_file(in0->path).size, 2u * w.size);
+    // Rank 1 reads part 0 (written by rank 0) and knows its digests from the data alone.
+    EXPECT_EQ(in1->parts[0].checksum, in0->parts[0].checksum);
+    EXPECT_EQ(in1->parts[0].fingerprint, in0->parts[0].fingerprint);
+    EXPECT_EQ(in1->parts[1].size, 0u);  // not read there: not computed
+    EXPECT_EQ(checksum_range(in0->path, 0, w.size).checksum, in0->parts[0].checksum);
+    // Part 1, as rank 1 wrote it, is the data that follows part 0.
+    InputPool whole_pool(zero);
+    Workload w2 = w;
+    w2.size = 2 * w.size;
+    const FileDigest whole = checksum_file(whole_pool.get(w2)->path);
+    EXPECT_EQ(checksum_file(in0->path).checksum, whole.checksum);
+    EXPECT_TRUE(pool1.files().empty());  // not rank 1's to warm or to remove
 }
 
 // A job that works on another part than its own is caught: a read that reads part 0 for part 1,

@@ -59,7 +59,8 @@ TEST(Symlinks, SwappingTheScratchFolderMidRunReachesNothingOutside) {
     ScratchDir parent, victim, results;
     ASSERT_EQ(::chmod(parent.path().c_str(), 0777), 0);
     // The victim holds files with the names iolab uses inside its folder.
-    for (const char* name : {"sentinel", "input-0.in", "lock", "copy_chunk-1.out", "write_record-syscall-0.out"})
+    for (const char* name :
+         {"sentinel", "input-random-8388608-0.in", "lock", "copy_chunk-1.out", "write_record-syscall-0.out"})
         std::ofstream(victim.file(name)) << "keep " << name;
     const auto listing = [&] {
         std::vector<std::string> out;

@@ -4,7 +4,10 @@
 // other rank is scripted here; tests/mpi/run.sh runs real ranks under mpirun.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -12,6 +15,10 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/team.hpp"
+#include "iolab/report/compare.hpp"
+#include "iolab/report/exporter.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/table.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -26,6 +33,8 @@ public:
     int size() const override { return 2; }
     std::vector<std::string> hosts() const override { return {"here", "there"}; }
     unsigned shift() const override { return shift_by; }
+    // Rank 0's decisions: what `decide` makes of this rank's value (the n-th decision, from 1).
+    std::uint64_t leader(std::uint64_t v) override { return decide ? decide(++decisions, v) : v; }
     void share_scratch(const std::string& mine) override { scratch_ = {mine, other_scratch}; }
     bool any(bool v) override { return v; }
     Outcome agree(const Outcome& mine) override {
@@ -36,7 +45,8 @@ public:
     }
     std::vector<std::string> gather(const std::string& mine) override { return {mine, mine}; }
 
-    unsigned agreements = 0, at = 0, shift_by = 0;
+    unsigned agreements = 0, at = 0, shift_by = 0, decisions = 0;
+    std::function<std::uint64_t(unsigned, std::uint64_t)> decide;
     Outcome other;
     std::string other_scratch;
 };
@@ -149,6 +159,111 @@ TEST(Team, AStopOnAnotherRankStopsThisOne) {
     EXPECT_TRUE(interrupt::requested());  // so that this rank stops where the others do
 }
 
+// Decisions that depend on time or on the samples are rank 0's, whatever this rank would decide.
+TEST(Team, RankZeroDecidesWhenTheWarmUpEnds) {
+    ScriptedTeam t;
+    t.decide = [](unsigned n, std::uint64_t v) -> std::uint64_t { return n == 1 ? 0 : v; };  // "warm-up over"
+    const UseTeam use(t);
+    ScratchDir dir;
+    RunOptions opts = three_iterations();
+    opts.warmup = Amount{0, 60};  // 60 s of warm-up, by this rank's clock
+    const auto results = run_group(plan_of({"read.chunk"}), opts, dir);
+    ASSERT_EQ(results[0].status, Status::ok) << results[0].reason;
+    EXPECT_EQ(results[0].samples.size(), 3u);
+    EXPECT_EQ(t.agreements, 1u + 2 * 1 + 2 * 3);  // one warm-up run, as rank 0 said
+}
+
+TEST(Team, RankZeroDecidesWhenACaseHasEnough) {
+    ScriptedTeam t;
+    // The first decision is the iteration target (kept); the second, after the first measured
+    // run, is rank 0's "enough".
+    t.decide = [](unsigned n, std::uint64_t v) -> std::uint64_t { return n == 2 ? 1 : v; };
+    const UseTeam use(t);
+    ScratchDir dir;
+    const auto results = run_group(plan_of({"read.chunk"}), three_iterations(), dir);
+    ASSERT_EQ(results[0].status, Status::ok) << results[0].reason;
+    EXPECT_EQ(results[0].samples.size(), 1u);  // this rank's own target was 3
+}
+
+// The per-rank rows: each rank's share of the bytes over its own median time.
+TEST(Team, EachRanksRowIsItsShareOverItsOwnTime) {
+    Report report;
+    report.environment.hosts = {"a", "b"};
+    CaseResult c;
+    c.spec = plan_of({"read.chunk"})[0];
+    c.status = Status::ok;
+    for (int i = 0; i < 3; ++i) {
+        Sample s;
+        s.bytes = 2u << 20;  // two ranks of 1 MiB
+        s.wall_s = 0.004;
+        s.rank_s = {0.001, 0.002 + 0.0001 * i};
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    report.cases.push_back(c);
+    const auto ranks = rank_figures(c, report.environment.hosts);
+    ASSERT_EQ(ranks.size(), 2u);
+    EXPECT_EQ(ranks[1].host, "b");
+    EXPECT_NEAR(ranks[0].throughput_mib_s, 1000.0, 1e-6);        // 1 MiB in 1 ms
+    EXPECT_NEAR(ranks[1].throughput_mib_s, 1.0 / 0.0021, 1e-6);  // its median, 2.1 ms
+    // A sample without a time for every rank gives no rows rather than wrong ones.
+    CaseResult short_one = c;
+    short_one.samples[1].rank_s.pop_back();
+    EXPECT_TRUE(rank_figures(short_one, report.environment.hosts).empty());
+    // CSV: the case's row, then one per rank; JSON: read back with the hosts.
+    const std::string csv = to_csv(report);
+    EXPECT_NE(csv.find(",rank,host\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",0,a\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",1,b\n"), std::string::npos) << csv;
+    const Report back = read_report_json(to_json(report), "r.json");
+    EXPECT_EQ(back.environment.hosts, report.environment.hosts);
+    ASSERT_EQ(back.cases.size(), 1u);
+    EXPECT_EQ(back.cases[0].samples[2].rank_s, c.samples[2].rank_s);
+    const Table t = rank_table(back);
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0].cells[2], "a");
+}
+
+TEST(Team, AShiftIsTakenModuloTheRanksWithoutOverflow) {
+    struct Three : Team {
+        bool mpi() const override { return true; }
+        int rank() const override { return 1; }
+        int size() const override { return 3; }
+        unsigned shift() const override { return UINT32_MAX; }  // 4294967295 = 0 mod 3
+    } t;
+    EXPECT_EQ(t.source_rank(), 1);
+}
+
+// A result file's per-rank times must lie inside their samples; runs of different rank counts
+// are compared with a note that their cases are different amounts of work.
+TEST(Team, ResultFilesAndComparisonsKnowTheRanks) {
+    Report two;
+    two.environment.hosts = {"a", "b"};
+    CaseResult c;
+    c.spec = plan_of({"read.chunk"})[0];
+    c.status = Status::ok;
+    for (int i = 0; i < 5; ++i) {
+        Sample s;
+        s.bytes = 2u << 20;
+        s.wall_s = 0.002;
+        s.rank_s = {0.001, 0.0015};
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    two.cases.push_back(c);
+    const std::string text = to_json(two);
+    EXPECT_NO_THROW(read_report_json(text, "r.json"));
+    for (const double wrong : {-1.0, 0.003}) {  // below 0, beyond the sample's span
+        auto j = nlohmann::json::parse(text);
+        j["cases"][0]["samples"][0]["rank_s"][1] = wrong;
+        EXPECT_THROW(read_report_json(j.dump(), "r.json"), ResultFormatError) << wrong;
+    }
+    Report one = two;
+    one.environment.hosts.clear();
+    EXPECT_NE(render_comparison(one, two, false).find("1 and 2 MPI rank(s)"), std::string::npos);
+    EXPECT_EQ(render_comparison(two, two, false).find("MPI rank"), std::string::npos);
+}
+
 // --rank-shift: the reads of rank 0 go to rank 1's copy of the input, in rank 1's folder.
 TEST(Team, ShiftedReadsReadTheOtherRanksInput) {
     ScratchDir mine, theirs;
@@ -162,13 +277,13 @@ TEST(Team, ShiftedReadsReadTheOtherRanksInput) {
     // Rank 1's input under the name rank 0's has, first with other bytes: the reads fail.
     DataSpec zeros;
     zeros.kind = DataKind::zeros;
-    write_input_file(theirs.at("input-0.in"), zeros, w.size);
+    write_input_file(theirs.at(input_name(w, 0)), zeros, w.size);
     auto results = run_group(specs, three_iterations(), mine);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_NE(results[0].reason.find("output differs from the input"), std::string::npos) << results[0].reason;
     // Then the same bytes, as every rank makes them: the reads verify.
-    ASSERT_EQ(::unlink(theirs.file("input-0.in").c_str()), 0);
-    write_input_file(theirs.at("input-0.in"), w.data, w.size);
+    ASSERT_EQ(::unlink(theirs.file(input_name(w, 0)).c_str()), 0);
+    write_input_file(theirs.at(input_name(w, 0)), w.data, w.size);
     results = run_group(specs, three_iterations(), mine);
     EXPECT_EQ(results[0].status, Status::ok) << results[0].reason;
     // A folder name is a plain name.

@@ -69,13 +69,14 @@ FAULT_RANK_PLAN=1:hang mpi "$faulty" run -s write.record-syscall --record 4K --c
   --mpi-timeout 2s --dir "$work/scratch" >"$work/out3" 2>"$work/err3"
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "hung rank: status $rc (124 or 137: the job did not end by itself)"
-grep -q "no answer from every rank within 2 s" "$work/err3" || fail "hung rank: no message: $(tail -5 "$work/err3")"
+# Rank 0 waits at the barrier after its jobs, for rank 1 which hangs in its first write.
+grep -q "no answer from every rank within 2 s (barrier)" "$work/err3" || fail "hung rank: no message: $(tail -5 "$work/err3")"
 # The hung rank is ended by mpirun's signals; a rank killed before it removes its folder leaves it
 # for 'iolab clean'.
 rm -rf "${work:?}/scratch/"*
 
 # 4. Reads shifted to the other rank's input, cold.
-mpi "$iolab" run -s read.chunk,copy.chunk --size 1M --iterations 3 --mpi --rank-shift 1 --cache cold \
+mpi "$iolab" run -s read.chunk,copy.chunk,read.dd --size 1M --iterations 3 --mpi --rank-shift 1 --cache cold \
   --dir "$work/scratch" --json "$work/s.json" >"$work/out4" 2>"$work/err4"
 rc=$?
 [ $rc -eq 0 ] || fail "rank shift: status $rc: $(tail -5 "$work/err4")"
@@ -83,7 +84,10 @@ python3 - "$work/s.json" <<'PY' || fail "rank shift: the report"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["environment"]["rank_shift"] == 1
-assert all(c["status"] == "ok" and c["verified"] for c in r["cases"]), r["cases"]
+cases = {c["strategy"]: c for c in r["cases"]}
+assert all(cases[s]["status"] == "ok" and cases[s]["verified"] for s in ("read.chunk", "copy.chunk")), r["cases"]
+# A tool in another process cannot open another rank's folder through iolab's descriptors.
+assert cases["read.dd"]["status"] == "skipped" and "--rank-shift" in cases["read.dd"]["reason"], cases["read.dd"]
 PY
 
 # 5. One file shared by every job of both ranks (IOR's segmented layout): rank R's job k on part
@@ -108,7 +112,16 @@ assert skipped["status"] == "skipped" and "whole files" in skipped["reason"], sk
 PY
 [ "$(leftovers)" -eq 0 ] || fail "shared file: scratch folders left: $(ls "$work/scratch")"
 
-# 6. --mpi without mpirun: a job of one rank.
+# 6. Ranks given different plans are refused before anything is made, by every rank.
+timeout -k 10 240 mpirun -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --dir "$work/scratch" : \
+  -np 1 "$iolab" run -s write.record-syscall --size 1M --iterations 3 --mpi --dir "$work/scratch" \
+  >"$work/out7" 2>"$work/err7"
+rc=$?
+[ $rc -eq 2 ] || fail "different plans: status $rc, expected 2"
+grep -q "rank 1 on .*: this rank was given another plan than rank 0" "$work/err7" || fail "different plans: $(cat "$work/err7")"
+[ "$(leftovers)" -eq 0 ] || fail "different plans: scratch folders left: $(ls "$work/scratch")"
+
+# 7. --mpi without mpirun: a job of one rank.
 "$iolab" run -s read.chunk --size 256K --iterations 3 --mpi --dir "$work/scratch" --json "$work/one.json" \
   >"$work/out5" 2>"$work/err5"
 rc=$?

@@ -19,6 +19,11 @@ namespace iolab::interrupt {
 namespace {
 
 std::atomic<int> g_signal{0};
+// A stop asked for on another rank (request): kept apart from g_signal, so that this rank's own
+// signal arriving later is a first signal, not a second.
+std::atomic<int> g_remote{0};
+// How long a stopped run may take to reach its next safe point before it is ended at once.
+std::atomic<int> g_grace_s{1};
 std::mutex g_mutex;
 bool g_stoppable = false;
 std::vector<ScratchTree> g_trees;
@@ -69,10 +74,11 @@ void watch() {
         }
         if (!stoppable) exit_now(128 + sig, (std::string("stopped by signal ") + std::to_string(sig)).c_str());
         // A strategy whose I/O bypasses the syscall layer (libstdc++, a mapping) cannot be cut
-        // short: if the run has not stopped within a second, stop at once.
-        const timespec second{1, 0};
+        // short: if the run has not stopped within the grace (a second; under MPI, as long as
+        // the other ranks may take to reach the step where they learn of the stop), stop at once.
+        const timespec grace{g_grace_s.load(), 0};
         siginfo_t info{};
-        if (::sigtimedwait(&set, &info, &second) > 0)
+        if (::sigtimedwait(&set, &info, &grace) > 0)
             exit_now(128 + sig, "second signal: stopped at once, without results");
         bool still_running = false;
         {
@@ -80,9 +86,11 @@ void watch() {
             still_running = g_stoppable;
         }
         if (still_running)
-            exit_now(128 + sig,
-                     "the run reached no safe point within a second of the signal: stopped at once, "
-                     "without results");
+            exit_now(128 + sig, g_grace_s.load() == 1
+                                    ? "the run reached no safe point within a second of the signal: stopped "
+                                      "at once, without results"
+                                    : "the run reached no safe point within its grace after the signal: "
+                                      "stopped at once, without results");
     }
 }
 
@@ -96,8 +104,12 @@ void install() {
     std::thread(watch).detach();
 }
 
-int signal_received() { return g_signal.load(); }
-bool requested() { return g_signal.load() != 0; }
+int signal_received() {
+    const int own = g_signal.load();
+    return own != 0 ? own : g_remote.load();
+}
+bool requested() { return g_signal.load() != 0 || g_remote.load() != 0; }
+void set_grace(int seconds) { g_grace_s.store(std::max(1, seconds)); }
 
 void set_stoppable(bool on) {
     std::lock_guard lock(g_mutex);
@@ -150,10 +162,13 @@ void prepare_child() {
 
 void request(int signo) {
     int none = 0;
-    g_signal.compare_exchange_strong(none, signo);
+    g_remote.compare_exchange_strong(none, signo);
 }
 
 void simulate(int signo) { g_signal.store(signo); }
-void reset_for_tests() { g_signal.store(0); }
+void reset_for_tests() {
+    g_signal.store(0);
+    g_remote.store(0);
+}
 
 }  // namespace iolab::interrupt

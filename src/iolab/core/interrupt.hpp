@@ -17,8 +17,12 @@ int signal_received();
 bool requested();
 
 // A stop asked for elsewhere (another rank of an MPI run): from now on requested() is true here
-// too, as if signo had arrived, so that every rank stops at the same safe point.
+// too, and signal_received() says signo (unless a signal came here first), so that every rank
+// stops at the same safe point. A signal of this process's own after it is still a first one.
 void request(int signo);
+// How long, after a signal, a run may take to reach its next safe point before it is ended at
+// once (default 1 s; under MPI the ranks' timeout, as they learn of a stop only at their next step).
+void set_grace(int seconds);
 
 // Whether a run is measuring: a signal then stops it at the next safe point.
 void set_stoppable(bool on);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -36,37 +37,50 @@ FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::
 
 namespace {
 
-// Generates parts [0, last) of `size` bytes each in order, handing each block to `out` (when
-// set) and keeping the digests of parts [first, last).
-std::vector<FileDigest> generate_parts(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
-                                       unsigned last, const sys::Fd* out) {
+// The data's name as a file name: "random", "compressible_4".
+std::string data_token(const DataSpec& d) {
+    std::string t = to_string(d);
+    for (char& c : t)
+        if (c == ':' || c == '.') c = '_';
+    return t;
+}
+
+// Parts of `size` bytes of the data running on from part to part: writes [write_first,
+// write_last) into out at their places, and returns the digests of [read_first, read_last) (the
+// others left empty), hashing what it writes and generating the rest from the data alone.
+std::vector<FileDigest> shared_parts(const DataSpec& spec, std::uint64_t size, unsigned parts, const sys::Fd* out,
+                                     unsigned write_first, unsigned write_last, unsigned read_first,
+                                     unsigned read_last) {
     std::vector<std::byte> buf(1 << 20);
     std::vector<FileDigest> digests(parts);
-    for (unsigned k = out ? 0 : first; k < last; ++k) {
+    const auto one = [&](unsigned k, bool write, bool read) {
         ReferenceDigests d;
         for (std::uint64_t done = 0; done < size;) {
             const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), size - done));
-            fill(spec, k * size + done, std::span(buf.data(), n));
-            if (k >= first) d.update(buf.data(), n);
-            if (out) sys::write_all(*out, buf.data(), n);
+            const std::uint64_t at = static_cast<std::uint64_t>(k) * size + done;
+            fill(spec, at, std::span(buf.data(), n));
+            if (read) d.update(buf.data(), n);
+            if (write) sys::pwrite_all(*out, buf.data(), n, static_cast<off_t>(at));
             done += n;
         }
-        if (k >= first) digests[k] = d.digests();
-    }
+        if (read) digests[k] = d.digests();
+    };
+    const auto reads = [&](unsigned k) { return k >= read_first && k < read_last; };
+    if (out)
+        for (unsigned k = write_first; k < write_last; ++k) one(k, true, reads(k));
+    for (unsigned k = read_first; k < read_last; ++k)
+        if (!out || k < write_first || k >= write_last) one(k, false, true);
     return digests;
 }
 
 }  // namespace
 
-std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
-                                         unsigned parts) {
-    const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    return generate_parts(spec, size, parts, 0, parts, &fd);
+std::string input_name(const Workload& w, unsigned job) {
+    return fmt::format("input-{}-{}-{}.in", data_token(w.data), w.bytes(), job);
 }
 
-std::vector<FileDigest> parts_digests(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
-                                      unsigned count) {
-    return generate_parts(spec, size, parts, first, std::min(parts, first + count), nullptr);
+std::string shared_input_name(const Workload& w, unsigned parts) {
+    return fmt::format("shared-{}-{}x{}.in", data_token(w.data), w.bytes(), parts);
 }
 
 namespace {
@@ -95,8 +109,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
 InputPool::~InputPool() {
     for (const auto& [key, in] : inputs_)
         if (in->owned) ::unlink(in->path.c_str());
-    for (const auto& [key, in] : shared_)
-        if (in->owned) ::unlink(in->path.c_str());
+    for (const auto& path : made_) ::unlink(path.c_str());
 }
 
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
@@ -104,25 +117,36 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     if (records || !w.input.empty()) job = 0;
     const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input, job);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
-    const std::string path = dir_.at(fmt::format("input-{}.in", inputs_.size()));
+    const std::string path = dir_.at(input_name(w, job));
     return inputs_[key] = make_input(w, path);
+}
+
+void InputPool::make_shared(const Workload& w, unsigned parts) {
+    if (w.family == Family::write || !w.input.empty()) return;
+    const std::string path = dir_.at(shared_input_name(w, parts));
+    if (std::find(made_.begin(), made_.end(), path) != made_.end()) return;
+    const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    made_.push_back(path);
+    sys::ftruncate(fd, static_cast<off_t>(w.bytes() * parts));
 }
 
 std::shared_ptr<const Input> InputPool::get_shared(const Workload& w, const Shared& layout) {
     if (w.family == Family::write || !w.input.empty()) return get(w);
     const auto key = std::make_tuple(to_string(w.data), w.bytes(), layout.parts);
     if (auto it = shared_.find(key); it != shared_.end()) return it->second;
+    const std::string name = shared_input_name(w, layout.parts);
     auto in = std::make_shared<Input>();
-    const std::string name = fmt::format("shared-{}.in", shared_.size());
     if (layout.maker_folder.empty()) {
+        make_shared(w, layout.parts);
         in->path = dir_.at(name);
-        in->owned = true;
-        in->parts = write_parts_file(in->path, w.data, w.bytes(), layout.parts);
     } else {
         in->path = dir_.sibling_at(layout.maker_folder, name);
-        in->parts =
-            parts_digests(w.data, w.bytes(), layout.parts, layout.first, layout.count ? layout.count : layout.parts);
     }
+    const unsigned w_last = layout.write_count ? layout.write_first + layout.write_count : layout.parts;
+    const unsigned r_last = layout.read_count ? layout.read_first + layout.read_count : layout.parts;
+    const sys::Fd out = sys::open(in->path, O_WRONLY);
+    in->parts = shared_parts(w.data, w.bytes(), layout.parts, &out, layout.write_first, std::min(w_last, layout.parts),
+                             layout.read_first, std::min(r_last, layout.parts));
     in->digest.size = w.bytes() * layout.parts;
     return shared_[key] = std::move(in);
 }
@@ -131,8 +155,7 @@ std::vector<std::string> InputPool::files() const {
     std::vector<std::string> out;
     for (const auto& [key, in] : inputs_)
         if (!in->path.empty()) out.push_back(in->path);
-    for (const auto& [key, in] : shared_)
-        if (in->owned) out.push_back(in->path);
+    out.insert(out.end(), made_.begin(), made_.end());
     return out;
 }
 

@@ -52,14 +52,19 @@ public:
     std::shared_ptr<const Input> get(const Workload& w, unsigned job = 0);
     // One input for every job (--shared-file): a file of `parts` parts of w.bytes() each, the data
     // running on from part to part so that no two parts are alike (reads, copies); the records,
-    // as get (writes). Made here, unless maker_folder names the scratch folder beside this one
-    // whose process makes it (under MPI, rank 0's): then only the digests of parts [first,
-    // first + count) are computed, from the data alone.
+    // as get (writes). Under MPI it is rank 0's file: rank 0 makes it (make_shared), then every
+    // rank writes its own parts into it and keeps the digests of the parts it reads (get_shared
+    // with maker_folder naming rank 0's scratch folder).
     struct Shared {
         unsigned parts = 1;
-        unsigned first = 0, count = 0;  // count 0: every part
-        std::string maker_folder;
+        unsigned write_first = 0, write_count = 0;  // the parts written here (count 0: all)
+        unsigned read_first = 0, read_count = 0;    // the parts whose digests are kept (0: all)
+        std::string maker_folder;                   // "": made here
     };
+    // Makes the file, empty and of its whole size (once per workload and parts).
+    void make_shared(const Workload& w, unsigned parts);
+    // The input, with this process's parts written (once per workload and parts); made first when
+    // it is made here and is not yet.
     std::shared_ptr<const Input> get_shared(const Workload& w, const Shared& layout);
     // The input files (not records), for cache preparation.
     std::vector<std::string> files() const;
@@ -68,6 +73,7 @@ private:
     const ScratchDir& dir_;
     std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned>, std::shared_ptr<const Input>> inputs_;
     std::map<std::tuple<std::string, std::uint64_t, unsigned>, std::shared_ptr<const Input>> shared_;
+    std::vector<std::string> made_;  // shared files made here
 };
 
 class Fixture {
@@ -123,12 +129,9 @@ private:
 
 // Writes `size` bytes of generated data to a new file at path; returns their digests.
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
-// Writes `parts` times `size` bytes of generated data; returns the digests of each part.
-std::vector<FileDigest> write_parts_file(const std::string& path, const DataSpec& spec, std::uint64_t size,
-                                         unsigned parts);
-// The digests write_parts_file returns for parts [first, first + count), from the data alone
-// (the other parts' are left empty).
-std::vector<FileDigest> parts_digests(const DataSpec& spec, std::uint64_t size, unsigned parts, unsigned first,
-                                      unsigned count);
+// The name of a generated input in a scratch folder: from what it holds, so that every rank of an
+// MPI job names the same input alike whatever else it made.
+std::string input_name(const Workload& w, unsigned job);
+std::string shared_input_name(const Workload& w, unsigned parts);
 
 }  // namespace iolab

@@ -19,7 +19,6 @@
 #include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
-#include "iolab/sys/mpi.hpp"
 #include "iolab/sys/stop.hpp"
 #include "iolab/sys/throttle.hpp"
 
@@ -152,12 +151,14 @@ std::string rank_report(const Sample& smp, Checked checked) {
 
 }  // namespace
 
+bool agreed(const std::exception& e) { return !team().mpi() || dynamic_cast<const Agreed*>(&e) != nullptr; }
+
 void raise(const Outcome& o) {
     switch (o.kind) {
         case Outcome::Kind::ok: return;
-        case Outcome::Kind::skipped: throw CannotRun(o.why);
-        case Outcome::Kind::interrupted: interrupt::request(SIGTERM); throw Interrupted(o.why);
-        case Outcome::Kind::failed: throw VerificationFailed(o.why);
+        case Outcome::Kind::skipped: throw AgreedSkip(o.why);
+        case Outcome::Kind::interrupted: interrupt::request(SIGTERM); throw AgreedStop(o.why);
+        case Outcome::Kind::failed: throw AgreedFailure(o.why);
     }
 }
 
@@ -248,9 +249,12 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         try {
             for (std::size_t i = 0; i < n; ++i) threads.emplace_back(job_thread(i));
         } catch (...) {
-            // A thread that could not start: release the others (they run, and are joined).
-            for (std::size_t k = threads.size(); k < n; ++k) start_line.arrive_and_drop();
-            throw;
+            // A thread that could not start: its job failed (and the ranks agree on it below);
+            // the others are released, run, and are joined.
+            for (std::size_t k = threads.size(); k < n; ++k) {
+                out[k].error = std::current_exception();
+                start_line.arrive_and_drop();
+            }
         }
     }  // every thread joined
     add_usage(smp, u0, Usage::now());

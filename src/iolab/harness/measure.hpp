@@ -10,7 +10,7 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/harness/team.hpp"
-#include "iolab/sys/mpi.hpp"
+#include "iolab/sys/error.hpp"
 
 namespace iolab {
 
@@ -19,15 +19,12 @@ struct Interrupted : std::runtime_error {
     explicit Interrupted(const std::string& why = "interrupted") : std::runtime_error(why) {}
 };
 
-// What a step came to, as an outcome the ranks can agree on (team.hpp). A lost team is not an
-// outcome: sys::mpi::Lost goes on up and ends the run.
+// What a step came to, as an outcome the ranks can agree on (team.hpp).
 template <class F>
 Outcome outcome_of(F&& step) {
     try {
         step();
         return {};
-    } catch (const sys::mpi::Lost&) {
-        throw;
     } catch (const CannotRun& e) {
         return {Outcome::Kind::skipped, e.what()};
     } catch (const Interrupted& e) {
@@ -36,8 +33,28 @@ Outcome outcome_of(F&& step) {
         return {Outcome::Kind::failed, e.what()};
     }
 }
-// An agreed outcome, thrown when it is not ok: a skip as CannotRun, a stop as Interrupted (a
-// stop on another rank stops this one too), a failure as std::runtime_error.
+// What raise() throws: an outcome every rank agreed on, so every rank handles it alike. Under MPI
+// any other error means the ranks are out of step, and ends the job (team.hpp).
+struct Agreed {
+    virtual ~Agreed() = default;
+};
+struct AgreedSkip : CannotRun, Agreed {
+    using CannotRun::CannotRun;
+};
+struct AgreedStop : Interrupted, Agreed {
+    using Interrupted::Interrupted;
+};
+struct AgreedFailure : std::runtime_error, Agreed {
+    using std::runtime_error::runtime_error;
+};
+struct AgreedInputError : InputError, Agreed {
+    using InputError::InputError;
+};
+// Whether the ranks can all handle e the same way: always for one process; under MPI only when
+// it is an agreed outcome.
+bool agreed(const std::exception& e);
+// An agreed outcome, thrown when it is not ok: a skip as AgreedSkip, a stop as AgreedStop (a stop
+// on another rank stops this one too), a failure as AgreedFailure.
 void raise(const Outcome& o);
 
 // Everything but the strategy (and durability, when the sync policy puts it inside) happens

@@ -1,5 +1,6 @@
 #include "iolab/harness/runner.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <random>
@@ -11,7 +12,7 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/team.hpp"
-#include "iolab/sys/mpi.hpp"
+#include "iolab/sys/error.hpp"
 
 namespace iolab {
 
@@ -116,6 +117,9 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
         return "does not use O_DIRECT, which --cache direct asks for";
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
+    if (team().source_rank() != team().rank() && s.external() && w.family != Family::write)
+        return "runs in another process, which cannot reach another rank's scratch folder through iolab's "
+               "descriptors; --rank-shift cannot shift it";
     if (shares_file(opts, w) && !s.does_parts())
         return "works on whole files only; --shared-file gives each job a part of one file";
     if (opts.stonewall && (s.external() || s.own_threads()))
@@ -138,25 +142,45 @@ void shift_input(Fixture& fx, const ScratchDir& dir) {
 // failure is every rank's.
 void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, const RunOptions& opts,
              const ScratchDir& dir, InputPool& pool) {
+    Team& tm = team();
     for (std::size_t i = 0; i < specs.size(); ++i) {
         CaseState& c = cases[i];
         c.r.spec = specs[i];
         const Strategy& s = *specs[i].strategy;
         const Workload& w = specs[i].workload;
-        const Outcome o = team().agree(outcome_of([&] {
+        const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
+        const bool shared = shares_file(opts, w);
+        const unsigned parts = w.jobs * static_cast<unsigned>(tm.size());
+        Outcome o = tm.agree(outcome_of([&] {
             if (std::string why = skip_reason(s, w, opts, dir); !why.empty()) throw CannotRun(why);
-            const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
-            if (shares_file(opts, w)) {
-                // One input and one output for every job (of every rank, under MPI): job k of
-                // rank R on part R x jobs + k of each, both made by rank 0. A shifted rank reads
-                // (and copies) the parts of the rank it is shifted to.
-                const Team& tm = team();
-                const unsigned first = static_cast<unsigned>(tm.source_rank()) * w.jobs;
-                InputPool::Shared layout{w.jobs * static_cast<unsigned>(tm.size()), first, w.jobs, {}};
+            if (shared) {
+                if (tm.rank() == 0) pool.make_shared(w, parts);  // empty, of its whole size
+                return;
+            }
+            c.fx = std::make_unique<Fixture>(w, dir, tag, pool.get(w));
+            for (unsigned j = 1; j < w.jobs; ++j) {
+                c.more_fx.push_back(std::make_unique<Fixture>(w, dir, fmt::format("{}-job{}", tag, j), pool.get(w, j)));
+                c.more_sinks.push_back(std::make_unique<Sink>());
+            }
+            shift_input(*c.fx, dir);
+            for (auto& fx : c.more_fx) shift_input(*fx, dir);
+        }));
+        // One input and one output for every job (of every rank, under MPI), in rank 0's folder:
+        // once rank 0 has made the input, each rank writes its own parts (rank R's jobs' parts
+        // R x jobs + k) and reads, copies or writes those of the rank it is shifted to (itself
+        // unless --rank-shift).
+        if (o.ok() && shared)
+            o = tm.agree(outcome_of([&] {
+                InputPool::Shared layout;
+                layout.parts = parts;
+                layout.write_first = static_cast<unsigned>(tm.rank()) * w.jobs;
+                layout.write_count = w.jobs;
+                layout.read_first = static_cast<unsigned>(tm.source_rank()) * w.jobs;
+                layout.read_count = w.jobs;
                 if (tm.rank() != 0) layout.maker_folder = tm.scratch_names().at(0);
                 const auto input = pool.get_shared(w, layout);
                 for (unsigned j = 0; j < w.jobs; ++j) {
-                    auto fx = std::make_unique<Fixture>(w, dir, tag, input, first + j);
+                    auto fx = std::make_unique<Fixture>(w, dir, tag, input, layout.read_first + j);
                     if (tm.rank() != 0) fx->write_into(dir.sibling_at(layout.maker_folder, tag + ".out"));
                     if (j == 0) {
                         c.fx = std::move(fx);
@@ -165,19 +189,11 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
                         c.more_sinks.push_back(std::make_unique<Sink>());
                     }
                 }
-            } else {
-                c.fx = std::make_unique<Fixture>(w, dir, tag, pool.get(w));
-                for (unsigned j = 1; j < w.jobs; ++j) {
-                    c.more_fx.push_back(
-                        std::make_unique<Fixture>(w, dir, fmt::format("{}-job{}", tag, j), pool.get(w, j)));
-                    c.more_sinks.push_back(std::make_unique<Sink>());
-                }
-                shift_input(*c.fx, dir);
-                for (auto& fx : c.more_fx) shift_input(*fx, dir);
-            }
+            }));
+        if (o.ok()) {
             if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
-        }));
-        if (o.ok()) continue;
+            continue;
+        }
         c.r.status = o.kind == Outcome::Kind::skipped ? Status::skipped : Status::failed;
         c.r.reason = o.why;
         c.done = true;
@@ -189,8 +205,14 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
 void bring_to_warm_state(const InputPool& pool) {
     for (const auto& f : pool.files()) {
         if (interrupt::requested()) break;
-        evict_file(f, false);
-        warm_file(f);
+        try {
+            evict_file(f, false);
+            warm_file(f);
+        } catch (const IoError& e) {
+            // A signal cancels the reading back (ECANCELED): the run stops at its next safe point.
+            if (e.code() != ECANCELED || !interrupt::requested()) throw;
+            break;
+        }
     }
 }
 
@@ -205,13 +227,10 @@ void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& c
             else if (!opts.iterations.adaptive)
                 c.target = opts.iterations.count;
             c.target = team().leader(c.target);  // rank 0's warm-up decides for every rank
-        } catch (const sys::mpi::Lost&) {
-            throw;
-        } catch (const Interrupted& e) {
-            fail(c, e);
-            break;
         } catch (const std::exception& e) {
+            if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
             fail(c, e);
+            if (dynamic_cast<const Interrupted*>(&e)) break;
         }
     }
 }
@@ -266,13 +285,10 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                     c.r.precision_met = opts.iterations.adaptive && c.spent_s < opts.budget_s &&
                                         c.r.samples.size() < opts.max_iterations;
                 }
-            } catch (const sys::mpi::Lost&) {
-                throw;
-            } catch (const Interrupted& e) {
-                fail(c, e);
-                break;
             } catch (const std::exception& e) {
+                if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
                 fail(c, e);
+                if (dynamic_cast<const Interrupted*>(&e)) break;
             }
             const double now = done_share(c, opts);
             done += now - share[i];

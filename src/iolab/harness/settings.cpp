@@ -211,6 +211,12 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
             fmt::format("{} with --input: the jobs' shared file is one iolab makes, with a part for each "
                         "job; read a file of your own with file per job",
                         setting_name("shared_file", syntax)));
+    // Zeros make every part alike: a job on another part than its own would verify.
+    if (options.shared_file && plan.data.kind == DataKind::zeros)
+        throw InputError(
+            fmt::format("{} with {} zeros: every part of the shared file would hold the same bytes, so "
+                        "a job on the wrong part would still verify; use random, text or compressible",
+                        setting_name("shared_file", syntax), setting_name("data", syntax)));
     // A stopped job's bytes are counted from its own output file, which a shared file is not.
     if (options.shared_file && options.stonewall)
         throw InputError(

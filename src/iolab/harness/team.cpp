@@ -30,9 +30,21 @@ std::uint64_t MpiTeam::leader(std::uint64_t v) { return sys::mpi::broadcast(v, 0
 bool MpiTeam::any(bool v) { return sys::mpi::max(v ? 1 : 0, timeout_s_) != 0; }
 
 Outcome MpiTeam::agree(const Outcome& mine) {
-    // The lowest rank that did not succeed tells the others what happened to it.
-    const std::uint64_t first = sys::mpi::min(mine.ok() ? UINT64_MAX : static_cast<std::uint64_t>(rank_), timeout_s_);
-    if (first == UINT64_MAX) return {};
+    // The gravest outcome of any rank (a stop, then a failure, then a skip), told by the lowest
+    // rank that had it.
+    const auto grave = [](Outcome::Kind k) -> std::uint64_t {
+        switch (k) {
+            case Outcome::Kind::ok: return 0;
+            case Outcome::Kind::skipped: return 1;
+            case Outcome::Kind::failed: return 2;
+            case Outcome::Kind::interrupted: return 3;
+        }
+        return 0;
+    };
+    const std::uint64_t worst = sys::mpi::max(grave(mine.kind), timeout_s_);
+    if (worst == 0) return {};
+    const std::uint64_t first =
+        sys::mpi::min(grave(mine.kind) == worst ? static_cast<std::uint64_t>(rank_) : UINT64_MAX, timeout_s_);
     const int from = static_cast<int>(first);
     const auto kind =
         static_cast<Outcome::Kind>(sys::mpi::broadcast(static_cast<std::uint64_t>(mine.kind), from, timeout_s_));

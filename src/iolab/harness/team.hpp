@@ -32,7 +32,8 @@ public:
     virtual unsigned shift() const { return 0; }
     // The rank whose input this rank reads.
     int source_rank() const {
-        return static_cast<int>((static_cast<unsigned>(rank()) + shift()) % static_cast<unsigned>(size()));
+        const auto n = static_cast<unsigned>(size());
+        return static_cast<int>((static_cast<unsigned>(rank()) + shift() % n) % n);
     }
     // Each rank's scratch folder name (inside the shared --dir), by rank; set by share_scratch.
     virtual const std::vector<std::string>& scratch_names() const { return scratch_; }
@@ -43,8 +44,9 @@ public:
     virtual std::uint64_t leader(std::uint64_t v) { return v; }
     // Whether any rank passes true.
     virtual bool any(bool v) { return v; }
-    // The outcome of the lowest rank whose step did not succeed, its reason prefixed with
-    // "rank R on HOST: ", on every rank; ok when every rank's did.
+    // The gravest outcome of any rank (a stop, then a failure, then a skip), as the lowest rank
+    // that had it tells it, its reason prefixed with "rank R on HOST: ", on every rank; ok when
+    // every rank's step succeeded.
     virtual Outcome agree(const Outcome& mine) { return mine; }
     // At rank 0: every rank's text, by rank; elsewhere: empty.
     virtual std::vector<std::string> gather(const std::string& mine) { return {mine}; }
@@ -59,7 +61,7 @@ Team& team();
 void set_team(Team* t);
 
 // The team of an MPI run: MPI must be initialized (sys/mpi.hpp). Every collective waits at most
-// timeout_s (sys::mpi::Lost otherwise).
+// timeout_s; past it the job is ended (sys/mpi.hpp).
 class MpiTeam : public Team {
 public:
     MpiTeam(double timeout_s, unsigned shift);

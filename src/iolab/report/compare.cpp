@@ -1,5 +1,6 @@
 #include "iolab/report/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -76,6 +77,13 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
             "p < {:g}; ~: no significant difference)\n",
             ratios.size(), geometric_mean(ratios), significant, alpha);
     if (only_before) out += fmt::format("\n{} case(s) of the first run are not in the second.\n", only_before);
+    // Under MPI a case is every rank's work: runs of different rank counts moved different bytes.
+    const auto ranks = [](const Report& r) { return std::max<std::size_t>(1, r.environment.hosts.size()); };
+    if (ranks(before) != ranks(after))
+        out += fmt::format(
+            "\nthe runs had {} and {} MPI rank(s): each case's bytes and throughput are all ranks' together, so "
+            "the times compare different amounts of work\n",
+            ranks(before), ranks(after));
     return out;
 }
 

@@ -113,6 +113,12 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         if (!(s.wall_s >= 1e-9) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s) ||
             !std::isfinite(s.user_s) || !std::isfinite(s.sys_s))
             throw where("a sample has a time that is not finite and at least 1 ns");
+    // A job's or a rank's own time lies inside the sample's span.
+    for (const auto& s : r.samples)
+        for (const auto* times : {&s.job_s, &s.rank_s})
+            for (double t : *times)
+                if (!(t >= 0) || !(t <= s.wall_s * (1 + 1e-9)))
+                    throw where("a job's or rank's time is not between 0 and the sample's wall_s");
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
     if (const auto t = c.find("timeline"); t != c.end() && t->is_object() && t->contains("events"))
         r.timeline = read_timeline(*t, where);

@@ -1,15 +1,19 @@
 #include "iolab/report/session.hpp"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+
+#include <fmt/format.h>
 #include <csignal>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/harness/measure.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
@@ -58,6 +62,23 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         report.environment.hosts = tm.hosts();
         report.environment.rank_shift = tm.shift() % static_cast<unsigned>(tm.size());
         tm.share_scratch(scratch.name());
+        // Shifted reads and a shared file reach into other ranks' folders: every rank must see
+        // them, so --dir must be one folder that every host shares.
+        const bool reach =
+            tm.shift() % static_cast<unsigned>(tm.size()) != 0 ||
+            std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.shared_file; });
+        const Outcome seen = tm.agree(outcome_of([&] {
+            if (!reach) return;
+            for (std::size_t r = 0; r < tm.scratch_names().size(); ++r) {
+                struct stat st {};
+                if (::stat(scratch.sibling_at(tm.scratch_names()[r], ".").c_str(), &st) != 0)
+                    throw InputError(
+                        fmt::format("cannot see rank {}'s scratch folder {} in '{}': --rank-shift and "
+                                    "--shared-file need a --dir that every host shares",
+                                    r, tm.scratch_names()[r], settings.scratch_parent));
+            }
+        }));
+        if (!seen.ok()) throw AgreedInputError(seen.why);
     }
 
     std::vector<std::vector<CaseSpec>> plan;

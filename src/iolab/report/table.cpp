@@ -50,12 +50,15 @@ Table rank_table(const Report& report) {
         report.environment.hosts.size(), report.environment.hosts.size());
     t.columns = {{"case", true}, {"rank"}, {"host", true}, {"median"}, {"MiB/s"}, {"±95%"}, {"vs fastest"}};
     for (const CaseResult& c : report.cases) {
+        if (!c.ranked()) continue;  // as the ranked tables: not failed, skipped nor unproven cold
         const auto ranks = rank_figures(c, report.environment.hosts);
         double fastest = 0;
         for (const auto& f : ranks) fastest = std::max(fastest, f.throughput_mib_s);
         for (const auto& f : ranks) {
             Row row;
-            row.cells = {c.spec.label(),
+            // The case as the group and the size tell it apart from the others of the run.
+            row.cells = {fmt::format("{}{} ({})", c.spec.group.empty() ? "" : c.spec.group + ": ", c.spec.label(),
+                                     format_size(c.spec.whole_bytes())),
                          std::to_string(f.rank),
                          f.host,
                          format_seconds(f.stats.median),

@@ -1,19 +1,19 @@
 #pragma once
 // MPI, as iolab uses it (Open MPI from Debian): one process per rank, started by mpirun or srun.
-// Only the main thread calls it. Every collective waits at most `timeout_s` and throws Lost when
-// some rank has not joined it by then, so a rank that died or hangs never hangs the others.
-// Built without MPI (libopenmpi-dev missing at build time), built() is false and init() throws.
+// Only the main thread calls it. Every collective waits at most `timeout_s`; when some rank has
+// not joined it by then (a rank that died, or hangs on a hung filesystem), the ranks can never be
+// in step again: the waiting rank says so on stderr and ends every rank of the job (MPI_Abort) at
+// once, without unwinding (whose cleanup could itself hang on that filesystem; its scratch folder
+// is left for `iolab clean`). Built without MPI (libopenmpi-dev missing at build time), built()
+// is false and init() throws.
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace iolab::sys::mpi {
 
-// A collective did not complete in time: the run cannot go on in step.
-struct Lost : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+// Appended to the line printed when a collective times out (what to do about it).
+void set_timeout_hint(std::string hint);
 
 bool built();
 // MPI_Init_thread (funneled: other threads never call MPI). Throws std::runtime_error when
@@ -21,7 +21,7 @@ bool built();
 void init();
 bool initialized();
 void finalize();
-// Ends every rank of the job (MPI_Abort): after Lost, the ranks are out of step for good.
+// Ends every rank of the job (MPI_Abort): the ranks are out of step for good.
 [[noreturn]] void abort(int code);
 
 int rank();

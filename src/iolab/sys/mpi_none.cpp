@@ -1,6 +1,7 @@
 // iolab built without MPI: --mpi says so; nothing else reaches these.
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "iolab/sys/mpi.hpp"
 
@@ -13,6 +14,7 @@ namespace {
 }  // namespace
 
 bool built() { return false; }
+void set_timeout_hint(std::string) {}
 void init() { missing(); }
 bool initialized() { return false; }
 void finalize() {}
