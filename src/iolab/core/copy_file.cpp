@@ -13,7 +13,15 @@
 
 namespace iolab {
 
-std::string_view to_string(CopyMethod m) { return name_of(kCopyMethods, m); }
+std::string_view to_string(CopyMethod m) {
+    switch (m) {
+        case CopyMethod::reflink: return "reflink";
+        case CopyMethod::copy_file_range: return "copy_file_range";
+        case CopyMethod::sendfile: return "sendfile";
+        case CopyMethod::read_write: return "read/write";
+    }
+    return "?";
+}
 
 namespace {
 
@@ -131,8 +139,9 @@ CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOption
         try {
             data = sys::lseek(in, static_cast<off_t>(pos), SEEK_DATA);
         } catch (const IoError& e) {
-            if (e.code() == ENXIO) break;  // no data after pos: the rest is a hole
-            whole = true;                  // SEEK_DATA unsupported: copy it all as data
+            if (e.code() == ENXIO) break;              // no data after pos: the rest is a hole
+            if (!not_supported_here(e.code())) throw;  // EIO: a failure, not a missing feature
+            whole = true;                              // SEEK_DATA unsupported: copy it all as data
             break;
         }
         const off_t hole = sys::lseek(in, data, SEEK_HOLE);

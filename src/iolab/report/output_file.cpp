@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
+#include "iolab/io/whole_file.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -115,56 +116,16 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
 }
 
 void write_file_atomically(const std::string& path, std::string_view content, bool force) {
-    const std::string dir = folder_of(path);
-    // The temporary name does not grow with the result's: any valid name can be written.
-    std::string tmpl = (dir == "/" ? std::string() : dir) + "/.iolab-tmp-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    const int raw = ::mkstemp(name.data());
-    if (raw < 0) throw IoError(errno, "create a temporary file in", dir);
-    const std::string tmp = name.data();
-    interrupt::add_cleanup_file(tmp);  // a signal while writing leaves no temporary file
-    struct Forget {
-        const std::string& path;
-        ~Forget() { interrupt::remove_cleanup_file(path); }
-    } forget{tmp};
-    try {
-        sys::Fd fd(raw, tmp);
-        // A replaced file keeps its mode; a new one gets what the umask allows.
-        struct stat old {};
-        mode_t mode = 0;
-        if (::lstat(path.c_str(), &old) == 0) {
-            if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) throw IoError(EEXIST, "replace", path);
-            if (!force) throw IoError(EEXIST, "create", path);
-            mode = S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0;
-        }
-        if (mode == 0) {
-            const mode_t mask = ::umask(0);
-            ::umask(mask);
-            mode = 0666 & ~mask;
-        }
-        if (::fchmod(fd.get(), mode) != 0) throw IoError(errno, "set the mode of", tmp);
-        sys::write_all(fd, content.data(), content.size());
-        sys::fsync(fd);
-        fd.close();
-        // RENAME_NOREPLACE makes "do not overwrite" atomic too: no window between a check and
-        // the rename in which another process's file could be replaced.
-        const unsigned flags = force ? 0u : RENAME_NOREPLACE;
-        if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
-            if (errno == EINVAL && !force) {
-                // The filesystem has no RENAME_NOREPLACE: link(2) also refuses to replace.
-                if (::link(tmp.c_str(), path.c_str()) != 0) throw IoError(errno, "create", path);
-                ::unlink(tmp.c_str());
-            } else {
-                throw IoError(errno, "create", path);
-            }
-        }
-    } catch (...) {
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
-    sys::fsync(d);
+    AtomicWriteOptions o;
+    o.replace = force;
+    // A signal while writing leaves no temporary file.
+    o.track_temporary = [](const std::string& tmp, bool made) {
+        if (made)
+            interrupt::add_cleanup_file(tmp);
+        else
+            interrupt::remove_cleanup_file(tmp);
+    };
+    write_file_atomic(path, content, o);
 }
 
 }  // namespace iolab

@@ -1,0 +1,42 @@
+#pragma once
+// iolab::io's copy_file (iolab's strategy copy.auto): reflink, else copy_file_range, else
+// sendfile, else a read/write loop; copies to end of file and keeps holes (as Rust's
+// std::fs::copy, which also tries copy_file_range first). docs/design.md says when it moves on.
+//
+//     iolab::copy_file("big.iso", "backup/big.iso");                 // refuses to replace
+//     iolab::copy_file("a", "b", {.overwrite = true});                // replaces b atomically
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iolab/io/syscalls.hpp"
+
+namespace iolab {
+
+struct CopyOptions {
+    bool overwrite = false;        // replace an existing destination (atomically, by rename)
+    bool keep_holes = true;        // copy only the data extents of a sparse source
+    std::size_t buffer = 1 << 20;  // for the read/write fallback
+    std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call
+};
+
+// The ways copy_file moves data, in the order it tries them.
+enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
+std::string_view to_string(CopyMethod m);
+
+struct CopyResult {
+    std::uint64_t bytes = 0;          // bytes of data copied (holes excluded)
+    std::vector<CopyMethod> methods;  // every method that moved data, in order
+};
+
+// Copies the file src to dst. Refuses to copy a file onto itself; never truncates an
+// existing destination unless options.overwrite; removes its own partial destination on
+// failure. Throws IoError.
+CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options = {});
+
+// The engine: copies everything readable from in (from offset 0) into out, which is empty.
+CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOptions& options = {});
+
+}  // namespace iolab

@@ -1,0 +1,168 @@
+#pragma once
+// iolab::io, the syscall layer: every call that moves data, retried on EINTR and EAGAIN, looped
+// over short counts, counted per thread (thread_counters), faultable in tests (iolab's own
+// sys/fault.hpp), and failing as IoError(errno, call, path) (iolab/io/error.hpp).
+//
+//     iolab::sys::Fd in = iolab::sys::open("data.bin", O_RDONLY);
+//     std::vector<char> buf(1 << 20);
+//     while (std::size_t n = iolab::sys::read_some(in, buf.data(), buf.size())) use(buf.data(), n);
+//
+// read_full/pread_full return fewer bytes than asked only at end of file; write_all/pwrite_all
+// write everything or throw (a write that makes no progress is ENOSPC). A call interrupted by a
+// signal (EINTR) or told to try again (EAGAIN, with a poll for non-blocking descriptors) is
+// retried.
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "iolab/io/error.hpp"
+
+namespace iolab::sys {
+
+enum class Call : std::uint8_t {
+    open,
+    close,
+    read,
+    write,
+    pread,
+    pwrite,
+    readv,
+    writev,
+    fsync,
+    fdatasync,
+    ftruncate,
+    fstat,
+    lseek,
+    mmap,
+    munmap,
+    madvise,
+    sendfile,
+    copy_file_range,
+    splice,
+    pipe,
+    ficlone,
+    fadvise,
+    fallocate,
+    uring_enter,
+    uring_read,
+    uring_write,
+    count_
+};
+inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
+std::string_view call_name(Call c);
+
+// Calls and bytes of each kind made by one thread. Plain increments: reading them is only
+// meaningful from the owning thread, or after a worker has merged them into its parent.
+struct Counters {
+    std::array<std::uint64_t, kCallKinds> calls{};
+    std::array<std::uint64_t, kCallKinds> bytes{};
+
+    std::uint64_t total_calls() const;
+    std::uint64_t data_calls() const;  // calls that move data (read/write families, offloads)
+    Counters& operator+=(const Counters& o);
+    Counters operator-(const Counters& o) const;
+};
+Counters& thread_counters();
+
+// An open file descriptor that knows the path it names, for error messages. Closing on
+// destruction ignores errors; call close() to see them.
+class Fd {
+public:
+    Fd() = default;
+    Fd(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+    Fd(Fd&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+    Fd& operator=(Fd&& o) noexcept;
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd();
+
+    int get() const noexcept { return fd_; }
+    const std::string& path() const noexcept { return path_; }
+    explicit operator bool() const noexcept { return fd_ >= 0; }
+    void close();
+
+private:
+    int fd_ = -1;
+    std::string path_;
+};
+
+Fd open(const std::string& path, int flags, mode_t mode = 0600);
+
+std::size_t read_some(const Fd& fd, void* buf, std::size_t n);  // 0 means EOF
+std::size_t read_full(const Fd& fd, void* buf, std::size_t n);  // < n only at EOF
+std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off);
+std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off);
+std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
+
+std::size_t write_some(const Fd& fd, const void* buf, std::size_t n);
+void write_all(const Fd& fd, const void* buf, std::size_t n);
+std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off);
+void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off);
+// Writes every byte the vector describes; iov is modified as it is consumed.
+void writev_all(const Fd& fd, iovec* iov, int iovcnt);
+
+// Kernel-side copies. Each returns what one call moved (0: the source is at EOF, or for
+// copy_file_range the filesystem could not copy); errors throw IoError, whose code() lets
+// a caller fall back on "not supported here" errnos.
+std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n);
+std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n);
+std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n, unsigned flags);
+void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
+
+void fsync(const Fd& fd);
+void fdatasync(const Fd& fd);
+void ftruncate(const Fd& fd, off_t len);
+// Reserves the blocks of [off, off + len) (posix_fallocate: glibc writes zeros where the
+// filesystem cannot), so a full disk is an ENOSPC here rather than a SIGBUS in a mapping.
+void allocate(const Fd& fd, off_t off, off_t len);
+void fadvise(const Fd& fd, off_t off, off_t len, int advice);
+std::uint64_t file_size(const Fd& fd);
+off_t lseek(const Fd& fd, off_t off, int whence);
+
+// O_DIRECT alignment for a file: of buffers in memory, and of file offsets and lengths.
+// From statx(STATX_DIOALIGN) where the kernel and filesystem report it (Linux 6.1+), else
+// 4096, which satisfies any logical block size up to 4 KiB. direct_io == false when the
+// filesystem reports that it does not support direct I/O.
+struct DirectAlignment {
+    std::size_t memory = 4096;
+    std::size_t offset = 4096;
+    bool reported = false;
+    bool direct_io = true;
+};
+DirectAlignment direct_alignment(const Fd& fd);
+
+struct Pipe {
+    Fd read_end;
+    Fd write_end;
+};
+Pipe make_pipe();
+
+// A memory mapping, unmapped on destruction.
+class Mapping {
+public:
+    Mapping() = default;
+    Mapping(Mapping&& o) noexcept;
+    Mapping& operator=(Mapping&& o) noexcept;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping();
+
+    std::byte* data() const noexcept { return static_cast<std::byte*>(addr_); }
+    std::size_t size() const noexcept { return len_; }
+    void advise(int advice);
+
+private:
+    friend Mapping map(const Fd&, std::size_t, int, int, off_t);
+    void* addr_ = nullptr;
+    std::size_t len_ = 0;
+    std::string path_;
+};
+// A zero length yields an empty mapping without a call (mmap refuses length 0).
+Mapping map(const Fd& fd, std::size_t len, int prot, int flags, off_t off = 0);
+
+}  // namespace iolab::sys

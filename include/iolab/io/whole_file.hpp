@@ -1,0 +1,38 @@
+#pragma once
+// iolab::io: whole files in one call.
+//
+//     std::vector<std::byte> data = iolab::read_file("config.bin");
+//     iolab::write_file_atomic("state.json", text);   // all of it, or the old file untouched
+//
+// Errors throw IoError naming the call and the path.
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iolab {
+
+// The whole file in memory. One read(2) into a buffer of the size fstat gives (the fewest copies
+// and calls for a cached file), then more reads until end of file, so a file that grows, or that
+// reports no size (/proc, a pipe), is read whole too.
+std::vector<std::byte> read_file(const std::string& path);
+
+struct AtomicWriteOptions {
+    bool replace = true;  // false: refuse (EEXIST) when path exists, atomically (RENAME_NOREPLACE)
+    // Called with the temporary file's name once it exists (made = true) and once it is gone
+    // (false), so that a program's own signal handling can remove it if it must exit at once.
+    std::function<void(const std::string& temporary, bool made)> track_temporary;
+};
+
+// Writes data to path so that a reader (or a crash) sees the old file or the new one, whole,
+// never a mix: a temporary file in the same folder, written and fsync'ed, renamed over path,
+// then the folder fsync'ed so that the rename itself survives a power cut. A replaced file keeps
+// its mode; a new one gets 0666 less the umask. On any failure before the rename the temporary
+// file is removed and path is untouched; if only the folder's fsync fails, after the rename, path
+// is the new file, whole, and the IoError says the rename may not survive a power cut.
+void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options = {});
+void write_file_atomic(const std::string& path, std::string_view text, const AtomicWriteOptions& options = {});
+
+}  // namespace iolab

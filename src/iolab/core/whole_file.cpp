@@ -1,0 +1,99 @@
+#include "iolab/io/whole_file.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "iolab/io/error.hpp"
+#include "iolab/io/syscalls.hpp"
+
+namespace iolab {
+
+std::vector<std::byte> read_file(const std::string& path) {
+    const sys::Fd fd = sys::open(path, O_RDONLY | O_CLOEXEC);
+    // One byte more than the size: a read that fills it says the file grew.
+    std::vector<std::byte> data(static_cast<std::size_t>(sys::file_size(fd)) + 1);
+    std::size_t have = 0;
+    for (;;) {
+        const std::size_t n = sys::read_full(fd, data.data() + have, data.size() - have);
+        have += n;
+        if (have < data.size()) break;  // end of file
+        data.resize(data.size() * 2);
+    }
+    data.resize(have);
+    return data;
+}
+
+namespace {
+
+std::string folder_of(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options) {
+    const std::string dir = folder_of(path);
+    std::string tmpl = (dir == "/" ? std::string() : dir) + "/.iolab-tmp-XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    const int raw = ::mkostemp(name.data(), O_CLOEXEC);
+    if (raw < 0) throw IoError(errno, "create a temporary file in", dir);
+    const std::string tmp = name.data();
+    if (options.track_temporary) options.track_temporary(tmp, true);
+    struct Untrack {
+        const AtomicWriteOptions& o;
+        const std::string& tmp;
+        ~Untrack() {
+            if (o.track_temporary) o.track_temporary(tmp, false);
+        }
+    } untrack{options, tmp};
+    try {
+        sys::Fd fd(raw, tmp);
+        // A replaced file keeps its mode; a new one gets what the umask allows.
+        struct stat old {};
+        mode_t mode = 0;
+        if (::lstat(path.c_str(), &old) == 0) {
+            if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) throw IoError(EEXIST, "replace", path);
+            if (!options.replace) throw IoError(EEXIST, "create", path);
+            mode = S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0;
+        }
+        if (mode == 0) {
+            const mode_t mask = ::umask(0);
+            ::umask(mask);
+            mode = 0666 & ~mask;
+        }
+        if (::fchmod(fd.get(), mode) != 0) throw IoError(errno, "set the mode of", tmp);
+        sys::write_all(fd, data.data(), data.size());
+        sys::fsync(fd);
+        fd.close();
+        // RENAME_NOREPLACE makes "do not replace" atomic too: no window between a check and the
+        // rename in which another process's file could be replaced.
+        const unsigned flags = options.replace ? 0u : RENAME_NOREPLACE;
+        if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), flags) != 0) {
+            if (errno == EINVAL && !options.replace) {
+                // The filesystem has no RENAME_NOREPLACE: link(2) also refuses to replace.
+                if (::link(tmp.c_str(), path.c_str()) != 0) throw IoError(errno, "create", path);
+                ::unlink(tmp.c_str());
+            } else {
+                throw IoError(errno, "create", path);
+            }
+        }
+    } catch (...) {
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    sys::fsync(d);  // "cannot fsync DIR": the new file is in place, its rename not yet durable
+}
+
+void write_file_atomic(const std::string& path, std::string_view text, const AtomicWriteOptions& options) {
+    write_file_atomic(path, std::as_bytes(std::span(text.data(), text.size())), options);
+}
+
+}  // namespace iolab
