@@ -313,6 +313,18 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
 
     auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
 
+    std::string tune_dir, tune_profile;
+    bool tune_smoke = false, tune_quiet = false;
+    auto* tune_cmd = app.add_subcommand(
+        "tune",
+        "Measure the fastest reads, copies and buffers in a folder, for the library iolab::io (docs/library.md)");
+    tune_cmd->add_option("--dir", tune_dir,
+                         "The folder whose filesystem to tune for (default: the system temp folder)");
+    tune_cmd->add_option("--profile", tune_profile,
+                         "Write the profile here instead of $XDG_CONFIG_HOME/iolab/profile (~/.config/iolab/profile)");
+    tune_cmd->add_flag("--smoke", tune_smoke, "Tiny sizes: check that it works (writes only where --profile says)");
+    tune_cmd->add_flag("-q,--quiet", tune_quiet, "No tables");
+
     std::string clean_dir;
     auto* clean_cmd = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
     clean_cmd->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
@@ -354,7 +366,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
                         if (value.empty())
                             throw InputError(fmt::format("invalid {} '': expected a value", opt->get_name()));
         if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
-                        clean_cmd->parsed() || report_cmd->parsed()))
+                        clean_cmd->parsed() || report_cmd->parsed() || tune_cmd->parsed()))
             return 0;
         if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
         if (list->parsed()) return list_strategies(family, names);
@@ -363,6 +375,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (replicate_cmd->parsed()) return replicate(ctx, a);
         if (suites_cmd->parsed()) return list_suites();
         if (clean_cmd->parsed()) return clean(clean_dir);
+        if (tune_cmd->parsed()) return tune(tune_dir, tune_profile, tune_smoke, tune_quiet);
         if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force);
         if (compare_cmd->parsed()) {
             fmt::print("{}", render_comparison(read_report_file(before), read_report_file(after), compare_md));

@@ -12,11 +12,18 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/io/profile.hpp"
+#include "iolab/io/whole_file.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
+#include "iolab/report/tune.hpp"
+#include "iolab/suite/suite.hpp"
 #include "iolab/sys/io.hpp"
 #include "run_options.hpp"
 
@@ -159,6 +166,62 @@ int show_reports(const std::vector<std::string>& files, const std::string& html,
     for (const auto& r : reports) runs.push_back(&r);
     write_file_atomically(html, to_html(runs, names), force);
     return 0;
+}
+
+}  // namespace iolab::cli
+
+namespace iolab::cli {
+
+int tune(const std::string& dir_option, const std::string& out_option, bool smoke, bool quiet) {
+    const std::string dir = checked_dir(dir_option);
+    // A smoke run's figures are not worth keeping: it writes only where --profile says.
+    const std::string out = !out_option.empty() ? out_option : smoke ? std::string() : profile_path();
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) throw IoError(errno, "inspect", dir);
+    Suite suite = builtin_suite("tune");
+    if (smoke) make_smoke(suite);
+    std::uint64_t needed = 0;
+    for (const auto& g : suite.groups) needed = std::max(needed, scratch_needed(group_cases(g)));
+    if (free_space(dir) < needed + (16u << 20))
+        throw InputError(fmt::format("not enough free space in '{}' for iolab tune: it needs {}", dir,
+                                     format_size(needed + (16u << 20))));
+    SessionSettings settings;
+    settings.suite = suite.name;
+    settings.description = suite.description;
+    settings.scratch_parent = dir;
+    settings.limits = false;
+    const Report report = run_session(suite, settings);
+    if (report.partial) {
+        fmt::print(stderr, "iolab: interrupted: no profile written\n");
+        return 128 + interrupt::signal_received();
+    }
+    const Profile p = profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev);
+    if (p.choices.empty()) throw std::runtime_error("no case of the tune suite was verified: no profile written");
+    if (!quiet) {
+        fmt::print("{}", render_terminal(report, colour_on_stdout()));
+        fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));
+        for (const auto& [key, c] : p.choices)
+            fmt::print("  {:<12} {:<16} {:>10}  {:.1f} MiB/s\n", key, c.method,
+                       c.buffer ? format_size(c.buffer) : std::string("whole file"), c.mib_s);
+        if (p.read_buffer) fmt::print("  {:<12} {}\n", "buffer.read", format_size(p.read_buffer));
+        if (p.write_buffer) fmt::print("  {:<12} {}\n", "buffer.write", format_size(p.write_buffer));
+    }
+    if (out.empty()) {
+        fmt::print("--smoke: no profile written (give --profile FILE to write one anyway)\n");
+        return report.any_failed() ? 1 : 0;
+    }
+    // The configuration folder, made private when it is new.
+    std::error_code ec;
+    const auto folder = std::filesystem::path(out).parent_path();
+    if (!folder.empty() && std::filesystem::create_directories(folder, ec))
+        std::filesystem::permissions(folder, std::filesystem::perms::owner_all, ec);
+    if (ec) throw IoError(ec.value(), "create the folder", folder.string());
+    write_file_atomic(out, p.text());
+    fmt::print(
+        "profile written to {}: read_file, copy_file and the buffered classes of iolab::io use it for files on "
+        "this filesystem\n",
+        one_line(out));
+    return report.any_failed() ? 1 : 0;
 }
 
 }  // namespace iolab::cli

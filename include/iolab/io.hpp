@@ -8,3 +8,4 @@
 #include "iolab/io/mapped_file.hpp"
 #include "iolab/io/syscalls.hpp"
 #include "iolab/io/whole_file.hpp"
+#include "iolab/io/profile.hpp"

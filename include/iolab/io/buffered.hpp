@@ -24,10 +24,17 @@
 namespace iolab {
 
 inline constexpr std::size_t kDefaultBufferSize = 64 * 1024;
+// A capacity of kTuned: the buffer `iolab tune` found fastest for files on fd's filesystem
+// (profile.hpp), else kDefaultBufferSize.
+inline constexpr std::size_t kTuned = 0;
+
+struct Profile;
+// The buffer a reader (or writer) of fd gets for kTuned under `tuning`.
+std::size_t tuned_buffer(const sys::Fd& fd, bool reading, const Profile& tuning);
 
 class BufferedReader {
 public:
-    explicit BufferedReader(const sys::Fd& fd, std::size_t capacity = kDefaultBufferSize);
+    explicit BufferedReader(const sys::Fd& fd, std::size_t capacity = kTuned);
 
     // The next byte (0..255), or -1 at end of file. Errors throw IoError.
     int get() {
@@ -35,6 +42,7 @@ public:
             return buf_[pos_++];
         return refill() ? buf_[pos_++] : -1;
     }
+    std::size_t capacity() const noexcept { return cap_; }
     // Up to n bytes; fewer only at end of file.
     std::size_t read(void* dst, std::size_t n);
     // The buffered bytes not yet consumed, refilling the buffer first when there are none: empty
@@ -62,7 +70,7 @@ private:
 
 class BufferedWriter {
 public:
-    explicit BufferedWriter(const sys::Fd& fd, std::size_t capacity = kDefaultBufferSize);
+    explicit BufferedWriter(const sys::Fd& fd, std::size_t capacity = kTuned);
     // Flushes what is pending; errors are swallowed here, so call flush() to see them.
     ~BufferedWriter();
     BufferedWriter(const BufferedWriter&) = delete;
@@ -75,6 +83,7 @@ public:
     }
     void write(const void* src, std::size_t n);
     void flush() { drain(); }
+    std::size_t capacity() const noexcept { return cap_; }
 
 private:
     void drain();

@@ -15,11 +15,17 @@
 
 namespace iolab {
 
+struct Profile;
+
 struct CopyOptions {
     bool overwrite = false;        // replace an existing destination (atomically, by rename)
     bool keep_holes = true;        // copy only the data extents of a sparse source
     std::size_t buffer = 1 << 20;  // for the read/write fallback
     std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call
+    // Where `iolab tune` found another method (and size per call) faster for files of this size on
+    // this filesystem, start with it (after a reflink, which is instant where it works):
+    // nullptr: the process's profile(); &no_profile(): never.
+    const Profile* profile = nullptr;
 };
 
 // The ways copy_file moves data, in the order it tries them.

@@ -14,10 +14,16 @@
 
 namespace iolab {
 
-// The whole file in memory. One read(2) into a buffer of the size fstat gives (the fewest copies
-// and calls for a cached file), then more reads until end of file, so a file that grows, or that
-// reports no size (/proc, a pipe), is read whole too.
+struct Profile;
+
+// The whole file in memory. By default one read(2) into a buffer of the size fstat gives (the
+// fewest copies and calls for a cached file); where `iolab tune` measured another way faster for
+// files of this size on this filesystem (profile.hpp), that way: reads of its buffer size, or a
+// mapping copied out. Then reads until end of file, so a file that grows, or that reports no size
+// (/proc, a pipe), is read whole too.
 std::vector<std::byte> read_file(const std::string& path);
+// The same with the given profile's choice (no_profile(): never tuned).
+std::vector<std::byte> read_file(const std::string& path, const Profile& tuning);
 
 struct AtomicWriteOptions {
     bool replace = true;  // false: refuse (EEXIST) when path exists, atomically (RENAME_NOREPLACE)

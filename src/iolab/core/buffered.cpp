@@ -1,20 +1,35 @@
-#include "iolab/core/buffered.hpp"
+#include "iolab/io/buffered.hpp"
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "iolab/io/profile.hpp"
+
 namespace iolab {
 
 namespace {
-std::size_t checked(std::size_t capacity) {
-    if (capacity == 0) throw std::invalid_argument("buffer capacity must be at least 1 byte");
-    return capacity;
+std::size_t capacity_for(const sys::Fd& fd, std::size_t capacity, bool reading) {
+    return capacity != kTuned ? capacity : tuned_buffer(fd, reading, profile());
 }
 }  // namespace
 
+std::size_t tuned_buffer(const sys::Fd& fd, bool reading, const Profile& tuning) {
+    if (!tuning.usable()) return kDefaultBufferSize;
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0 || static_cast<std::uint64_t>(st.st_dev) != tuning.device)
+        return kDefaultBufferSize;
+    const std::size_t tuned = reading ? tuning.read_buffer : tuning.write_buffer;
+    return tuned ? tuned : kDefaultBufferSize;
+}
+
 // Page-aligned storage: the kernel copies into it faster (see strategies/common.hpp).
 BufferedReader::BufferedReader(const sys::Fd& fd, std::size_t capacity)
-    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096), buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
+    : fd_(fd),
+      cap_(capacity_for(fd, capacity, true)),
+      storage_(cap_, 4096),
+      buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
 
 bool BufferedReader::refill() {
     pos_ = 0;
@@ -44,7 +59,10 @@ std::size_t BufferedReader::read(void* dst, std::size_t n) {
 }
 
 BufferedWriter::BufferedWriter(const sys::Fd& fd, std::size_t capacity)
-    : fd_(fd), cap_(checked(capacity)), storage_(cap_, 4096), buf_(reinterpret_cast<char8_t*>(storage_.data())) {}
+    : fd_(fd),
+      cap_(capacity_for(fd, capacity, false)),
+      storage_(cap_, 4096),
+      buf_(reinterpret_cast<char8_t*>(storage_.data())) {}
 
 BufferedWriter::~BufferedWriter() {
     try {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "iolab/io/profile.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -45,8 +46,18 @@ bool not_supported_here(int e) {
 
 class Copier {
 public:
-    Copier(const sys::Fd& in, const sys::Fd& out, const CopyOptions& o)
-        : in_(in), out_(out), buf_(std::max<std::size_t>(o.buffer, 1)), chunk_(std::max<std::size_t>(o.chunk, 1)) {}
+    Copier(const sys::Fd& in, const sys::Fd& out, const CopyOptions& o, const Tuned* how)
+        : in_(in), out_(out), buf_(std::max<std::size_t>(o.buffer, 1)), chunk_(std::max<std::size_t>(o.chunk, 1)) {
+        if (!how) return;
+        if (how->method == "sendfile") method_ = CopyMethod::sendfile;
+        if (how->method == "read/write") method_ = CopyMethod::read_write;
+        if (how->buffer > 0) {
+            if (method_ == CopyMethod::read_write)
+                buf_.resize(how->buffer);
+            else
+                chunk_ = how->buffer;
+        }
+    }
 
     // Copies [off, end) (end may be kToEof) and returns the offset reached: end, or the end
     // of file if that came first.
@@ -130,7 +141,12 @@ CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOption
     } catch (const IoError& e) {
         if (!not_supported_here(e.code())) throw;
     }
-    Copier c(in, out, options);
+    const Profile& tuning = options.profile ? *options.profile : profile();
+    struct stat st {};
+    const Tuned* how = ::fstat(in.get(), &st) == 0 && S_ISREG(st.st_mode)
+                           ? tuning.choice("copy", static_cast<std::uint64_t>(st.st_size), st.st_dev)
+                           : nullptr;
+    Copier c(in, out, options, how);
     std::uint64_t pos = 0;
     // Extent by extent, asking again after each one, so data appended meanwhile is found too.
     bool whole = !options.keep_holes;

@@ -2,21 +2,43 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 #include "iolab/io/error.hpp"
+#include "iolab/io/profile.hpp"
 #include "iolab/io/syscalls.hpp"
 
 namespace iolab {
 
-std::vector<std::byte> read_file(const std::string& path) {
+std::vector<std::byte> read_file(const std::string& path) { return read_file(path, profile()); }
+
+std::vector<std::byte> read_file(const std::string& path, const Profile& tuning) {
     const sys::Fd fd = sys::open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw IoError(errno, "stat", path);
+    const auto size = static_cast<std::size_t>(st.st_size);
     // One byte more than the size: a read that fills it says the file grew.
-    std::vector<std::byte> data(static_cast<std::size_t>(sys::file_size(fd)) + 1);
+    std::vector<std::byte> data(size + 1);
     std::size_t have = 0;
+    const Tuned* how = S_ISREG(st.st_mode) ? tuning.choice("read", size, st.st_dev) : nullptr;
+    if (how && how->method == "mmap" && size > 0) {
+        const sys::Mapping m = sys::map(fd, size, PROT_READ, MAP_SHARED);
+        std::memcpy(data.data(), m.data(), size);
+        have = size;
+        sys::lseek(fd, static_cast<off_t>(size), SEEK_SET);  // then what follows, if it grew
+    } else if (how && how->method == "read" && how->buffer > 0) {
+        while (have < size) {
+            const std::size_t n = sys::read_full(fd, data.data() + have, std::min(how->buffer, size - have));
+            have += n;
+            if (n == 0) break;
+        }
+    }
     for (;;) {
         const std::size_t n = sys::read_full(fd, data.data() + have, data.size() - have);
         have += n;

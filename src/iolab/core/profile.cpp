@@ -1,0 +1,186 @@
+#include "iolab/io/profile.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "iolab/io/error.hpp"
+#include "iolab/io/whole_file.hpp"
+
+#ifndef IOLAB_VERSION
+#define IOLAB_VERSION "0.0.0"
+#endif
+
+namespace iolab {
+
+namespace {
+
+std::string trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return std::string(s);
+}
+
+bool whole_number(const std::string& s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 19) return false;
+    out = 0;
+    for (const char c : s) {
+        if (c < '0' || c > '9') return false;
+        out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
+
+// "read 65536 23000.5": method, buffer, MiB/s.
+bool read_choice(const std::string& v, Tuned& t) {
+    const auto a = v.find(' ');
+    const auto b = a == std::string::npos ? a : v.find(' ', a + 1);
+    if (b == std::string::npos) return false;
+    t.method = v.substr(0, a);
+    std::uint64_t buffer = 0;
+    if (!whole_number(v.substr(a + 1, b - a - 1), buffer) || buffer > (std::uint64_t{1} << 40)) return false;
+    t.buffer = static_cast<std::size_t>(buffer);
+    const std::string rate = v.substr(b + 1);
+    char* end = nullptr;
+    errno = 0;
+    t.mib_s = std::strtod(rate.c_str(), &end);
+    if (errno != 0 || end == rate.c_str() || *end != '\0' || !(t.mib_s >= 0)) return false;
+    static constexpr std::string_view kMethods[] = {"read", "mmap", "copy_file_range", "sendfile", "read/write"};
+    for (const auto m : kMethods)
+        if (t.method == m) return true;
+    return false;
+}
+
+}  // namespace
+
+std::string_view size_class(std::uint64_t bytes) {
+    if (bytes < (std::uint64_t{1} << 20)) return "small";
+    if (bytes < (std::uint64_t{64} << 20)) return "medium";
+    return "large";
+}
+
+std::string profile_path() {
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x == '/') return std::string(x) + "/iolab/profile";
+    const char* home = std::getenv("HOME");
+    return std::string(home && *home ? home : "/") + "/.config/iolab/profile";
+}
+
+std::string this_machine() {
+    try {
+        const auto id = read_file("/etc/machine-id", no_profile());
+        std::string s(reinterpret_cast<const char*>(id.data()), id.size());
+        s = trim(s.substr(0, s.find('\n')));
+        if (!s.empty()) return s;
+    } catch (const IoError&) {
+    }
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return host;
+}
+
+std::string_view library_version() { return IOLAB_VERSION; }
+
+const Tuned* Profile::choice(std::string_view kind, std::uint64_t size, std::uint64_t dev) const {
+    if (!usable() || dev != device) return nullptr;
+    const auto it = choices.find(std::string(kind) + "." + std::string(size_class(size)));
+    return it == choices.end() ? nullptr : &it->second;
+}
+
+std::string Profile::text() const {
+    std::string t = "# iolab tune: the fastest verified methods measured here (docs/library.md)\n";
+    const auto line = [&](const char* k, const std::string& v) { t += std::string(k) + " = " + v + "\n"; };
+    line("version", version);
+    line("machine", machine);
+    line("date", date);
+    line("folder", folder);
+    line("filesystem", filesystem);
+    line("device", std::to_string(device));
+    for (const auto& [key, c] : choices) {
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "%.1f", c.mib_s);
+        t += key + " = " + c.method + " " + std::to_string(c.buffer) + " " + rate + "\n";
+    }
+    if (read_buffer) line("buffer.read", std::to_string(read_buffer));
+    if (write_buffer) line("buffer.write", std::to_string(write_buffer));
+    return t;
+}
+
+Profile load_profile(const std::string& path) {
+    Profile p;
+    p.path = path;
+    std::string text;
+    try {
+        const auto bytes = read_file(path, no_profile());
+        text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } catch (const IoError& e) {
+        p.ignored = e.code() == ENOENT ? "no profile at " + path + " (iolab tune makes one)" : e.what();
+        return p;
+    }
+    std::size_t number = 0;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        const std::string raw = text.substr(at, end - at);
+        at = end + 1;
+        ++number;
+        const std::string l = trim(raw);
+        if (l.empty() || l[0] == '#') continue;
+        const auto eq = l.find('=');
+        const std::string key = eq == std::string::npos ? "" : trim(std::string_view(l).substr(0, eq));
+        const std::string value = eq == std::string::npos ? "" : trim(std::string_view(l).substr(eq + 1));
+        std::uint64_t n = 0;
+        bool ok = !key.empty();
+        if (key == "version")
+            p.version = value;
+        else if (key == "machine")
+            p.machine = value;
+        else if (key == "date")
+            p.date = value;
+        else if (key == "folder")
+            p.folder = value;
+        else if (key == "filesystem")
+            p.filesystem = value;
+        else if (key == "device")
+            ok = whole_number(value, p.device);
+        else if (key == "buffer.read" || key == "buffer.write") {
+            ok = whole_number(value, n) && n > 0 && n <= (std::uint64_t{1} << 30);
+            (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
+        } else if (key.starts_with("read.") || key.starts_with("copy.")) {
+            const std::string cls = key.substr(5);
+            ok = (cls == "small" || cls == "medium" || cls == "large") && read_choice(value, p.choices[key]);
+        } else {
+            ok = false;
+        }
+        if (!ok) {
+            p.ignored = path + ":" + std::to_string(number) + ": cannot read '" + l + "'";
+            return p;
+        }
+    }
+    if (p.version != library_version())
+        p.ignored = "the profile was made by iolab " + (p.version.empty() ? "of no version" : p.version) +
+                    ", this is " + std::string(library_version()) + ": run iolab tune again";
+    else if (p.machine != this_machine())
+        p.ignored = "the profile was measured on another machine (" + p.machine + "): run iolab tune here";
+    else if (p.device == 0)
+        p.ignored = "the profile names no filesystem";
+    return p;
+}
+
+const Profile& profile() {
+    static const Profile p = load_profile(profile_path());
+    return p;
+}
+
+const Profile& no_profile() {
+    static const Profile p = [] {
+        Profile q;
+        q.ignored = "not tuned";
+        return q;
+    }();
+    return p;
+}
+
+}  // namespace iolab

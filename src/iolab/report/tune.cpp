@@ -1,0 +1,59 @@
+#include "iolab/report/tune.hpp"
+
+#include <ctime>
+#include <optional>
+
+namespace iolab {
+
+namespace {
+
+// The library's way of doing what a case measured, or nothing when the library has none.
+std::optional<Tuned> method_of(const CaseResult& c) {
+    const std::string& s = c.spec.strategy->name;
+    const std::size_t buffer = c.spec.workload.buffer;
+    const bool whole = buffer >= c.spec.workload.bytes();
+    if (s == "read.chunk") return Tuned{"read", whole ? 0 : buffer, c.throughput_mib_s};
+    if (s == "read.mmap-chunks") return Tuned{"mmap", 0, c.throughput_mib_s};
+    if (s == "copy.copy-file-range") return Tuned{"copy_file_range", buffer, c.throughput_mib_s};
+    if (s == "copy.sendfile") return Tuned{"sendfile", buffer, c.throughput_mib_s};
+    if (s == "copy.chunk") return Tuned{"read/write", buffer, c.throughput_mib_s};
+    if (s == "write.record-buffered") return Tuned{"write", buffer, c.throughput_mib_s};
+    return std::nullopt;
+}
+
+// The fastest verified case of a group that `keep` accepts.
+template <class Keep>
+std::optional<Tuned> fastest(const Report& r, const std::string& group, Keep keep) {
+    std::optional<Tuned> best;
+    for (const CaseResult& c : r.cases) {
+        if (c.spec.group != group || !c.ranked() || !c.verified || !keep(c)) continue;
+        const auto m = method_of(c);
+        if (m && (!best || m->mib_s > best->mib_s)) best = m;
+    }
+    return best;
+}
+
+}  // namespace
+
+Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device) {
+    Profile p;
+    p.version = std::string(library_version());
+    p.machine = this_machine();
+    p.date = tuned.environment.date;
+    p.folder = folder;
+    p.filesystem = tuned.environment.fs_type;
+    p.device = device;
+    const auto all = [](const CaseResult&) { return true; };
+    for (const char* kind : {"read", "copy"})
+        for (const char* cls : {"small", "medium", "large"})
+            if (const auto t = fastest(tuned, std::string(kind) + "-" + cls, all))
+                p.choices[std::string(kind) + "." + cls] = *t;
+    const auto buffered = [](const CaseResult& c) {
+        return c.spec.strategy->name == "read.chunk" && c.spec.workload.buffer <= (std::size_t{1} << 20);
+    };
+    if (const auto t = fastest(tuned, "read-medium", buffered)) p.read_buffer = t->buffer;
+    if (const auto t = fastest(tuned, "buffer-write", all)) p.write_buffer = t->buffer;
+    return p;
+}
+
+}  // namespace iolab

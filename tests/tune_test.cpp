@@ -1,0 +1,177 @@
+// The library's profile (include/iolab/io/profile.hpp) and iolab tune: a profile is read back as
+// written, ignored with a reason when it is another machine's, another version's or unreadable;
+// read_file, copy_file and the buffered classes follow its choice only for files on the
+// filesystem it was measured on; iolab tune writes one from verified cases only.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <string>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/harness/plan.hpp"
+#include "iolab/io.hpp"
+#include "iolab/report/tune.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+std::uint64_t device_of(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_dev;
+}
+
+Profile here(const ScratchDir& dir) {
+    Profile p;
+    p.version = std::string(library_version());
+    p.machine = this_machine();
+    p.device = device_of(dir.path());
+    p.folder = dir.path();
+    return p;
+}
+
+void put(const std::string& path, std::size_t n) {
+    std::string s(n, 'x');
+    for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>(i * 7 + i / 13);
+    write_file_atomic(path, std::string_view(s));
+}
+
+TEST(Tune, AProfileReadsBackAsWrittenAndIsIgnoredWithAReason) {
+    ScratchDir dir;
+    Profile p = here(dir);
+    p.choices["read.small"] = {"mmap", 0, 123.4};
+    p.choices["copy.large"] = {"sendfile", 1 << 20, 99.0};
+    p.read_buffer = 256 << 10;
+    p.write_buffer = 1 << 20;
+    write_file_atomic(dir.file("profile"), p.text());
+    const Profile back = load_profile(dir.file("profile"));
+    ASSERT_TRUE(back.usable()) << back.ignored;
+    EXPECT_EQ(back.choices.at("read.small").method, "mmap");
+    EXPECT_EQ(back.choices.at("copy.large").buffer, 1u << 20);
+    EXPECT_DOUBLE_EQ(back.choices.at("copy.large").mib_s, 99.0);
+    EXPECT_EQ(back.read_buffer, 256u << 10);
+    EXPECT_EQ(back.text(), p.text());
+    // Which class a size is in, and only on its own filesystem.
+    EXPECT_NE(back.choice("read", 1000, p.device), nullptr);
+    EXPECT_EQ(back.choice("read", 2 << 20, p.device), nullptr);  // medium: not in it
+    EXPECT_EQ(back.choice("read", 1000, p.device + 1), nullptr);
+
+    const auto ignored = [&](Profile q, const char* why) {
+        write_file_atomic(dir.file("other"), q.text());
+        const Profile r = load_profile(dir.file("other"));
+        EXPECT_FALSE(r.usable());
+        EXPECT_NE(r.ignored.find(why), std::string::npos) << r.ignored;
+    };
+    Profile other_machine = p;
+    other_machine.machine = "somewhere-else";
+    ignored(other_machine, "another machine (somewhere-else)");
+    Profile older = p;
+    older.version = "0.0.1";
+    ignored(older, "made by iolab 0.0.1");
+    write_file_atomic(dir.file("bad"), std::string_view("version = 0.1.0\nread.small = teleport 0 1.0\n"));
+    EXPECT_NE(load_profile(dir.file("bad")).ignored.find(":2: cannot read 'read.small = teleport 0 1.0'"),
+              std::string::npos)
+        << load_profile(dir.file("bad")).ignored;
+    EXPECT_NE(load_profile(dir.file("none")).ignored.find("no profile at"), std::string::npos);
+}
+
+TEST(Tune, ReadFileFollowsTheProfilesChoice) {
+    ScratchDir dir;
+    put(dir.file("f"), 300000);
+    const std::vector<std::byte> want = read_file(dir.file("f"), no_profile());
+    const auto calls = [&](const Profile& p, sys::Call c) {
+        const sys::Counters before = sys::thread_counters();
+        EXPECT_EQ(read_file(dir.file("f"), p), want);
+        return (sys::thread_counters() - before).calls[static_cast<std::size_t>(c)];
+    };
+    EXPECT_EQ(calls(no_profile(), sys::Call::mmap), 0u);
+    EXPECT_EQ(calls(no_profile(), sys::Call::read), 2u);  // all of it, then end of file
+    Profile mmap = here(dir);
+    mmap.choices["read.small"] = {"mmap", 0, 1};
+    EXPECT_EQ(calls(mmap, sys::Call::mmap), 1u);
+    Profile reads = here(dir);
+    reads.choices["read.small"] = {"read", 4096, 1};
+    EXPECT_EQ(calls(reads, sys::Call::read), (300000 + 4095) / 4096 + 1);
+    reads.device += 1;  // measured on another filesystem: not for this file
+    EXPECT_EQ(calls(reads, sys::Call::read), 2u);
+}
+
+TEST(Tune, CopyFileAndTheBufferedClassesFollowTheProfile) {
+    ScratchDir dir;
+    put(dir.file("src"), 3 << 20);
+    Profile p = here(dir);
+    p.choices["copy.medium"] = {"read/write", 65536, 1};
+    CopyOptions o;
+    o.profile = &p;
+    const CopyResult r = copy_file(dir.file("src"), dir.file("a"), o);
+    if (r.methods.front() != CopyMethod::reflink) {  // a reflink comes first where it works
+        EXPECT_EQ(r.methods, std::vector<CopyMethod>{CopyMethod::read_write});
+        o.profile = &no_profile();
+        EXPECT_NE(copy_file(dir.file("src"), dir.file("b"), o).methods.front(), CopyMethod::read_write);
+    }
+    EXPECT_EQ(read_file(dir.file("a"), no_profile()), read_file(dir.file("src"), no_profile()));
+
+    p.read_buffer = 12345;
+    p.write_buffer = 54321;
+    const sys::Fd fd = sys::open(dir.file("src"), O_RDONLY);
+    EXPECT_EQ(tuned_buffer(fd, true, p), 12345u);
+    EXPECT_EQ(tuned_buffer(fd, false, p), 54321u);
+    EXPECT_EQ(tuned_buffer(fd, true, no_profile()), kDefaultBufferSize);
+    p.device += 1;
+    EXPECT_EQ(tuned_buffer(fd, true, p), kDefaultBufferSize);
+    EXPECT_EQ(BufferedReader(fd, 4096).capacity(), 4096u);  // an explicit size is kept
+}
+
+TEST(Tune, TheProfileKeepsEachGroupsFastestVerifiedCase) {
+    Report r;
+    const auto add = [&](const char* group, const char* strategy, std::size_t buffer, double mib_s, bool verified) {
+        PlanRequest req;
+        req.patterns = {strategy};
+        req.sizes = {std::string(group) == "read-medium" ? 8u << 20 : 256u << 10};
+        req.buffers = {buffer};
+        CaseResult c;
+        c.spec = build_plan(req).at(0);
+        c.spec.group = group;
+        c.status = Status::ok;
+        c.verified = verified;
+        c.throughput_mib_s = mib_s;
+        r.cases.push_back(c);
+    };
+    add("read-small", "read.chunk", 64u << 10, 100, true);
+    add("read-small", "read.chunk", 256u << 10, 300, true);        // the whole file in one read
+    add("read-small", "read.mmap-chunks", 64u << 10, 900, false);  // faster, but not verified
+    add("copy-small", "copy.sendfile", 64u << 10, 50, true);
+    add("read-medium", "read.chunk", 64u << 10, 80, true);
+    add("read-medium", "read.chunk", 8u << 20, 99, true);  // over 1 MiB: not a buffer for a reader
+    const Profile p = profile_from(r, "/data", 42);
+    EXPECT_EQ(p.choices.at("read.small").method, "read");
+    EXPECT_EQ(p.choices.at("read.small").buffer, 0u);
+    EXPECT_EQ(p.choices.at("copy.small").method, "sendfile");
+    EXPECT_EQ(p.choices.count("copy.large"), 0u);
+    EXPECT_EQ(p.read_buffer, 64u << 10);
+    EXPECT_EQ(p.device, 42u);
+}
+
+TEST(Tune, TheCommandWritesAProfileTheLibraryUses) {
+    ScratchDir dir, results;
+    const auto r = test::run_cli("tune --smoke -q --dir " + dir.path() + " --profile " + results.file("p"));
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    const Profile p = load_profile(results.file("p"));
+    EXPECT_TRUE(p.usable()) << p.ignored;
+    EXPECT_EQ(p.device, device_of(dir.path()));
+    for (const char* key : {"read.small", "read.medium", "read.large", "copy.small", "copy.medium", "copy.large"})
+        EXPECT_EQ(p.choices.count(key), 1u) << key;
+    // --smoke alone writes nothing; a folder that is not there is bad input.
+    const auto smoke = test::run_cli("tune --smoke -q --dir " + dir.path());
+    EXPECT_EQ(smoke.status, 0) << smoke.err;
+    EXPECT_NE(smoke.out.find("no profile written"), std::string::npos) << smoke.out;
+    const auto bad = test::run_cli("tune --smoke --dir /nonexistent-iolab");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("/nonexistent-iolab"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace iolab
