@@ -5,6 +5,7 @@
 //     count_lines FILE
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdint>
 
 #include <fcntl.h>
@@ -21,7 +22,13 @@ int main(int argc, char** argv) {
         iolab::BufferedReader in(fd, 256 * 1024);
         std::uint64_t lines = 0;
         for (auto bytes = in.peek(); !bytes.empty(); bytes = in.peek()) {
-            lines += static_cast<std::uint64_t>(std::count(bytes.begin(), bytes.end(), std::byte{'\n'}));
+            // memchr finds each newline at vector speed; a loop of compares over std::byte does not.
+            const auto* p = reinterpret_cast<const char*>(bytes.data());
+            const char* const end = p + bytes.size();
+            while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))))) {
+                ++lines;
+                ++p;
+            }
             in.consume(bytes.size());
         }
         std::printf("%llu\n", static_cast<unsigned long long>(lines));
