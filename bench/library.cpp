@@ -56,13 +56,18 @@ int main(int argc, char** argv) {
     if (argc < 3) return 2;
     const std::string mode = argv[1];
     try {
-        if (mode == "count-peek") std::printf("%llu\n", count_peek(argv[2]));
-        else if (mode == "count-getc") std::printf("%llu\n", count_getc(argv[2]));
-        else if (mode == "count-getline") std::printf("%llu\n", count_getline(argv[2]));
-        else if (mode == "read-file") std::printf("%zu\n", iolab::read_file(argv[2]).size());
+        if (mode == "count-peek")
+            std::printf("%llu\n", count_peek(argv[2]));
+        else if (mode == "count-getc")
+            std::printf("%llu\n", count_getc(argv[2]));
+        else if (mode == "count-getline")
+            std::printf("%llu\n", count_getline(argv[2]));
+        else if (mode == "read-file")
+            std::printf("%zu\n", iolab::read_file(argv[2]).size());
         else if (mode == "copy-file" && argc == 4)
             std::printf("%llu\n", static_cast<unsigned long long>(iolab::copy_file(argv[2], argv[3]).bytes));
-        else return 2;
+        else
+            return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

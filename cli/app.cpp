@@ -280,9 +280,23 @@ int replicate(const Context& ctx, const RunArgs& a) {
 
 }  // namespace
 
+// Whether this process is a rank other than 0 of an MPI job (by what mpirun or srun put in its
+// environment), asked to run with --mpi: its errors before MPI starts are rank 0's too, and only
+// rank 0 says them.
+bool another_rank(int argc, char** argv) {
+    bool mpi = false;
+    for (int i = 1; i < argc; ++i) mpi = mpi || std::string_view(argv[i]) == "--mpi";
+    if (!mpi) return false;
+    for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
+        if (const char* r = std::getenv(var)) return std::string_view(r) != "0";
+    return false;
+}
+
 int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     const Context ctx{mode, small_dir};
     const bool dry_run = mode != Mode::normal;  // nothing printed but by small runs
+    // And an error of a rank other than 0 before MPI starts is rank 0's too: rank 0 alone says it.
+    const bool silent = dry_run || another_rank(argc, argv);
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     app.require_subcommand(1);
 
@@ -349,11 +363,11 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return dry_run ? 0 : app.exit(e);
+        return silent ? 0 : app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
-        return dry_run ? 0 : app.exit(e);
+        return silent ? 0 : app.exit(e);
     } catch (const CLI::ParseError& e) {
-        if (dry_run) return 2;
+        if (silent) return 2;
         fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;
     }
@@ -382,10 +396,10 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             return 0;
         }
     } catch (const InputError& e) {
-        if (!dry_run) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;
     } catch (const std::exception& e) {
-        if (!dry_run) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 1;
     }
     return 0;

@@ -291,6 +291,38 @@ TEST(Jobs, APartInTheWrongPlaceFailsItsVerification) {
     }
 }
 
+// A job that writes past the end of its part: the last part's overrun is seen by no other part's
+// check, so the shared output's size is checked too.
+TEST(Jobs, ASharedOutputHoldsItsPartsAndNothingMore) {
+    ScratchDir dir;
+    InputPool pool(dir);
+    const auto specs = plan_of("write.record-syscall", 2);
+    const Workload& w = specs[0].workload;
+    const auto input = pool.get_shared(w, parts_of(2));
+    Fixture part0(w, dir, "shared", input, 0), part1(w, dir, "shared", input, 1);
+    Sink s0, s1;
+    Strategy overrun = *specs[0].strategy;
+    overrun.run = [original = overrun.run](const Job& j) {
+        original(j);
+        if (j.offset > 0) {  // the last part: one byte more
+            const sys::Fd out = sys::open(j.dst, O_WRONLY);
+            const char extra = 'x';
+            sys::pwrite_all(out, &extra, 1, static_cast<off_t>(j.offset + j.length));
+        }
+    };
+    RunOptions opts;
+    try {
+        measure_jobs(overrun, {&part0, &part1}, {&s0, &s1}, opts, system_clock(), nullptr, VerifyMode::full);
+        ADD_FAILURE() << "the overrun went unnoticed";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("holds " + std::to_string(2 * w.bytes() + 1) + " bytes"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_NO_THROW(measure_jobs(*specs[0].strategy, {&part0, &part1}, {&s0, &s1}, opts, system_clock(), nullptr,
+                                 VerifyMode::full));
+}
+
 TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo) {
     ScratchDir dir;
     RunOptions opts = few_iterations();

@@ -121,7 +121,13 @@ rc=$?
 grep -q "rank 1 on .*: this rank was given another plan than rank 0" "$work/err7" || fail "different plans: $(cat "$work/err7")"
 [ "$(leftovers)" -eq 0 ] || fail "different plans: scratch folders left: $(ls "$work/scratch")"
 
-# 7. --mpi without mpirun: a job of one rank.
+# 7. Bad input under mpirun is said once, by rank 0, and every rank ends with status 2.
+mpi "$iolab" run -s read.chunk --mpi --rank-shift -1 >"$work/out8" 2>"$work/err8"
+rc=$?
+[ $rc -eq 2 ] || fail "bad input: status $rc, expected 2"
+[ "$(grep -c "invalid --rank-shift '-1'" "$work/err8")" -eq 1 ] || fail "bad input said other than once: $(cat "$work/err8")"
+
+# 8. --mpi without mpirun: a job of one rank.
 "$iolab" run -s read.chunk --size 256K --iterations 3 --mpi --dir "$work/scratch" --json "$work/one.json" \
   >"$work/out5" 2>"$work/err5"
 rc=$?

@@ -294,6 +294,15 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             const Checked c = checked_by(v);
             if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
         }
+        // A shared output holds every part and nothing more: a job that wrote past its part's end
+        // (the last part's, where no other part's check would see it) fails here. Every rank has
+        // ended (the barrier above), so the maker sees all the parts.
+        if (jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output()) {
+            const std::uint64_t whole = w.bytes() * w.jobs * static_cast<std::uint64_t>(tm.size());
+            if (const std::uint64_t size = output_bytes(jobs.front().dst); size != whole)
+                throw VerificationFailed(fmt::format("the shared output holds {} bytes, not the {} of its {} parts",
+                                                     size, whole, w.jobs * static_cast<unsigned>(tm.size())));
+        }
     })));
     // Only once every rank has checked its part of a shared output.
     for (Fixture* fx : fixtures) fx->remove_output();
