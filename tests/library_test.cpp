@@ -78,6 +78,18 @@ TEST(Library, ReadFileReadsWholeFilesOfAnySize) {
         put(dir.file("f"), content);
         EXPECT_EQ(text_of(read_file(dir.file("f"))), content) << n;
     }
+    // A file larger than memory (sparse: it takes no room) is refused before any memory is taken.
+    {
+        const sys::Fd huge = sys::open(dir.file("huge"), O_WRONLY | O_CREAT | O_EXCL, 0600);
+        const auto memory = static_cast<off_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<off_t>(::sysconf(_SC_PAGESIZE));
+        sys::ftruncate(huge, memory + 4096);
+    }
+    try {
+        read_file(dir.file("huge"));
+        ADD_FAILURE() << "no error";
+    } catch (const IoError& e) {
+        EXPECT_EQ(e.code(), EFBIG) << e.what();
+    }
     // A file that says it is empty but is not (/proc): read to its end all the same.
     const auto status = read_file("/proc/self/status");
     EXPECT_NE(text_of(status).find("Name:"), std::string::npos);

@@ -76,6 +76,14 @@ TEST(Tune, AProfileReadsBackAsWrittenAndIsIgnoredWithAReason) {
               std::string::npos)
         << load_profile(dir.file("bad")).ignored;
     EXPECT_NE(load_profile(dir.file("none")).ignored.find("no profile at"), std::string::npos);
+    // Never waits on a FIFO nor reads a device; buffers outside 4 KiB..1 GiB are not taken.
+    ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
+    EXPECT_NE(load_profile(dir.file("fifo")).ignored.find("not a regular file"), std::string::npos);
+    EXPECT_NE(load_profile("/dev/zero").ignored.find("not a regular file"), std::string::npos);
+    for (const char* line : {"buffer.read = 1", "buffer.read = 2147483648", "read.small = read 7 1.0"}) {
+        write_file_atomic(dir.file("tiny"), std::string_view(line));
+        EXPECT_NE(load_profile(dir.file("tiny")).ignored.find("cannot read"), std::string::npos) << line;
+    }
 }
 
 TEST(Tune, ReadFileFollowsTheProfilesChoice) {

@@ -20,7 +20,8 @@ struct Profile;
 // fewest copies and calls for a cached file); where `iolab tune` measured another way faster for
 // files of this size on this filesystem (profile.hpp), that way: reads of its buffer size, or a
 // mapping copied out. Then reads until end of file, so a file that grows, or that reports no size
-// (/proc, a pipe), is read whole too.
+// (/proc, a pipe), is read whole too. A file at least as large as this machine's memory is refused
+// (EFBIG) before any memory is taken.
 std::vector<std::byte> read_file(const std::string& path);
 // The same with the given profile's choice (no_profile(): never tuned).
 std::vector<std::byte> read_file(const std::string& path, const Profile& tuning);

@@ -1,6 +1,7 @@
 #include "iolab/io/profile.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "iolab/io/error.hpp"
+#include "iolab/io/syscalls.hpp"
 #include "iolab/io/whole_file.hpp"
 
 #ifndef IOLAB_VERSION
@@ -18,6 +20,8 @@
 namespace iolab {
 
 namespace {
+
+constexpr off_t kMaxProfileBytes = 64 * 1024;
 
 std::string trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -35,6 +39,9 @@ bool whole_number(const std::string& s, std::uint64_t& out) {
     return true;
 }
 
+// A size per call or a buffer worth using: from 4 KiB to 1 GiB.
+bool sane_buffer(std::uint64_t n) { return n >= 4096 && n <= (std::uint64_t{1} << 30); }
+
 // "read 65536 23000.5": method, buffer, MiB/s.
 bool read_choice(const std::string& v, Tuned& t) {
     const auto a = v.find(' ');
@@ -42,7 +49,7 @@ bool read_choice(const std::string& v, Tuned& t) {
     if (b == std::string::npos) return false;
     t.method = v.substr(0, a);
     std::uint64_t buffer = 0;
-    if (!whole_number(v.substr(a + 1, b - a - 1), buffer) || buffer > (std::uint64_t{1} << 40)) return false;
+    if (!whole_number(v.substr(a + 1, b - a - 1), buffer) || (buffer != 0 && !sane_buffer(buffer))) return false;
     t.buffer = static_cast<std::size_t>(buffer);
     const std::string rate = v.substr(b + 1);
     char* end = nullptr;
@@ -114,8 +121,20 @@ Profile load_profile(const std::string& path) {
     p.path = path;
     std::string text;
     try {
-        const auto bytes = read_file(path, no_profile());
-        text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        // Only a regular file of sensible size: never wait on a FIFO or read a device forever.
+        const sys::Fd fd = sys::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat st {};
+        if (::fstat(fd.get(), &st) != 0) throw IoError(errno, "inspect", path);
+        if (!S_ISREG(st.st_mode)) {
+            p.ignored = path + " is not a regular file";
+            return p;
+        }
+        if (st.st_size > kMaxProfileBytes) {
+            p.ignored = path + " is larger than a profile can be (" + std::to_string(kMaxProfileBytes) + " bytes)";
+            return p;
+        }
+        text.resize(static_cast<std::size_t>(st.st_size));
+        text.resize(sys::read_full(fd, text.data(), text.size()));
     } catch (const IoError& e) {
         p.ignored = e.code() == ENOENT ? "no profile at " + path + " (iolab tune makes one)" : e.what();
         return p;
@@ -146,7 +165,7 @@ Profile load_profile(const std::string& path) {
         else if (key == "device")
             ok = whole_number(value, p.device);
         else if (key == "buffer.read" || key == "buffer.write") {
-            ok = whole_number(value, n) && n > 0 && n <= (std::uint64_t{1} << 30);
+            ok = whole_number(value, n) && sane_buffer(n);
             (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
         } else if (key.starts_with("read.") || key.starts_with("copy.")) {
             const std::string cls = key.substr(5);

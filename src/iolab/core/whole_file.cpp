@@ -22,6 +22,10 @@ std::vector<std::byte> read_file(const std::string& path, const Profile& tuning)
     const sys::Fd fd = sys::open(path, O_RDONLY | O_CLOEXEC);
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) throw IoError(errno, "stat", path);
+    // A file larger than this machine's memory cannot be held in it: refused before any is taken.
+    const auto memory =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    if (static_cast<std::uint64_t>(st.st_size) >= memory) throw IoError(EFBIG, "read into memory the whole of", path);
     const auto size = static_cast<std::size_t>(st.st_size);
     // One byte more than the size: a read that fills it says the file grew.
     std::vector<std::byte> data(size + 1);
