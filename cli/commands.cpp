@@ -176,6 +176,17 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     const std::string dir = checked_dir(dir_option);
     // A smoke run's figures are not worth keeping: it writes only where --profile says.
     const std::string out = !out_option.empty() ? out_option : smoke ? std::string() : profile_path();
+    if (!smoke && out.empty())
+        throw InputError("no home folder to keep the profile in: set XDG_CONFIG_HOME or give --profile FILE");
+    // Where the profile goes is checked before anything is measured.
+    if (!out.empty()) {
+        struct stat o {};
+        if (::stat(out.c_str(), &o) == 0 && !S_ISREG(o.st_mode))
+            throw InputError(fmt::format("invalid --profile '{}': it exists and is not a regular file", out));
+        const auto parent = std::filesystem::path(out).parent_path();
+        if (!parent.empty() && ::stat(parent.c_str(), &o) == 0 && !S_ISDIR(o.st_mode))
+            throw InputError(fmt::format("invalid --profile '{}': '{}' is not a folder", out, parent.string()));
+    }
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) throw IoError(errno, "inspect", dir);
     Suite suite = builtin_suite("tune");
@@ -211,10 +222,12 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         return report.any_failed() ? 1 : 0;
     }
     // The configuration folder, made private when it is new.
+    // Folders it makes are private (0700), as a configuration folder should be.
     std::error_code ec;
     const auto folder = std::filesystem::path(out).parent_path();
-    if (!folder.empty() && std::filesystem::create_directories(folder, ec))
-        std::filesystem::permissions(folder, std::filesystem::perms::owner_all, ec);
+    const mode_t mask = ::umask(077);
+    std::filesystem::create_directories(folder.empty() ? "." : folder, ec);
+    ::umask(mask);
     if (ec) throw IoError(ec.value(), "create the folder", folder.string());
     write_file_atomic(out, p.text());
     fmt::print(

@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -69,6 +71,56 @@ TEST(Library, PeekAndConsumeHandOutEveryByteOnce) {
     const auto bytes = in.peek();
     EXPECT_THROW(in.consume(bytes.size() + 1), std::out_of_range);
     EXPECT_NO_THROW(in.consume(bytes.size()));
+}
+
+// A read that fails does not make the reader hand out again what it had handed out.
+TEST(Library, AReaderAfterAFailedReadGoesOnWhereItWas) {
+    ScratchDir dir;
+    put(dir.file("f"), "ABCDEFGH");
+    const sys::Fd fd = sys::open(dir.file("f"), O_RDONLY);
+    BufferedReader in(fd, 4);
+    char first[4];
+    ASSERT_EQ(in.read(first, 4), 4u);
+    {
+        const sys::ScopedFault armed(sys::fault_at(sys::call_bit(sys::Call::read), 1, 1, Fault::eio));
+        EXPECT_THROW(in.get(), IoError);
+    }
+    EXPECT_EQ(in.get(), 'E');
+    const auto rest = in.peek();
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(rest.data()), rest.size()), "FGH");
+}
+
+// copy_file: a file that reads shorter than it says (sysfs) is copied as read, not padded; an
+// overwrite's temporary name is unique and short, whatever the destination's name.
+TEST(Library, CopyFileCopiesWhatIsReadAndOverwritesWithUniqueNames) {
+    ScratchDir dir;
+    const char* sys_file = "/sys/kernel/mm/transparent_hugepage/enabled";
+    if (::access(sys_file, R_OK) == 0) {
+        const auto want = read_file(sys_file, no_profile());
+        copy_file(sys_file, dir.file("sys"));
+        EXPECT_EQ(read_file(dir.file("sys"), no_profile()), want);
+    }
+    const std::string long_name = dir.file(std::string(250, 'n'));
+    put(dir.file("src"), pattern(100000));
+    put(long_name, "old");
+    CopyOptions o;
+    o.overwrite = true;
+    EXPECT_NO_THROW(copy_file(dir.file("src"), long_name, o));
+    EXPECT_EQ(read_file(long_name, no_profile()), read_file(dir.file("src"), no_profile()));
+    std::vector<std::thread> writers;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < 4; ++t)
+        writers.emplace_back([&] {
+            for (int i = 0; i < 20; ++i) try {
+                    copy_file(dir.file("src"), long_name, o);
+                } catch (const IoError&) {
+                    ++failures;
+                }
+        });
+    for (auto& w : writers) w.join();
+    EXPECT_EQ(failures.load(), 0);
+    for (const auto& e : fs::directory_iterator(dir.path()))
+        EXPECT_EQ(e.path().filename().string().find(".iolab-copy-"), std::string::npos) << e.path();
 }
 
 TEST(Library, ReadFileReadsWholeFilesOfAnySize) {

@@ -42,14 +42,14 @@ void put(const std::string& path, std::size_t n) {
 TEST(Tune, AProfileReadsBackAsWrittenAndIsIgnoredWithAReason) {
     ScratchDir dir;
     Profile p = here(dir);
-    p.choices["read.small"] = {"mmap", 0, 123.4};
+    p.choices["read.small"] = {"read", 0, 123.4};
     p.choices["copy.large"] = {"sendfile", 1 << 20, 99.0};
     p.read_buffer = 256 << 10;
     p.write_buffer = 1 << 20;
     write_file_atomic(dir.file("profile"), p.text());
     const Profile back = load_profile(dir.file("profile"));
     ASSERT_TRUE(back.usable()) << back.ignored;
-    EXPECT_EQ(back.choices.at("read.small").method, "mmap");
+    EXPECT_EQ(back.choices.at("read.small").method, "read");
     EXPECT_EQ(back.choices.at("copy.large").buffer, 1u << 20);
     EXPECT_DOUBLE_EQ(back.choices.at("copy.large").mib_s, 99.0);
     EXPECT_EQ(back.read_buffer, 256u << 10);
@@ -76,11 +76,21 @@ TEST(Tune, AProfileReadsBackAsWrittenAndIsIgnoredWithAReason) {
               std::string::npos)
         << load_profile(dir.file("bad")).ignored;
     EXPECT_NE(load_profile(dir.file("none")).ignored.find("no profile at"), std::string::npos);
+    // What it cannot read is quoted without control characters, and nothing of it is kept.
+    write_file_atomic(dir.file("ctl"), std::string_view("version = 0.1.0\x01\nbuffer.read = 65536\n"));
+    const Profile ctl = load_profile(dir.file("ctl"));
+    EXPECT_NE(ctl.ignored.find("cannot read 'version = 0.1.0?'"), std::string::npos) << ctl.ignored;
+    EXPECT_TRUE(ctl.version.empty());
     // Never waits on a FIFO nor reads a device; buffers outside 4 KiB..1 GiB are not taken.
     ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
     EXPECT_NE(load_profile(dir.file("fifo")).ignored.find("not a regular file"), std::string::npos);
     EXPECT_NE(load_profile("/dev/zero").ignored.find("not a regular file"), std::string::npos);
-    for (const char* line : {"buffer.read = 1", "buffer.read = 2147483648", "read.small = read 7 1.0"}) {
+    for (const char* line : {"buffer.read = 1", "buffer.read = 2147483648", "read.small = read 7 1.0",
+                             "read.small = mmap 0 1.0",      // never a mapping: SIGBUS
+                             "read.small = sendfile 0 1.0",  // not a way to read
+                             "copy.small = read 4096 1.0",   // not a way to copy
+                             "read.small = read 4096 inf",   // not a rate
+                             "device = 1\ndevice = 2"}) {    // a key twice
         write_file_atomic(dir.file("tiny"), std::string_view(line));
         EXPECT_NE(load_profile(dir.file("tiny")).ignored.find("cannot read"), std::string::npos) << line;
     }
@@ -97,9 +107,6 @@ TEST(Tune, ReadFileFollowsTheProfilesChoice) {
     };
     EXPECT_EQ(calls(no_profile(), sys::Call::mmap), 0u);
     EXPECT_EQ(calls(no_profile(), sys::Call::read), 2u);  // all of it, then end of file
-    Profile mmap = here(dir);
-    mmap.choices["read.small"] = {"mmap", 0, 1};
-    EXPECT_EQ(calls(mmap, sys::Call::mmap), 1u);
     Profile reads = here(dir);
     reads.choices["read.small"] = {"read", 4096, 1};
     EXPECT_EQ(calls(reads, sys::Call::read), (300000 + 4095) / 4096 + 1);
@@ -172,6 +179,10 @@ TEST(Tune, TheCommandWritesAProfileTheLibraryUses) {
     EXPECT_EQ(p.device, device_of(dir.path()));
     for (const char* key : {"read.small", "read.medium", "read.large", "copy.small", "copy.medium", "copy.large"})
         EXPECT_EQ(p.choices.count(key), 1u) << key;
+    // Where the profile goes is checked before anything is measured.
+    const auto folder = test::run_cli("tune --smoke -q --dir " + dir.path() + " --profile " + results.path());
+    EXPECT_EQ(folder.status, 2) << folder.err;
+    EXPECT_NE(folder.err.find("not a regular file"), std::string::npos) << folder.err;
     // --smoke alone writes nothing; a folder that is not there is bad input.
     const auto smoke = test::run_cli("tune --smoke -q --dir " + dir.path());
     EXPECT_EQ(smoke.status, 0) << smoke.err;

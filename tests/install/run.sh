@@ -58,5 +58,15 @@ grep -q "^4 files" "$work/copy.out" || fail "copy_tree said: $(cat "$work/copy.o
 [ "$(du -k "$work/copy/sparse" | cut -f1)" -lt 1024 ] || fail "copy_tree filled the holes of a sparse file"
 "$work/ex/copy_tree" "$work/tree" "$work/copy" 2>/dev/null && fail "copy_tree wrote over an existing folder"
 
+# An installed tree can be moved: the CMake package and the .pc find their prefix from their place.
+mv "$prefix" "$work/moved"
+PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" c++ -O2 -o "$work/count_lines_moved" "$src/examples/count_lines.cpp" \
+  $(PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags --libs iolab-io) 2>"$work/moved.log" ||
+  { cat "$work/moved.log"; fail "pkg-config from a moved prefix"; }
+cmake -S "$src/examples" -B "$work/ex-moved" -DCMAKE_PREFIX_PATH="$work/moved" >"$work/ex-moved.log" 2>&1 &&
+  cmake --build "$work/ex-moved" >>"$work/ex-moved.log" 2>&1 || { tail -20 "$work/ex-moved.log"; fail "find_package from a moved prefix"; }
+got=$(LD_LIBRARY_PATH="$work/moved/lib" "$work/count_lines_moved" "$work/lines.txt") || fail "moved: count_lines failed"
+[ "$got" = "$want" ] || fail "moved: count_lines counted $got lines, wc -l $want"
+
 [ $failed -eq 0 ] && echo "install: all checks passed"
 exit $failed

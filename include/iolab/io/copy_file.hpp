@@ -18,7 +18,8 @@ namespace iolab {
 struct Profile;
 
 struct CopyOptions {
-    bool overwrite = false;        // replace an existing destination (atomically, by rename)
+    bool overwrite = false;        // replace an existing destination (atomically, by rename), which
+                                   // then has the source's mode, as a new copy does
     bool keep_holes = true;        // copy only the data extents of a sparse source
     std::size_t buffer = 1 << 20;  // for the read/write fallback
     std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call

@@ -17,7 +17,7 @@
 namespace iolab {
 
 struct Tuned {
-    std::string method;       // read: "read" or "mmap"; copy: "copy_file_range", "sendfile", "read/write"
+    std::string method;       // read: "read"; copy: "copy_file_range", "sendfile", "read/write"
     std::size_t buffer = 0;   // bytes per call (0: the whole file in one)
     double mib_s = 0;         // what it measured
 };
@@ -41,7 +41,8 @@ struct Profile {
 
 // "small" (under 1 MiB), "medium" (under 64 MiB) or "large".
 std::string_view size_class(std::uint64_t bytes);
-// $XDG_CONFIG_HOME/iolab/profile, else $HOME/.config/iolab/profile.
+// $XDG_CONFIG_HOME/iolab/profile (when absolute), else HOME/.config/iolab/profile with HOME from
+// $HOME (when absolute) or the password database; "" when the user has no home folder but /.
 std::string profile_path();
 // /etc/machine-id, else the host name: what a profile's machine must equal.
 std::string this_machine();

@@ -32,7 +32,9 @@ BufferedReader::BufferedReader(const sys::Fd& fd, std::size_t capacity)
       buf_(reinterpret_cast<unsigned char*>(storage_.data())) {}
 
 bool BufferedReader::refill() {
+    // Emptied first: if the read throws, the bytes already handed out are not handed out again.
     pos_ = 0;
+    end_ = 0;
     end_ = sys::read_some(fd_, buf_, cap_);
     return end_ > 0;
 }

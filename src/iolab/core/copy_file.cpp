@@ -46,17 +46,16 @@ bool not_supported_here(int e) {
 
 class Copier {
 public:
-    Copier(const sys::Fd& in, const sys::Fd& out, const CopyOptions& o, const Tuned* how)
-        : in_(in), out_(out), buf_(std::max<std::size_t>(o.buffer, 1)), chunk_(std::max<std::size_t>(o.chunk, 1)) {
-        if (!how) return;
-        if (how->method == "sendfile") method_ = CopyMethod::sendfile;
-        if (how->method == "read/write") method_ = CopyMethod::read_write;
-        if (how->buffer > 0) {
-            if (method_ == CopyMethod::read_write)
-                buf_.resize(how->buffer);
-            else
-                chunk_ = how->buffer;
+    Copier(const sys::Fd& in, const sys::Fd& out, const CopyOptions& o, const Tuned* how, std::uint64_t size)
+        : in_(in), out_(out), chunk_(std::max<std::size_t>(o.chunk, 1)) {
+        std::size_t buffer = std::max<std::size_t>(o.buffer, 1);
+        if (how) {
+            if (how->method == "sendfile") method_ = CopyMethod::sendfile;
+            if (how->method == "read/write") method_ = CopyMethod::read_write;
+            if (how->buffer > 0) (method_ == CopyMethod::read_write ? buffer : chunk_) = how->buffer;
         }
+        // Never a buffer larger than the file (plus a page, to see its end in one read).
+        buf_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(buffer, size + 4096)));
     }
 
     // Copies [off, end) (end may be kToEof) and returns the offset reached: end, or the end
@@ -122,8 +121,8 @@ private:
 
     const sys::Fd& in_;
     const sys::Fd& out_;
-    std::vector<std::byte> buf_;
     std::size_t chunk_;
+    std::vector<std::byte> buf_;
     CopyMethod method_ = CopyMethod::copy_file_range;
     bool moved_any_[3] = {false, false, false};
     CopyResult result_;
@@ -146,29 +145,34 @@ CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOption
     const Tuned* how = ::fstat(in.get(), &st) == 0 && S_ISREG(st.st_mode)
                            ? tuning.choice("copy", static_cast<std::uint64_t>(st.st_size), st.st_dev)
                            : nullptr;
-    Copier c(in, out, options, how);
+    Copier c(in, out, options, how, static_cast<std::uint64_t>(st.st_size));
     std::uint64_t pos = 0;
     // Extent by extent, asking again after each one, so data appended meanwhile is found too.
     bool whole = !options.keep_holes;
+    bool hole_at_end = false;
     while (!whole) {
         off_t data = 0;
         try {
             data = sys::lseek(in, static_cast<off_t>(pos), SEEK_DATA);
         } catch (const IoError& e) {
-            if (e.code() == ENXIO) break;              // no data after pos: the rest is a hole
+            if (e.code() == ENXIO) {  // no data after pos: the rest is a hole
+                hole_at_end = true;
+                break;
+            }
             if (!not_supported_here(e.code())) throw;  // EIO: a failure, not a missing feature
             whole = true;                              // SEEK_DATA unsupported: copy it all as data
             break;
         }
         const off_t hole = sys::lseek(in, data, SEEK_HOLE);
         pos = c.range(static_cast<std::uint64_t>(data), static_cast<std::uint64_t>(hole));
-        if (pos < static_cast<std::uint64_t>(hole)) break;  // the source shrank
+        if (pos < static_cast<std::uint64_t>(hole)) break;  // the source shrank, or reads less than it says
     }
     // Without extents: everything to the end of file as it is now, not as it was at open.
     if (whole) pos = c.range(pos, kToEof);
-    // A trailing hole is not written: extend the destination to the source's length.
+    // A trailing hole is not written: extend the destination to the source's length. Only for a
+    // hole: a file whose reads end before the size it reports (sysfs) is copied as read.
     const std::uint64_t size = sys::file_size(in);
-    if (size > pos && sys::file_size(out) < size) sys::ftruncate(out, static_cast<off_t>(size));
+    if (hole_at_end && size > pos && sys::file_size(out) < size) sys::ftruncate(out, static_cast<off_t>(size));
     return c.result();
 }
 
@@ -184,9 +188,26 @@ CopyResult copy_file(const std::string& src, const std::string& dst, const CopyO
 
     // A new file is written in place; a replacement goes to a temporary name first and is
     // renamed over the old file only once complete, so a failure leaves the old file as it was.
-    const std::string target = exists ? dst + ".iolab-copy-" + std::to_string(::getpid()) : dst;
+    // The temporary name is unique (mkostemp) and short, whatever the destination's name.
+    std::string target = dst;
     const mode_t mode = s.st_mode & 07777;
-    sys::Fd out = sys::open(target, O_WRONLY | O_CREAT | O_EXCL, mode);
+    sys::Fd out;
+    if (exists) {
+        const auto slash = dst.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "" : dst.substr(0, slash);
+        std::string tmpl = dir + "/.iolab-copy-XXXXXX";
+        const int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (raw < 0) throw IoError(errno, "create a temporary file in", dir.empty() ? "/" : dir);
+        target = tmpl;
+        out = sys::Fd(raw, target);
+        if (::fchmod(raw, mode) != 0) {
+            const int e = errno;
+            ::unlink(target.c_str());
+            throw IoError(e, "set the mode of", target);
+        }
+    } else {
+        out = sys::open(target, O_WRONLY | O_CREAT | O_EXCL, mode);
+    }
     try {
         CopyResult r = copy_contents(in, out, options);
         out.close();

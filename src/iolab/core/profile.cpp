@@ -1,12 +1,16 @@
 #include "iolab/io/profile.hpp"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "iolab/io/error.hpp"
@@ -56,10 +60,13 @@ bool read_choice(const std::string& v, Tuned& t) {
     errno = 0;
     t.mib_s = std::strtod(rate.c_str(), &end);
     if (errno != 0 || end == rate.c_str() || *end != '\0' || !(t.mib_s >= 0)) return false;
-    static constexpr std::string_view kMethods[] = {"read", "mmap", "copy_file_range", "sendfile", "read/write"};
-    for (const auto m : kMethods)
-        if (t.method == m) return true;
-    return false;
+    return std::isfinite(t.mib_s);
+}
+
+// The methods the library has for each kind of work.
+bool method_for(const std::string& kind, const std::string& method) {
+    if (kind == "read") return method == "read";
+    return method == "copy_file_range" || method == "sendfile" || method == "read/write";
 }
 
 }  // namespace
@@ -72,8 +79,15 @@ std::string_view size_class(std::uint64_t bytes) {
 
 std::string profile_path() {
     if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x == '/') return std::string(x) + "/iolab/profile";
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : "/") + "/.config/iolab/profile";
+    // $HOME when it is an absolute path, else the user's home folder from the password database.
+    std::string home;
+    if (const char* h = std::getenv("HOME"); h && *h == '/') {
+        home = h;
+    } else if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/') {
+        home = pw->pw_dir;
+    }
+    if (home.empty() || home == "/") return {};  // nowhere of the user's own
+    return home + "/.config/iolab/profile";
 }
 
 std::string this_machine() {
@@ -119,6 +133,10 @@ std::string Profile::text() const {
 Profile load_profile(const std::string& path) {
     Profile p;
     p.path = path;
+    if (path.empty()) {
+        p.ignored = "no home folder to keep a profile in (set XDG_CONFIG_HOME)";
+        return p;
+    }
     std::string text;
     try {
         // Only a regular file of sensible size: never wait on a FIFO or read a device forever.
@@ -140,6 +158,7 @@ Profile load_profile(const std::string& path) {
         return p;
     }
     std::size_t number = 0;
+    std::set<std::string> seen;
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t end = std::min(text.find('\n', at), text.size());
         const std::string raw = text.substr(at, end - at);
@@ -147,6 +166,18 @@ Profile load_profile(const std::string& path) {
         ++number;
         const std::string l = trim(raw);
         if (l.empty() || l[0] == '#') continue;
+        const auto reject = [&] {
+            Profile bad;
+            bad.path = path;
+            std::string shown = l.substr(0, 80);
+            for (char& c : shown)
+                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+            bad.ignored = path + ":" + std::to_string(number) + ": cannot read '" + shown + "'";
+            return bad;
+        };
+        if (std::any_of(l.begin(), l.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+            return reject();
+        if (!seen.insert(l.substr(0, l.find('='))).second) return reject();  // a key given twice
         const auto eq = l.find('=');
         const std::string key = eq == std::string::npos ? "" : trim(std::string_view(l).substr(0, eq));
         const std::string value = eq == std::string::npos ? "" : trim(std::string_view(l).substr(eq + 1));
@@ -169,14 +200,12 @@ Profile load_profile(const std::string& path) {
             (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
         } else if (key.starts_with("read.") || key.starts_with("copy.")) {
             const std::string cls = key.substr(5);
-            ok = (cls == "small" || cls == "medium" || cls == "large") && read_choice(value, p.choices[key]);
+            ok = (cls == "small" || cls == "medium" || cls == "large") && read_choice(value, p.choices[key]) &&
+                 method_for(key.substr(0, 4), p.choices[key].method);
         } else {
             ok = false;
         }
-        if (!ok) {
-            p.ignored = path + ":" + std::to_string(number) + ": cannot read '" + l + "'";
-            return p;
-        }
+        if (!ok) return reject();
     }
     if (p.version != library_version())
         p.ignored = "the profile was made by iolab " + (p.version.empty() ? "of no version" : p.version) +

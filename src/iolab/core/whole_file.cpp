@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,12 +30,7 @@ std::vector<std::byte> read_file(const std::string& path, const Profile& tuning)
     std::vector<std::byte> data(size + 1);
     std::size_t have = 0;
     const Tuned* how = S_ISREG(st.st_mode) ? tuning.choice("read", size, st.st_dev) : nullptr;
-    if (how && how->method == "mmap" && size > 0) {
-        const sys::Mapping m = sys::map(fd, size, PROT_READ, MAP_SHARED);
-        std::memcpy(data.data(), m.data(), size);
-        have = size;
-        sys::lseek(fd, static_cast<off_t>(size), SEEK_SET);  // then what follows, if it grew
-    } else if (how && how->method == "read" && how->buffer > 0) {
+    if (how && how->method == "read" && how->buffer > 0) {
         while (have < size) {
             const std::size_t n = sys::read_full(fd, data.data() + have, std::min(how->buffer, size - have));
             have += n;
@@ -71,12 +65,21 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> data,
     const int raw = ::mkostemp(name.data(), O_CLOEXEC);
     if (raw < 0) throw IoError(errno, "create a temporary file in", dir);
     const std::string tmp = name.data();
-    if (options.track_temporary) options.track_temporary(tmp, true);
+    try {
+        if (options.track_temporary) options.track_temporary(tmp, true);
+    } catch (...) {
+        ::close(raw);
+        ::unlink(tmp.c_str());
+        throw;
+    }
     struct Untrack {
         const AtomicWriteOptions& o;
         const std::string& tmp;
         ~Untrack() {
-            if (o.track_temporary) o.track_temporary(tmp, false);
+            try {
+                if (o.track_temporary) o.track_temporary(tmp, false);
+            } catch (...) {  // a destructor must not throw; the file is gone all the same
+            }
         }
     } untrack{options, tmp};
     try {

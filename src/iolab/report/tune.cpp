@@ -13,7 +13,6 @@ std::optional<Tuned> method_of(const CaseResult& c) {
     const std::size_t buffer = c.spec.workload.buffer;
     const bool whole = buffer >= c.spec.workload.bytes();
     if (s == "read.chunk") return Tuned{"read", whole ? 0 : buffer, c.throughput_mib_s};
-    if (s == "read.mmap-chunks") return Tuned{"mmap", 0, c.throughput_mib_s};
     if (s == "copy.copy-file-range") return Tuned{"copy_file_range", buffer, c.throughput_mib_s};
     if (s == "copy.sendfile") return Tuned{"sendfile", buffer, c.throughput_mib_s};
     if (s == "copy.chunk") return Tuned{"read/write", buffer, c.throughput_mib_s};
