@@ -123,6 +123,27 @@ TEST(Library, CopyFileCopiesWhatIsReadAndOverwritesWithUniqueNames) {
         EXPECT_EQ(e.path().filename().string().find(".iolab-copy-"), std::string::npos) << e.path();
 }
 
+// A copy's mode is the source's less the umask, never setuid, on a new file and over an old one.
+TEST(Library, CopyFileGivesTheSourcesModeLessTheUmask) {
+    ScratchDir dir;
+    put(dir.file("src"), "data");
+    ASSERT_EQ(::chmod(dir.file("src").c_str(), 04755), 0);
+    const mode_t old = ::umask(027);
+    copy_file(dir.file("src"), dir.file("new"));
+    put(dir.file("old"), "x");
+    ASSERT_EQ(::chmod(dir.file("old").c_str(), 0600), 0);
+    CopyOptions o;
+    o.overwrite = true;
+    copy_file(dir.file("src"), dir.file("old"), o);
+    EXPECT_EQ(process_umask(), 027u);
+    ::umask(old);
+    for (const char* name : {"new", "old"}) {
+        struct stat st {};
+        ASSERT_EQ(::stat(dir.file(name).c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, 0750u) << name;
+    }
+}
+
 TEST(Library, ReadFileReadsWholeFilesOfAnySize) {
     ScratchDir dir;
     for (std::size_t n : {0u, 1u, 4095u, 4096u, 3u << 20}) {

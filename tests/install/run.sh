@@ -18,11 +18,11 @@ cmake --install "$work/lib" >"$work/install.log" 2>&1 || { cat "$work/install.lo
 echo "installed:"
 (cd "$prefix" && find . -type f -o -type l | sort)
 
-for f in lib/libiolab-io.a lib/libiolab-io.so lib/libiolab-io.so.0 include/iolab/io.hpp include/iolab/io/buffered.hpp \
+for f in lib/libiolab-io.a lib/libiolab-io.so lib/libiolab-io.so.0.1 include/iolab/io.hpp include/iolab/io/buffered.hpp \
   lib/cmake/iolab/iolabConfig.cmake lib/cmake/iolab/iolabConfigVersion.cmake lib/pkgconfig/iolab-io.pc; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
-objdump -p "$prefix/lib/libiolab-io.so" | grep -q "SONAME *libiolab-io.so.0$" || fail "the shared library's SONAME"
+objdump -p "$prefix/lib/libiolab-io.so" | grep -q "SONAME *libiolab-io.so.0.1$" || fail "the shared library's SONAME"
 # It needs nothing but the C and C++ runtimes.
 extra=$(ldd "$prefix/lib/libiolab-io.so" | grep -vE 'linux-vdso|libstdc\+\+|libgcc_s|libc\.so|libm\.so|ld-linux')
 [ -z "$extra" ] || fail "the shared library needs more than the C and C++ runtimes: $extra"
@@ -35,7 +35,7 @@ cmake -S "$src/examples" -B "$work/ex" -DCMAKE_PREFIX_PATH="$prefix" >"$work/ex.
 # 2. pkg-config
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 # shellcheck disable=SC2046
-c++ -O2 -o "$work/count_lines_pc" "$src/examples/count_lines.cpp" $(pkg-config --cflags --libs iolab-io) \
+c++ -std=c++20 -O2 -o "$work/count_lines_pc" "$src/examples/count_lines.cpp" $(pkg-config --cflags --libs iolab-io) \
   2>"$work/pc.log" || { cat "$work/pc.log"; fail "examples with pkg-config"; }
 
 # Run them.
@@ -60,7 +60,7 @@ grep -q "^4 files" "$work/copy.out" || fail "copy_tree said: $(cat "$work/copy.o
 
 # An installed tree can be moved: the CMake package and the .pc find their prefix from their place.
 mv "$prefix" "$work/moved"
-PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" c++ -O2 -o "$work/count_lines_moved" "$src/examples/count_lines.cpp" \
+PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" c++ -std=c++20 -O2 -o "$work/count_lines_moved" "$src/examples/count_lines.cpp" \
   $(PKG_CONFIG_PATH="$work/moved/lib/pkgconfig" pkg-config --cflags --libs iolab-io) 2>"$work/moved.log" ||
   { cat "$work/moved.log"; fail "pkg-config from a moved prefix"; }
 cmake -S "$src/examples" -B "$work/ex-moved" -DCMAKE_PREFIX_PATH="$work/moved" >"$work/ex-moved.log" 2>&1 &&

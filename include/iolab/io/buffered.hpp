@@ -35,6 +35,8 @@ std::size_t tuned_buffer(const sys::Fd& fd, bool reading, const Profile& tuning)
 class BufferedReader {
 public:
     explicit BufferedReader(const sys::Fd& fd, std::size_t capacity = kTuned);
+    // The descriptor must outlive the reader: a temporary one would not.
+    BufferedReader(sys::Fd&&, std::size_t = kTuned) = delete;
 
     // The next byte (0..255), or -1 at end of file. Errors throw IoError.
     int get() {
@@ -71,6 +73,7 @@ private:
 class BufferedWriter {
 public:
     explicit BufferedWriter(const sys::Fd& fd, std::size_t capacity = kTuned);
+    BufferedWriter(sys::Fd&&, std::size_t = kTuned) = delete;
     // Flushes what is pending; errors are swallowed here, so call flush() to see them.
     ~BufferedWriter();
     BufferedWriter(const BufferedWriter&) = delete;

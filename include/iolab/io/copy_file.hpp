@@ -18,8 +18,8 @@ namespace iolab {
 struct Profile;
 
 struct CopyOptions {
-    bool overwrite = false;        // replace an existing destination (atomically, by rename), which
-                                   // then has the source's mode, as a new copy does
+    bool overwrite = false;        // replace an existing destination: written to a temporary file,
+                                   // fsync'ed, renamed over it (a crash leaves one or the other)
     bool keep_holes = true;        // copy only the data extents of a sparse source
     std::size_t buffer = 1 << 20;  // for the read/write fallback
     std::size_t chunk = 1u << 30;  // bytes asked of one copy_file_range or sendfile call
@@ -38,7 +38,8 @@ struct CopyResult {
     std::vector<CopyMethod> methods;  // every method that moved data, in order
 };
 
-// Copies the file src to dst. Refuses to copy a file onto itself; never truncates an
+// Copies the file src to dst, which gets src's permission bits less the umask (as cp without -p:
+// never setuid or setgid). Refuses to copy a file onto itself; never truncates an
 // existing destination unless options.overwrite; removes its own partial destination on
 // failure. Throws IoError.
 CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options = {});

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 namespace iolab {
 
 struct Profile;
@@ -21,7 +23,8 @@ struct Profile;
 // files of this size on this filesystem (profile.hpp), reads of its buffer size. Never a mapping:
 // a file truncated meanwhile would kill the process with SIGBUS. Then reads until end of file, so a file that grows, or that reports no size
 // (/proc, a pipe), is read whole too. A file at least as large as this machine's memory is refused
-// (EFBIG) before any memory is taken.
+// (EFBIG) before any memory is taken, and one that grows to that size (or a device without end)
+// once it does.
 std::vector<std::byte> read_file(const std::string& path);
 // The same with the given profile's choice (no_profile(): never tuned).
 std::vector<std::byte> read_file(const std::string& path, const Profile& tuning);
@@ -43,5 +46,8 @@ struct AtomicWriteOptions {
 // is the new file, whole, and the IoError says the rename may not survive a power cut.
 void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options = {});
 void write_file_atomic(const std::string& path, std::string_view text, const AtomicWriteOptions& options = {});
+
+// The process's umask, read without changing it (from /proc/self/status).
+mode_t process_umask();
 
 }  // namespace iolab

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "iolab/io/profile.hpp"
+#include "iolab/io/whole_file.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -177,7 +178,7 @@ CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOption
 }
 
 CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options) {
-    const sys::Fd in = sys::open(src, O_RDONLY);
+    const sys::Fd in = sys::open(src, O_RDONLY | O_CLOEXEC);
     struct stat s {
     }, d{};
     if (::fstat(in.get(), &s) != 0) throw IoError(errno, "stat", src);
@@ -190,7 +191,8 @@ CopyResult copy_file(const std::string& src, const std::string& dst, const CopyO
     // renamed over the old file only once complete, so a failure leaves the old file as it was.
     // The temporary name is unique (mkostemp) and short, whatever the destination's name.
     std::string target = dst;
-    const mode_t mode = s.st_mode & 07777;
+    // The source's permission bits less the umask, as cp without -p gives (never setuid or setgid).
+    const mode_t mode = s.st_mode & 0777 & ~process_umask();
     sys::Fd out;
     if (exists) {
         const auto slash = dst.rfind('/');
@@ -206,10 +208,13 @@ CopyResult copy_file(const std::string& src, const std::string& dst, const CopyO
             throw IoError(e, "set the mode of", target);
         }
     } else {
-        out = sys::open(target, O_WRONLY | O_CREAT | O_EXCL, mode);
+        out = sys::open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     }
     try {
         CopyResult r = copy_contents(in, out, options);
+        // A replacement's data is on disk before the rename, so a crash leaves the old file or the
+        // whole new one.
+        if (exists) sys::fsync(out);
         out.close();
         if (exists && ::rename(target.c_str(), dst.c_str()) != 0) throw IoError(errno, "replace", dst);
         return r;

@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include <cerrno>
+#include <cstdint>
+
 namespace iolab {
 
 namespace {

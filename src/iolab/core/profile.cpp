@@ -177,7 +177,7 @@ Profile load_profile(const std::string& path) {
         };
         if (std::any_of(l.begin(), l.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
             return reject();
-        if (!seen.insert(l.substr(0, l.find('='))).second) return reject();  // a key given twice
+        if (!seen.insert(trim(std::string_view(l).substr(0, l.find('=')))).second) return reject();  // a key twice
         const auto eq = l.find('=');
         const std::string key = eq == std::string::npos ? "" : trim(std::string_view(l).substr(0, eq));
         const std::string value = eq == std::string::npos ? "" : trim(std::string_view(l).substr(eq + 1));
@@ -196,7 +196,8 @@ Profile load_profile(const std::string& path) {
         else if (key == "device")
             ok = whole_number(value, p.device);
         else if (key == "buffer.read" || key == "buffer.write") {
-            ok = whole_number(value, n) && sane_buffer(n);
+            // Every default reader and writer gets it: at most 16 MiB.
+            ok = whole_number(value, n) && sane_buffer(n) && n <= (std::uint64_t{16} << 20);
             (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
         } else if (key.starts_with("read.") || key.starts_with("copy.")) {
             const std::string cls = key.substr(5);

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "iolab/io/error.hpp"
@@ -41,10 +43,27 @@ std::vector<std::byte> read_file(const std::string& path, const Profile& tuning)
         const std::size_t n = sys::read_full(fd, data.data() + have, data.size() - have);
         have += n;
         if (have < data.size()) break;  // end of file
+        if (data.size() * 2 >= memory) throw IoError(EFBIG, "read into memory the whole of", path);
         data.resize(data.size() * 2);
     }
     data.resize(have);
     return data;
+}
+
+mode_t process_umask() {
+    // From /proc (Linux 4.7+): setting the umask to read it would change it for every thread.
+    try {
+        const sys::Fd fd = sys::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+        char buf[4096];
+        const std::size_t n = sys::read_full(fd, buf, sizeof buf - 1);
+        buf[n] = '\0';
+        if (const char* u = std::strstr(buf, "\nUmask:"))
+            return static_cast<mode_t>(std::strtoul(u + 8, nullptr, 8) & 0777);
+    } catch (const IoError&) {
+    }
+    const mode_t mask = ::umask(0);  // no /proc: the old way
+    ::umask(mask);
+    return mask;
 }
 
 namespace {
@@ -93,9 +112,7 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> data,
             mode = S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0;
         }
         if (mode == 0) {
-            const mode_t mask = ::umask(0);
-            ::umask(mask);
-            mode = 0666 & ~mask;
+            mode = 0666 & ~process_umask();
         }
         if (::fchmod(fd.get(), mode) != 0) throw IoError(errno, "set the mode of", tmp);
         sys::write_all(fd, data.data(), data.size());
