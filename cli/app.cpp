@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,15 +18,14 @@
 #include "common.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/measure.hpp"
-#include "iolab/harness/options.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/session.hpp"
-#include "iolab/report/table.hpp"
 #include "iolab/sys/mpi.hpp"
+#include "mpi_rank.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -56,94 +54,6 @@ bool small_enough(const Suite& suite) {
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports);
-
-// What a run will do, as a number (FNV-1a of every case and every group's settings): the ranks of
-// an MPI job compare it with rank 0's.
-std::uint64_t plan_fingerprint(const Suite& suite) {
-    std::string text;
-    for (const auto& g : suite.groups) {
-        text += g.id + "\n" + options_text(g.options) + "\n";
-        const RunOptions& o = g.options;
-        text +=
-            fmt::format("{} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
-                        o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file);
-        for (const auto& c : group_cases(g))
-            text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
-                                to_string(c.workload.data));
-    }
-    std::uint64_t h = 1469598103934665603ull;
-    for (const unsigned char ch : text) {
-        h ^= ch;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-// --mpi: what MPI cannot do with this run, or "".
-std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
-    for (const auto& g : suite.groups) {
-        if (g.options.forks > 0) return "--forks runs cases in child processes, which are not ranks of the MPI job";
-        if (g.options.stonewall) return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
-    }
-    if (!a.input.empty()) return "--input is one host's file; under MPI each rank makes its own input";
-    for (const auto& g : suite.groups)
-        if (g.options.throttle.active())
-            return "--throttle simulates one device inside one process; the ranks would each have their own";
-    return {};
-}
-
-constexpr std::uint64_t kMaxRankShift = 1u << 20;
-
-// One rank of an MPI job: MPI started, the team the harness agrees with, and at the end MPI
-// finished; when the ranks cannot stay in step (a rank gone or hung past --mpi-timeout), every
-// rank of the job is ended.
-class MpiRank {
-public:
-    MpiRank(const RunArgs& a, const Suite& suite, bool start) {
-        if (!a.mpi) {
-            if (a.given_mpi_options())
-                throw InputError("--mpi-timeout and --rank-shift are for a run under MPI: add --mpi");
-            return;
-        }
-        if (const std::string why = mpi_refusal(a, suite); !why.empty()) throw InputError("--mpi: " + why);
-        timeout_s_ = parse_budget(a.mpi_timeout, "--mpi-timeout");
-        const auto bad_shift = [&] {
-            return InputError(
-                one_line(fmt::format("invalid --rank-shift '{}': expected a whole number of ranks from 0 to {}",
-                                     a.rank_shift, kMaxRankShift)));
-        };
-        Amount shift;
-        try {
-            shift = parse_amount(a.rank_shift, "--rank-shift", true);
-        } catch (const InputError&) {
-            throw bad_shift();
-        }
-        if (shift.seconds > 0 || shift.count > kMaxRankShift) throw bad_shift();
-        if (!start) return;
-        if (!sys::mpi::built())
-            throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
-        sys::mpi::init();
-        sys::mpi::set_timeout_hint(" (raise --mpi-timeout if a rank needs longer)");
-        // A signalled rank's other ranks learn of the stop only at their next step.
-        interrupt::set_grace(static_cast<int>(std::ceil(timeout_s_)));
-        team_ = std::make_unique<MpiTeam>(timeout_s_, static_cast<unsigned>(shift.count));
-        set_team(team_.get());
-    }
-    ~MpiRank() {
-        if (!team_) return;
-        set_team(nullptr);
-        sys::mpi::finalize();
-    }
-    MpiRank(const MpiRank&) = delete;
-    MpiRank& operator=(const MpiRank&) = delete;
-    bool active() const { return team_ != nullptr; }
-    // Rank 0 prints and writes the results; the other ranks only measure.
-    bool reports() const { return !team_ || team_->rank() == 0; }
-
-private:
-    double timeout_s_ = 0;
-    std::unique_ptr<MpiTeam> team_;
-};
 
 int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     if (a.smoke) make_smoke(suite);

@@ -46,19 +46,12 @@ InputPool::Shared parts_of(unsigned n) {
     return s;
 }
 
-RunOptions few_iterations() {
-    RunOptions o;
-    o.warmup = Amount{1, 0};
-    o.iterations = Amount{3, 0};
-    return o;
-}
-
 TEST(Jobs, EveryJobDoesTheWholeWorkOnItsOwnFileAndIsVerified) {
     for (const char* name : {"read.chunk", "write.record-buffered", "copy.chunk"})
         for (unsigned jobs : {2u, 4u}) {
             SCOPED_TRACE(fmt::format("{} jobs={}", name, jobs));
             ScratchDir dir;
-            const auto results = run_group(plan_of(name, jobs), few_iterations(), dir);
+            const auto results = run_group(plan_of(name, jobs), test::three_iterations(), dir);
             ASSERT_EQ(results.size(), 1u);
             const CaseResult& c = results.front();
             ASSERT_EQ(c.status, Status::ok) << c.reason;
@@ -163,7 +156,7 @@ TEST(Jobs, TheStonewallStopsTheOthersWhenTheFirstEnds) {
 
 TEST(Jobs, TheStonewallSkipsStrategiesItCannotStop) {
     ScratchDir dir;
-    RunOptions opts = few_iterations();
+    RunOptions opts = test::three_iterations();
     opts.stonewall = true;
     const auto results = run_group(plan_of("copy.pipelined-threads", 2), opts, dir);
     ASSERT_EQ(results.size(), 1u);
@@ -179,7 +172,7 @@ TEST(Jobs, SharedFileJobsEachDoTheirPartOfOneFileAndAreVerified) {
         for (unsigned jobs : {2u, 4u}) {
             SCOPED_TRACE(fmt::format("{} jobs={}", name, jobs));
             ScratchDir dir;
-            RunOptions opts = few_iterations();
+            RunOptions opts = test::three_iterations();
             opts.shared_file = true;
             const auto results = run_group(plan_of(name, jobs), opts, dir);
             ASSERT_EQ(results.size(), 1u);
@@ -325,7 +318,7 @@ TEST(Jobs, ASharedOutputHoldsItsPartsAndNothingMore) {
 
 TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo) {
     ScratchDir dir;
-    RunOptions opts = few_iterations();
+    RunOptions opts = test::three_iterations();
     opts.shared_file = true;
     const auto results = run_group(plan_of("read.mmap-chunks", 2), opts, dir);
     ASSERT_EQ(results.size(), 1u);

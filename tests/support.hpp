@@ -20,6 +20,14 @@ public:
     std::uint64_t t = 0;
 };
 
+// One warm-up and three measured iterations: the fewest that make a case with samples.
+inline RunOptions three_iterations() {
+    RunOptions o;
+    o.warmup = Amount{1, 0};
+    o.iterations = Amount{3, 0};
+    return o;
+}
+
 struct CliResult {
     int status = -1;
     std::string out;

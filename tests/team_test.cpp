@@ -68,11 +68,25 @@ std::vector<CaseSpec> plan_of(const std::vector<std::string>& strategies) {
     return build_plan(req);
 }
 
-RunOptions three_iterations() {
-    RunOptions o;
-    o.warmup = Amount{1, 0};
-    o.iterations = Amount{3, 0};
-    return o;
+// A run of two ranks ("a", "b") of one read.chunk case of 1 MiB a rank, with `n` samples whose
+// rank times `rank_s(i)` gives, inside spans of `wall_s`.
+template <class RankTimes>
+Report two_ranks(int n, double wall_s, RankTimes rank_s) {
+    Report report;
+    report.environment.hosts = {"a", "b"};
+    CaseResult c;
+    c.spec = plan_of({"read.chunk"})[0];
+    c.status = Status::ok;
+    for (int i = 0; i < n; ++i) {
+        Sample s;
+        s.bytes = 2u << 20;  // two ranks of 1 MiB
+        s.wall_s = wall_s;
+        s.rank_s = rank_s(i);
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    report.cases.push_back(c);
+    return report;
 }
 
 TEST(Team, RankZeroCombinesEveryRanksSamples) {
@@ -105,7 +119,7 @@ TEST(Team, UnderMpiEachSampleHoldsEveryRanksBytesAndTimes) {
     ScriptedTeam t;
     const UseTeam use(t);
     ScratchDir dir;
-    const auto results = run_group(plan_of({"read.chunk", "write.record-syscall"}), three_iterations(), dir);
+    const auto results = run_group(plan_of({"read.chunk", "write.record-syscall"}), test::three_iterations(), dir);
     ASSERT_EQ(results.size(), 2u);
     for (const CaseResult& c : results) {
         ASSERT_EQ(c.status, Status::ok) << c.reason;
@@ -128,7 +142,7 @@ TEST(Team, AFailureOnAnotherRankFailsTheCaseHereAndNamesIt) {
     t.other = {Outcome::Kind::failed, "job 1 of 1: read: Input/output error"};
     const UseTeam use(t);
     ScratchDir dir;
-    const auto results = run_group(plan_of({"read.chunk", "read.pread-chunk"}), three_iterations(), dir);
+    const auto results = run_group(plan_of({"read.chunk", "read.pread-chunk"}), test::three_iterations(), dir);
     ASSERT_EQ(results.size(), 2u);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_EQ(results[0].reason, "rank 1 on there: job 1 of 1: read: Input/output error");
@@ -142,7 +156,7 @@ TEST(Team, ASkipOnAnotherRankSkipsTheCaseHere) {
     t.other = {Outcome::Kind::skipped, "needs a filesystem with reflinks"};
     const UseTeam use(t);
     ScratchDir dir;
-    const auto results = run_group(plan_of({"read.chunk"}), three_iterations(), dir);
+    const auto results = run_group(plan_of({"read.chunk"}), test::three_iterations(), dir);
     EXPECT_EQ(results[0].status, Status::skipped);
     EXPECT_EQ(results[0].reason, "rank 1 on there: needs a filesystem with reflinks");
 }
@@ -153,7 +167,7 @@ TEST(Team, AStopOnAnotherRankStopsThisOne) {
     t.other = {Outcome::Kind::interrupted, "interrupted"};
     const UseTeam use(t);
     ScratchDir dir;
-    const auto results = run_group(plan_of({"read.chunk"}), three_iterations(), dir);
+    const auto results = run_group(plan_of({"read.chunk"}), test::three_iterations(), dir);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_EQ(results[0].reason, "rank 1 on there: interrupted");
     EXPECT_TRUE(interrupt::requested());  // so that this rank stops where the others do
@@ -165,7 +179,7 @@ TEST(Team, RankZeroDecidesWhenTheWarmUpEnds) {
     t.decide = [](unsigned n, std::uint64_t v) -> std::uint64_t { return n == 1 ? 0 : v; };  // "warm-up over"
     const UseTeam use(t);
     ScratchDir dir;
-    RunOptions opts = three_iterations();
+    RunOptions opts = test::three_iterations();
     opts.warmup = Amount{0, 60};  // 60 s of warm-up, by this rank's clock
     const auto results = run_group(plan_of({"read.chunk"}), opts, dir);
     ASSERT_EQ(results[0].status, Status::ok) << results[0].reason;
@@ -180,27 +194,15 @@ TEST(Team, RankZeroDecidesWhenACaseHasEnough) {
     t.decide = [](unsigned n, std::uint64_t v) -> std::uint64_t { return n == 2 ? 1 : v; };
     const UseTeam use(t);
     ScratchDir dir;
-    const auto results = run_group(plan_of({"read.chunk"}), three_iterations(), dir);
+    const auto results = run_group(plan_of({"read.chunk"}), test::three_iterations(), dir);
     ASSERT_EQ(results[0].status, Status::ok) << results[0].reason;
     EXPECT_EQ(results[0].samples.size(), 1u);  // this rank's own target was 3
 }
 
 // The per-rank rows: each rank's share of the bytes over its own median time.
 TEST(Team, EachRanksRowIsItsShareOverItsOwnTime) {
-    Report report;
-    report.environment.hosts = {"a", "b"};
-    CaseResult c;
-    c.spec = plan_of({"read.chunk"})[0];
-    c.status = Status::ok;
-    for (int i = 0; i < 3; ++i) {
-        Sample s;
-        s.bytes = 2u << 20;  // two ranks of 1 MiB
-        s.wall_s = 0.004;
-        s.rank_s = {0.001, 0.002 + 0.0001 * i};
-        c.samples.push_back(s);
-    }
-    finish(c, RunOptions{}, 1e-9);
-    report.cases.push_back(c);
+    const Report report = two_ranks(3, 0.004, [](int i) { return std::vector<double>{0.001, 0.002 + 0.0001 * i}; });
+    const CaseResult& c = report.cases.front();
     const auto ranks = rank_figures(c, report.environment.hosts);
     ASSERT_EQ(ranks.size(), 2u);
     EXPECT_EQ(ranks[1].host, "b");
@@ -237,20 +239,7 @@ TEST(Team, AShiftIsTakenModuloTheRanksWithoutOverflow) {
 // A result file's per-rank times must lie inside their samples; runs of different rank counts
 // are compared with a note that their cases are different amounts of work.
 TEST(Team, ResultFilesAndComparisonsKnowTheRanks) {
-    Report two;
-    two.environment.hosts = {"a", "b"};
-    CaseResult c;
-    c.spec = plan_of({"read.chunk"})[0];
-    c.status = Status::ok;
-    for (int i = 0; i < 5; ++i) {
-        Sample s;
-        s.bytes = 2u << 20;
-        s.wall_s = 0.002;
-        s.rank_s = {0.001, 0.0015};
-        c.samples.push_back(s);
-    }
-    finish(c, RunOptions{}, 1e-9);
-    two.cases.push_back(c);
+    const Report two = two_ranks(5, 0.002, [](int) { return std::vector<double>{0.001, 0.0015}; });
     const std::string text = to_json(two);
     EXPECT_NO_THROW(read_report_json(text, "r.json"));
     for (const double wrong : {-1.0, 0.003}) {  // below 0, beyond the sample's span
@@ -278,13 +267,13 @@ TEST(Team, ShiftedReadsReadTheOtherRanksInput) {
     DataSpec zeros;
     zeros.kind = DataKind::zeros;
     write_input_file(theirs.at(input_name(w, 0)), zeros, w.size);
-    auto results = run_group(specs, three_iterations(), mine);
+    auto results = run_group(specs, test::three_iterations(), mine);
     EXPECT_EQ(results[0].status, Status::failed);
     EXPECT_NE(results[0].reason.find("output differs from the input"), std::string::npos) << results[0].reason;
     // Then the same bytes, as every rank makes them: the reads verify.
     ASSERT_EQ(::unlink(theirs.file(input_name(w, 0)).c_str()), 0);
     write_input_file(theirs.at(input_name(w, 0)), w.data, w.size);
-    results = run_group(specs, three_iterations(), mine);
+    results = run_group(specs, test::three_iterations(), mine);
     EXPECT_EQ(results[0].status, Status::ok) << results[0].reason;
     // A folder name is a plain name.
     EXPECT_THROW((void)mine.sibling_at("../x", "f"), std::invalid_argument);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <vector>
 
+#include "iolab/core/temporary.hpp"
 #include "iolab/io/profile.hpp"
 #include "iolab/io/whole_file.hpp"
 #include "iolab/sys/error.hpp"
@@ -191,18 +192,14 @@ CopyResult copy_file(const std::string& src, const std::string& dst, const CopyO
     // renamed over the old file only once complete, so a failure leaves the old file as it was.
     // The temporary name is unique (mkostemp) and short, whatever the destination's name.
     std::string target = dst;
-    // The source's permission bits less the umask, as cp without -p gives (never setuid or setgid).
-    const mode_t mode = s.st_mode & 0777 & ~process_umask();
+    // The source's permission bits less the umask, as cp without -p gives (never setuid or setgid):
+    // open(2) takes the umask off a new file's; a temporary one's are set, so only it reads it.
+    const mode_t mode = s.st_mode & 0777;
     sys::Fd out;
     if (exists) {
-        const auto slash = dst.rfind('/');
-        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "" : dst.substr(0, slash);
-        std::string tmpl = dir + "/.iolab-copy-XXXXXX";
-        const int raw = ::mkostemp(tmpl.data(), O_CLOEXEC);
-        if (raw < 0) throw IoError(errno, "create a temporary file in", dir.empty() ? "/" : dir);
-        target = tmpl;
-        out = sys::Fd(raw, target);
-        if (::fchmod(raw, mode) != 0) {
+        out = temporary_beside(dst, "copy");
+        target = out.path();
+        if (::fchmod(out.get(), mode & ~process_umask()) != 0) {
             const int e = errno;
             ::unlink(target.c_str());
             throw IoError(e, "set the mode of", target);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "iolab/core/temporary.hpp"
 #include "iolab/io/error.hpp"
 #include "iolab/io/profile.hpp"
 #include "iolab/io/syscalls.hpp"
@@ -66,28 +67,26 @@ mode_t process_umask() {
     return mask;
 }
 
-namespace {
-
 std::string folder_of(const std::string& path) {
     const auto slash = path.rfind('/');
     if (slash == std::string::npos) return ".";
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-}  // namespace
-
-void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options) {
+sys::Fd temporary_beside(const std::string& path, const char* stem) {
     const std::string dir = folder_of(path);
-    std::string tmpl = (dir == "/" ? std::string() : dir) + "/.iolab-tmp-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
+    std::string name = (dir == "/" ? std::string() : dir) + "/.iolab-" + stem + "-XXXXXX";
     const int raw = ::mkostemp(name.data(), O_CLOEXEC);
     if (raw < 0) throw IoError(errno, "create a temporary file in", dir);
-    const std::string tmp = name.data();
+    return sys::Fd(raw, name);
+}
+
+void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options) {
+    sys::Fd fd = temporary_beside(path, "tmp");
+    const std::string tmp = fd.path();
     try {
         if (options.track_temporary) options.track_temporary(tmp, true);
     } catch (...) {
-        ::close(raw);
         ::unlink(tmp.c_str());
         throw;
     }
@@ -102,7 +101,6 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> data,
         }
     } untrack{options, tmp};
     try {
-        sys::Fd fd(raw, tmp);
         // A replaced file keeps its mode; a new one gets what the umask allows.
         struct stat old {};
         mode_t mode = 0;
@@ -134,7 +132,7 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> data,
         ::unlink(tmp.c_str());
         throw;
     }
-    const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const sys::Fd d = sys::open(folder_of(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     sys::fsync(d);  // "cannot fsync DIR": the new file is in place, its rename not yet durable
 }
 

@@ -189,6 +189,10 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     const std::size_t n = fixtures.size();
     const Workload& w = fixtures.front()->workload();
     std::vector<Job> jobs;
+    // Whether this process makes (and checks the size of) the output the jobs write parts of.
+    const auto makes_shared_output = [&] {
+        return jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output();
+    };
     Sample smp;
     // Step 1, on every rank: every job's input in its cache state before any starts (the proof
     // of cold is the worst), and a shared file's output made for its jobs to write their parts.
@@ -200,8 +204,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             timeline->clear();
             jobs.front().timeline = timeline;
         }
-        if (jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output())
-            sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
+        if (makes_shared_output()) sys::open(jobs.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
         for (Fixture* fx : fixtures) smp.resident = std::max(smp.resident, prepare_input(*fx, opts));
     })));
 
@@ -297,7 +300,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         // A shared output holds every part and nothing more: a job that wrote past its part's end
         // (the last part's, where no other part's check would see it) fails here. Every rank has
         // ended (the barrier above), so the maker sees all the parts.
-        if (jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output()) {
+        if (makes_shared_output()) {
             const std::uint64_t whole = w.bytes() * w.jobs * static_cast<std::uint64_t>(tm.size());
             if (const std::uint64_t size = output_bytes(jobs.front().dst); size != whole)
                 throw VerificationFailed(fmt::format("the shared output holds {} bytes, not the {} of its {} parts",

@@ -15,19 +15,12 @@
 #include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
+#include "iolab/core/temporary.hpp"
 #include "iolab/io/whole_file.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
-
-namespace {
-std::string folder_of(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-}  // namespace
 
 namespace {
 

@@ -1,0 +1,91 @@
+#include "mpi_rank.hpp"
+
+#include <cmath>
+#include <span>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "iolab/core/checksum.hpp"
+#include "iolab/core/interrupt.hpp"
+#include "iolab/report/session.hpp"
+#include "iolab/report/table.hpp"
+#include "iolab/sys/mpi.hpp"
+
+namespace iolab::cli {
+
+namespace {
+
+constexpr std::uint64_t kMaxRankShift = 1u << 20;
+
+// --mpi: what MPI cannot do with this run, or "".
+std::string mpi_refusal(const RunArgs& a, const Suite& suite) {
+    if (!a.input.empty()) return "--input is one host's file; under MPI each rank makes its own input";
+    for (const auto& g : suite.groups) {
+        if (g.options.forks > 0) return "--forks runs cases in child processes, which are not ranks of the MPI job";
+        if (g.options.stonewall) return "--stonewall stops the jobs of one process; it cannot stop other ranks' jobs";
+        if (g.options.throttle.active())
+            return "--throttle simulates one device inside one process; the ranks would each have their own";
+    }
+    return {};
+}
+
+unsigned parsed_shift(const std::string& text) {
+    const auto bad = [&] {
+        return InputError(one_line(fmt::format(
+            "invalid --rank-shift '{}': expected a whole number of ranks from 0 to {}", text, kMaxRankShift)));
+    };
+    Amount shift;
+    try {
+        shift = parse_amount(text, "--rank-shift", true);
+    } catch (const InputError&) {
+        throw bad();
+    }
+    if (shift.seconds > 0 || shift.count > kMaxRankShift) throw bad();
+    return static_cast<unsigned>(shift.count);
+}
+
+}  // namespace
+
+std::uint64_t plan_fingerprint(const Suite& suite) {
+    std::string text;
+    for (const auto& g : suite.groups) {
+        const RunOptions& o = g.options;
+        text += g.id + "\n" + options_text(o) + "\n";
+        text +=
+            fmt::format("{} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
+                        o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file);
+        for (const auto& c : group_cases(g))
+            text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
+                                to_string(c.workload.data));
+    }
+    return checksum(std::as_bytes(std::span(text.data(), text.size())));
+}
+
+MpiRank::MpiRank(const RunArgs& a, const Suite& suite, bool start) {
+    if (!a.mpi) {
+        if (a.given_mpi_options())
+            throw InputError("--mpi-timeout and --rank-shift are for a run under MPI: add --mpi");
+        return;
+    }
+    if (const std::string why = mpi_refusal(a, suite); !why.empty()) throw InputError("--mpi: " + why);
+    const double timeout_s = parse_budget(a.mpi_timeout, "--mpi-timeout");
+    const unsigned shift = parsed_shift(a.rank_shift);
+    if (!start) return;
+    if (!sys::mpi::built())
+        throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
+    sys::mpi::init();
+    sys::mpi::set_timeout_hint(" (raise --mpi-timeout if a rank needs longer)");
+    // A signalled rank's other ranks learn of the stop only at their next step.
+    interrupt::set_grace(static_cast<int>(std::ceil(timeout_s)));
+    team_ = std::make_unique<MpiTeam>(timeout_s, shift);
+    set_team(team_.get());
+}
+
+MpiRank::~MpiRank() {
+    if (!team_) return;
+    set_team(nullptr);
+    sys::mpi::finalize();
+}
+
+}  // namespace iolab::cli
