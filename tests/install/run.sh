@@ -23,6 +23,13 @@ for f in lib/libiolab-io.a lib/libiolab-io.so lib/libiolab-io.so.0.1 include/iol
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 objdump -p "$prefix/lib/libiolab-io.so" | grep -q "SONAME *libiolab-io.so.0.1$" || fail "the shared library's SONAME"
+# It exports its public API (the declarations marked IOLAB_IO_API) and nothing of its insides.
+exports=$(nm -D --defined-only "$prefix/lib/libiolab-io.so" | c++filt)
+for want in 'iolab::copy_file(' 'iolab::BufferedReader::refill()' 'iolab::sys::pread_full(' 'typeinfo for iolab::IoError'; do
+  grep -qF "$want" <<<"$exports" || fail "the shared library does not export $want"
+done
+inside=$(grep -E 'iolab::sys::detail|fault|throttle|stop|temporary_beside|folder_of' <<<"$exports")
+[ -z "$inside" ] || fail "the shared library exports its insides: $inside"
 # It needs nothing but the C and C++ runtimes.
 extra=$(ldd "$prefix/lib/libiolab-io.so" | grep -vE 'linux-vdso|libstdc\+\+|libgcc_s|libc\.so|libm\.so|ld-linux')
 [ -z "$extra" ] || fail "the shared library needs more than the C and C++ runtimes: $extra"
@@ -46,6 +53,11 @@ for bin in "$work/ex/count_lines" "$work/count_lines_pc"; do
   got=$(LD_LIBRARY_PATH="$prefix/lib" "$bin" "$work/lines.txt") || fail "$bin failed"
   [ "$got" = "$want" ] || fail "$bin counted $got lines, wc -l $want"
 done
+# An IoError thrown inside the shared library is caught by the program's catch (IoError&).
+LD_LIBRARY_PATH="$prefix/lib" "$work/ex/count_lines" "$work/missing" 2>"$work/missing.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^count_lines: .*missing' "$work/missing.err" ||
+  fail "an IoError from the shared library was not caught (exit $rc): $(cat "$work/missing.err")"
 mkdir -p "$work/tree/a/b"
 head -c 3000000 /dev/urandom >"$work/tree/a/big"
 printf 'x' >"$work/tree/a/b/one"

@@ -5,10 +5,11 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
-class AlignedBuffer {
+class IOLAB_IO_API AlignedBuffer {
 public:
     AlignedBuffer() = default;
     AlignedBuffer(std::size_t size, std::size_t alignment) : size_(size) {

@@ -20,6 +20,7 @@
 
 #include "iolab/io/aligned.hpp"
 #include "iolab/io/syscalls.hpp"
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
@@ -30,9 +31,9 @@ inline constexpr std::size_t kTuned = 0;
 
 struct Profile;
 // The buffer a reader (or writer) of fd gets for kTuned under `tuning`.
-std::size_t tuned_buffer(const sys::Fd& fd, bool reading, const Profile& tuning);
+IOLAB_IO_API std::size_t tuned_buffer(const sys::Fd& fd, bool reading, const Profile& tuning);
 
-class BufferedReader {
+class IOLAB_IO_API BufferedReader {
 public:
     explicit BufferedReader(const sys::Fd& fd, std::size_t capacity = kTuned);
     // The descriptor must outlive the reader: a temporary one would not.
@@ -70,7 +71,7 @@ private:
     std::size_t end_ = 0;
 };
 
-class BufferedWriter {
+class IOLAB_IO_API BufferedWriter {
 public:
     explicit BufferedWriter(const sys::Fd& fd, std::size_t capacity = kTuned);
     BufferedWriter(sys::Fd&&, std::size_t = kTuned) = delete;

@@ -12,12 +12,13 @@
 #include <vector>
 
 #include "iolab/io/syscalls.hpp"
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
 struct Profile;
 
-struct CopyOptions {
+struct IOLAB_IO_API CopyOptions {
     bool overwrite = false;        // replace an existing destination: written to a temporary file,
                                    // fsync'ed, renamed over it (a crash leaves one or the other)
     bool keep_holes = true;        // copy only the data extents of a sparse source
@@ -31,9 +32,9 @@ struct CopyOptions {
 
 // The ways copy_file moves data, in the order it tries them.
 enum class CopyMethod { reflink, copy_file_range, sendfile, read_write };
-std::string_view to_string(CopyMethod m);
+IOLAB_IO_API std::string_view to_string(CopyMethod m);
 
-struct CopyResult {
+struct IOLAB_IO_API CopyResult {
     std::uint64_t bytes = 0;          // bytes of data copied (holes excluded)
     std::vector<CopyMethod> methods;  // every method that moved data, in order
 };
@@ -42,9 +43,9 @@ struct CopyResult {
 // never setuid or setgid). Refuses to copy a file onto itself; never truncates an
 // existing destination unless options.overwrite; removes its own partial destination on
 // failure. Throws IoError.
-CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options = {});
+IOLAB_IO_API CopyResult copy_file(const std::string& src, const std::string& dst, const CopyOptions& options = {});
 
 // The engine: copies everything readable from in (from offset 0) into out, which is empty.
-CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOptions& options = {});
+IOLAB_IO_API CopyResult copy_contents(const sys::Fd& in, const sys::Fd& out, const CopyOptions& options = {});
 
 }  // namespace iolab

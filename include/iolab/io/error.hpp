@@ -4,10 +4,11 @@
 // device". Every function of the library throws it (and std::bad_alloc when memory runs out).
 #include <stdexcept>
 #include <string>
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
-class IoError : public std::runtime_error {
+class IOLAB_IO_API IoError : public std::runtime_error {
 public:
     IoError(int err, std::string op, std::string path);
     // The errno value, for callers that act on it (ENOSPC, EXDEV...).

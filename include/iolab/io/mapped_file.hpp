@@ -12,10 +12,11 @@
 #include <string>
 
 #include "iolab/io/syscalls.hpp"
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
-class MappedFile {
+class IOLAB_IO_API MappedFile {
 public:
     // sequential: read ahead aggressively and drop pages behind (MADV_SEQUENTIAL); random: no read
     // ahead (MADV_RANDOM); normal: the kernel's default; willneed: start reading it all now.

@@ -13,16 +13,17 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
-struct Tuned {
+struct IOLAB_IO_API Tuned {
     std::string method;       // read: "read"; copy: "copy_file_range", "sendfile", "read/write"
     std::size_t buffer = 0;   // bytes per call (0: the whole file in one)
     double mib_s = 0;         // what it measured
 };
 
-struct Profile {
+struct IOLAB_IO_API Profile {
     std::string path;     // where it was read from
     std::string ignored;  // why it is not used, or "" when it is
     std::string version, machine, date, folder, filesystem;
@@ -40,20 +41,20 @@ struct Profile {
 };
 
 // "small" (under 1 MiB), "medium" (under 64 MiB) or "large".
-std::string_view size_class(std::uint64_t bytes);
+IOLAB_IO_API std::string_view size_class(std::uint64_t bytes);
 // $XDG_CONFIG_HOME/iolab/profile (when absolute), else HOME/.config/iolab/profile with HOME from
 // $HOME (when absolute) or the password database; "" when the user has no home folder but /.
-std::string profile_path();
+IOLAB_IO_API std::string profile_path();
 // /etc/machine-id, else the host name: what a profile's machine must equal.
-std::string this_machine();
+IOLAB_IO_API std::string this_machine();
 // The library's version ("0.1.0"): what a profile's version must equal.
-std::string_view library_version();
+IOLAB_IO_API std::string_view library_version();
 // Reads a profile. A missing or unreadable file, a line it cannot read, another machine or
 // another version: a Profile whose `ignored` says so (never an exception).
-Profile load_profile(const std::string& path);
+IOLAB_IO_API Profile load_profile(const std::string& path);
 // The process's profile: load_profile(profile_path()), once.
-const Profile& profile();
+IOLAB_IO_API const Profile& profile();
 // A profile that is never used (for code that must not be tuned, such as iolab's own measurements).
-const Profile& no_profile();
+IOLAB_IO_API const Profile& no_profile();
 
 }  // namespace iolab

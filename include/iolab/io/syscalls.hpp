@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "iolab/io/error.hpp"
+#include "iolab/io/export.hpp"
 
 namespace iolab::sys {
 
@@ -55,11 +56,11 @@ enum class Call : std::uint8_t {
     count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
-std::string_view call_name(Call c);
+IOLAB_IO_API std::string_view call_name(Call c);
 
 // Calls and bytes of each kind made by one thread. Plain increments: reading them is only
 // meaningful from the owning thread, or after a worker has merged them into its parent.
-struct Counters {
+struct IOLAB_IO_API Counters {
     std::array<std::uint64_t, kCallKinds> calls{};
     std::array<std::uint64_t, kCallKinds> bytes{};
 
@@ -68,11 +69,11 @@ struct Counters {
     Counters& operator+=(const Counters& o);
     Counters operator-(const Counters& o) const;
 };
-Counters& thread_counters();
+IOLAB_IO_API Counters& thread_counters();
 
 // An open file descriptor that knows the path it names, for error messages. Closing on
 // destruction ignores errors; call close() to see them.
-class Fd {
+class IOLAB_IO_API Fd {
 public:
     Fd() = default;
     Fd(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
@@ -92,59 +93,59 @@ private:
     std::string path_;
 };
 
-Fd open(const std::string& path, int flags, mode_t mode = 0600);
+IOLAB_IO_API Fd open(const std::string& path, int flags, mode_t mode = 0600);
 
-std::size_t read_some(const Fd& fd, void* buf, std::size_t n);  // 0 means EOF
-std::size_t read_full(const Fd& fd, void* buf, std::size_t n);  // < n only at EOF
-std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off);
-std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off);
-std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
+IOLAB_IO_API std::size_t read_some(const Fd& fd, void* buf, std::size_t n);  // 0 means EOF
+IOLAB_IO_API std::size_t read_full(const Fd& fd, void* buf, std::size_t n);  // < n only at EOF
+IOLAB_IO_API std::size_t pread_some(const Fd& fd, void* buf, std::size_t n, off_t off);
+IOLAB_IO_API std::size_t pread_full(const Fd& fd, void* buf, std::size_t n, off_t off);
+IOLAB_IO_API std::size_t readv_some(const Fd& fd, const iovec* iov, int iovcnt);
 
-std::size_t write_some(const Fd& fd, const void* buf, std::size_t n);
-void write_all(const Fd& fd, const void* buf, std::size_t n);
-std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off);
-void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off);
+IOLAB_IO_API std::size_t write_some(const Fd& fd, const void* buf, std::size_t n);
+IOLAB_IO_API void write_all(const Fd& fd, const void* buf, std::size_t n);
+IOLAB_IO_API std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off);
+IOLAB_IO_API void pwrite_all(const Fd& fd, const void* buf, std::size_t n, off_t off);
 // Writes every byte the vector describes; iov is modified as it is consumed.
-void writev_all(const Fd& fd, iovec* iov, int iovcnt);
+IOLAB_IO_API void writev_all(const Fd& fd, iovec* iov, int iovcnt);
 
 // Kernel-side copies. Each returns what one call moved (0: the source is at EOF, or for
 // copy_file_range the filesystem could not copy); errors throw IoError, whose code() lets
 // a caller fall back on "not supported here" errnos.
-std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n);
-std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n);
-std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n, unsigned flags);
-void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
+IOLAB_IO_API std::size_t sendfile_some(const Fd& out, const Fd& in, off_t* in_off, std::size_t n);
+IOLAB_IO_API std::size_t copy_file_range_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n);
+IOLAB_IO_API std::size_t splice_some(const Fd& in, off_t* in_off, const Fd& out, off_t* out_off, std::size_t n, unsigned flags);
+IOLAB_IO_API void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
 
-void fsync(const Fd& fd);
-void fdatasync(const Fd& fd);
-void ftruncate(const Fd& fd, off_t len);
+IOLAB_IO_API void fsync(const Fd& fd);
+IOLAB_IO_API void fdatasync(const Fd& fd);
+IOLAB_IO_API void ftruncate(const Fd& fd, off_t len);
 // Reserves the blocks of [off, off + len) (posix_fallocate: glibc writes zeros where the
 // filesystem cannot), so a full disk is an ENOSPC here rather than a SIGBUS in a mapping.
-void allocate(const Fd& fd, off_t off, off_t len);
-void fadvise(const Fd& fd, off_t off, off_t len, int advice);
-std::uint64_t file_size(const Fd& fd);
-off_t lseek(const Fd& fd, off_t off, int whence);
+IOLAB_IO_API void allocate(const Fd& fd, off_t off, off_t len);
+IOLAB_IO_API void fadvise(const Fd& fd, off_t off, off_t len, int advice);
+IOLAB_IO_API std::uint64_t file_size(const Fd& fd);
+IOLAB_IO_API off_t lseek(const Fd& fd, off_t off, int whence);
 
 // O_DIRECT alignment for a file: of buffers in memory, and of file offsets and lengths.
 // From statx(STATX_DIOALIGN) where the kernel and filesystem report it (Linux 6.1+), else
 // 4096, which satisfies any logical block size up to 4 KiB. direct_io == false when the
 // filesystem reports that it does not support direct I/O.
-struct DirectAlignment {
+struct IOLAB_IO_API DirectAlignment {
     std::size_t memory = 4096;
     std::size_t offset = 4096;
     bool reported = false;
     bool direct_io = true;
 };
-DirectAlignment direct_alignment(const Fd& fd);
+IOLAB_IO_API DirectAlignment direct_alignment(const Fd& fd);
 
-struct Pipe {
+struct IOLAB_IO_API Pipe {
     Fd read_end;
     Fd write_end;
 };
-Pipe make_pipe();
+IOLAB_IO_API Pipe make_pipe();
 
 // A memory mapping, unmapped on destruction.
-class Mapping {
+class IOLAB_IO_API Mapping {
 public:
     Mapping() = default;
     Mapping(Mapping&& o) noexcept;
@@ -164,6 +165,6 @@ private:
     std::string path_;
 };
 // A zero length yields an empty mapping without a call (mmap refuses length 0).
-Mapping map(const Fd& fd, std::size_t len, int prot, int flags, off_t off = 0);
+IOLAB_IO_API Mapping map(const Fd& fd, std::size_t len, int prot, int flags, off_t off = 0);
 
 }  // namespace iolab::sys

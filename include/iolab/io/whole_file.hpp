@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <sys/types.h>
+#include "iolab/io/export.hpp"
 
 namespace iolab {
 
@@ -25,11 +26,11 @@ struct Profile;
 // (/proc, a pipe), is read whole too. A file at least as large as this machine's memory is refused
 // (EFBIG) before any memory is taken, and one that grows to that size (or a device without end)
 // once it does.
-std::vector<std::byte> read_file(const std::string& path);
+IOLAB_IO_API std::vector<std::byte> read_file(const std::string& path);
 // The same with the given profile's choice (no_profile(): never tuned).
-std::vector<std::byte> read_file(const std::string& path, const Profile& tuning);
+IOLAB_IO_API std::vector<std::byte> read_file(const std::string& path, const Profile& tuning);
 
-struct AtomicWriteOptions {
+struct IOLAB_IO_API AtomicWriteOptions {
     bool replace = true;  // false: refuse (EEXIST) when path exists, atomically (RENAME_NOREPLACE)
     // Called with the temporary file's name once it exists (made = true) and once it is gone
     // (false), so that a program's own signal handling can remove it if it must exit at once. If it
@@ -44,10 +45,10 @@ struct AtomicWriteOptions {
 // is replaced by the file (its target is not written). A replaced file keeps its mode; a new one gets 0666 less the umask. On any failure before the rename the temporary
 // file is removed and path is untouched; if only the folder's fsync fails, after the rename, path
 // is the new file, whole, and the IoError says the rename may not survive a power cut.
-void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options = {});
-void write_file_atomic(const std::string& path, std::string_view text, const AtomicWriteOptions& options = {});
+IOLAB_IO_API void write_file_atomic(const std::string& path, std::span<const std::byte> data, const AtomicWriteOptions& options = {});
+IOLAB_IO_API void write_file_atomic(const std::string& path, std::string_view text, const AtomicWriteOptions& options = {});
 
 // The process's umask, read without changing it (from /proc/self/status).
-mode_t process_umask();
+IOLAB_IO_API mode_t process_umask();
 
 }  // namespace iolab
