@@ -39,7 +39,7 @@ std::string check_before_run(const RunArgs& a, const Suite& suite, const std::st
         for (const auto& c : cases)
             if (memory_needed(c) > memory_limit)
                 throw InputError(
-                    fmt::format("{} would hold {} in memory (its buffers, queue and records); the "
+                    fmt::format("{} would hold {} in memory (its buffers, queue and pool of records); the "
                                 "limit is {}, half of this machine's memory",
                                 c.label(), format_size(memory_needed(c)), format_size(memory_limit)));
     }

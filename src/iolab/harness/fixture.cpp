@@ -92,9 +92,8 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
         in->path = w.input;
         in->digest = reference_digests(w.input);
     } else if (w.family == Family::write) {
-        auto records = std::make_shared<std::vector<std::byte>>(w.record * w.count);
-        fill(w.data, 0, *records);
-        in->digest = {checksum(*records), records->size(), 0, 0};
+        auto records = std::make_shared<const Records>(w.data, w.record, w.count);
+        in->digest = records->digest();
         in->records = std::move(records);
     } else {
         in->path = generated_path;
@@ -199,7 +198,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.buffer = w_.buffer;
     j.record = w_.record;
     j.count = w_.count;
-    if (input_->records) j.data = *input_->records;
+    j.records = input_->records.get();
     j.sink = &sink;
     j.queue = w_.queue;
     j.iov = w_.iov;

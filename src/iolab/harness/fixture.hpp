@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "iolab/core/records.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/sink.hpp"
 #include "iolab/core/workload.hpp"
@@ -32,8 +33,8 @@ struct Verdict {
 // An input a case reads or copies (a file), or the records it writes (memory), with the
 // digests of its bytes.
 struct Input {
-    std::string path;                                       // reads and copies
-    std::shared_ptr<const std::vector<std::byte>> records;  // writes
+    std::string path;                        // reads and copies
+    std::shared_ptr<const Records> records;  // writes
     FileDigest digest;
     // A shared file (--shared-file): the digests of each job's part, in order.
     std::vector<FileDigest> parts;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "iolab/chain/chain.hpp"
+#include "iolab/core/records.hpp"
 #include "iolab/core/units.hpp"
 
 namespace iolab {
@@ -175,8 +176,13 @@ std::uint64_t memory_needed(const CaseSpec& c) {
             if (l.kind == LayerSpec::Kind::buffer) buffers = saturating_add(buffers, l.size);
     if (s.honours(kParamQueue)) buffers *= w.queue;
     if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
-    std::uint64_t data = s.family == Family::write ? w.bytes() : 0;
-    if (s.honours(kParamChain)) data *= 3;
+    // A write's records come from a pool of one block and up to Records::kSpread bytes; a
+    // compressed chain's output is decoded whole to be verified.
+    std::uint64_t data = 0;
+    if (s.family == Family::write)
+        data = saturating_add(std::max<std::uint64_t>(w.record, Records::kMinBlock) + w.record,
+                              std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+    if (s.honours(kParamChain)) data = saturating_add(data, saturating_mul(w.bytes(), 2));
     // Jobs share a write's records (read only) but each has its own buffers.
     return saturating_add(saturating_mul(buffers, w.jobs), data);
 }

@@ -12,9 +12,11 @@ void write_chain(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst);
     const auto chain = build_chain(layers, out);
     if (j.feed_bytes) {
-        for (std::byte b : j.data) chain->put(b);
+        j.records->for_each_piece(0, j.records->size(), [&](const std::byte* p, std::size_t n) {
+            for (const std::byte* e = p + n; p != e; ++p) chain->put(*p);
+        });
     } else {
-        for (std::uint64_t i = 0; i < j.count; ++i) chain->write(j.data.data() + i * j.record, j.record);
+        j.records->for_each_record([&](const std::byte* p, std::size_t n) { chain->write(p, n); });
     }
     chain->finish();
 }

@@ -60,10 +60,10 @@ void write_direct(const Job& j) {
     const sys::DirectAlignment a = sys::direct_alignment(out);
     const std::size_t block = round_up(j.buffer, a.offset);
     AlignedBuffer buf(block, a.memory);
-    const std::size_t total = j.data.size();
-    for (std::size_t pos = 0; pos < total; pos += block) {
-        const std::size_t n = std::min(block, total - pos);
-        std::memcpy(buf.data(), j.data.data() + pos, n);
+    const std::uint64_t total = j.records->size();
+    for (std::uint64_t pos = 0; pos < total; pos += block) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(block, total - pos));
+        j.records->copy(pos, std::span(buf.data(), n));
         // The unaligned tail goes out padded with zeros; the file is cut back to size below.
         const std::size_t len = round_up(n, a.offset);
         std::memset(buf.data() + n, 0, len - n);
@@ -75,7 +75,7 @@ void write_direct(const Job& j) {
 void write_dsync(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst, O_WRONLY, O_DSYNC);
     BufferedWriter w(out, j.buffer);
-    for (std::uint64_t i = 0; i < j.count; ++i) w.write(j.data.data() + i * j.record, j.record);
+    j.records->for_each_record([&](const std::byte* p, std::size_t n) { w.write(p, n); });
     w.flush();
 }
 

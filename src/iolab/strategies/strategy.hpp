@@ -15,6 +15,7 @@
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/family.hpp"
+#include "iolab/core/records.hpp"
 #include "iolab/core/sink.hpp"
 
 namespace iolab {
@@ -39,14 +40,14 @@ struct Job {
     std::size_t buffer = 64 * 1024;
     std::size_t record = 1024;
     std::uint64_t count = 0;
-    std::span<const std::byte> data;  // write: the records, back to back (record * count bytes)
-    Sink* sink = nullptr;             // read: where every byte read goes
-    unsigned queue = 8;               // buffers in flight
-    unsigned iov = 16;                // buffers or records per vectored call
-    std::string chain;                // write.chain's layers
-    bool feed_bytes = false;          // feed the chain one byte per call
-    bool direct = false;              // use O_DIRECT where the strategy can (--cache direct)
-    Timeline* timeline = nullptr;     // record read/write events, when not null
+    const Records* records = nullptr;  // write: what to write (record * count bytes)
+    Sink* sink = nullptr;              // read: where every byte read goes
+    unsigned queue = 8;                // buffers in flight
+    unsigned iov = 16;                 // buffers or records per vectored call
+    std::string chain;                 // write.chain's layers
+    bool feed_bytes = false;           // feed the chain one byte per call
+    bool direct = false;               // use O_DIRECT where the strategy can (--cache direct)
+    Timeline* timeline = nullptr;      // record read/write events, when not null
     // One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset,
     // offset + length) of src are read, or written at the same offset of dst, which then
     // already exists. length 0: the whole file, and dst is new.

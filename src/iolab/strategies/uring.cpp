@@ -232,7 +232,7 @@ void write_uring(const Job& j) {
     sys::Ring ring(b.depth, j.dst);
     UringWriter writer{ring, out, b, nullptr};
     std::vector<Slot> slots(b.depth);
-    const std::uint64_t total = j.data.size();
+    const std::uint64_t total = j.records->size();
     std::uint64_t next = 0;
     const auto fill = [&](unsigned i) {
         if (next >= total) return;
@@ -240,7 +240,7 @@ void write_uring(const Job& j) {
         s.buf = b.buffer(i);
         s.off = next;
         s.done = static_cast<std::size_t>(std::min<std::uint64_t>(b.block, total - next));
-        std::memcpy(s.buf, j.data.data() + next, s.done);
+        j.records->copy(next, std::span(s.buf, s.done));
         next += s.done;
         writer.start(s, i);
     };

@@ -31,8 +31,7 @@ void write_writev(const Job& j) {
     std::vector<iovec> iov(k);
     for (std::uint64_t first = 0; first < j.count; first += k) {
         const auto n = static_cast<unsigned>(std::min<std::uint64_t>(k, j.count - first));
-        for (unsigned i = 0; i < n; ++i)
-            iov[i] = {const_cast<std::byte*>(j.data.data() + (first + i) * j.record), j.record};
+        for (unsigned i = 0; i < n; ++i) iov[i] = {const_cast<std::byte*>(j.records->at(first + i).data()), j.record};
         sys::writev_all(out, iov.data(), static_cast<int>(n));
     }
 }

@@ -22,28 +22,34 @@ using detail::open_dst;
 // Calls f(pointer, size) for each record of the job.
 template <class F>
 void for_each_record(const Job& j, F&& f) {
-    const std::byte* p = j.data.data();
-    for (std::uint64_t i = 0; i < j.count; ++i, p += j.record) f(p, j.record);
+    j.records->for_each_record(f);
 }
 
-const unsigned char* bytes_of(const Job& j) { return reinterpret_cast<const unsigned char*>(j.data.data()); }
+// Calls f(const unsigned char*) for each byte of the job's records.
+template <class F>
+void for_each_byte(const Job& j, F&& f) {
+    j.records->for_each_piece(0, j.records->size(), [&](const std::byte* b, std::size_t n) {
+        for (const auto *p = reinterpret_cast<const unsigned char*>(b), *e = p + n; p != e; ++p) f(p);
+    });
+}
 
 void write_byte_syscall(const Job& j) {
     const sys::Fd out = open_dst(j.dst);
-    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) sys::write_all(out, p, 1);
+    for_each_byte(j, [&](const unsigned char* p) { sys::write_all(out, p, 1); });
 }
 
 void write_byte_stdio(const Job& j) {
     sys::StdioFile out(open_dst(j.dst), "w", j.buffer);
-    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p)
+    for_each_byte(j, [&](const unsigned char* p) {
         if (std::putc(*p, out.get()) == EOF) out.check();
+    });
     out.close();
 }
 
 void write_byte_iostream(const Job& j) {
     std::ofstream out;
     detail::open_stream(out, j.dst, std::ios::out | std::ios::trunc);
-    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) out.put(static_cast<char>(*p));
+    for_each_byte(j, [&](const unsigned char* p) { out.put(static_cast<char>(*p)); });
     out.close();
     if (!out) detail::stream_failed("write", j.dst);
 }
@@ -51,7 +57,7 @@ void write_byte_iostream(const Job& j) {
 void write_byte_buffered(const Job& j) {
     const sys::Fd out = open_dst(j.dst);
     BufferedWriter w(out, j.buffer);
-    for (const unsigned char *p = bytes_of(j), *e = p + j.data.size(); p != e; ++p) w.put(*p);
+    for_each_byte(j, [&](const unsigned char* p) { w.put(*p); });
     w.flush();
 }
 
@@ -127,13 +133,13 @@ void write_record_reused_pieces(const Job& j) {
 void write_mmap(const Job& j) {
     // A writable shared mapping needs the descriptor open for reading too.
     const sys::Fd rw = open_dst(j.dst, O_RDWR);
-    const std::uint64_t size = j.data.size();
+    const std::uint64_t size = j.records->size();
     // Reserve the blocks first: a store into a mapping of a full filesystem is a SIGBUS.
     sys::allocate(rw, 0, static_cast<off_t>(size));
     for (std::uint64_t off = 0; off < size; off += detail::kMapWindow) {
         const auto len = static_cast<std::size_t>(std::min<std::uint64_t>(detail::kMapWindow, size - off));
         sys::Mapping m = sys::map(rw, len, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<off_t>(off));
-        std::memcpy(m.data(), j.data.data() + off, len);
+        j.records->copy(off, std::span(m.data(), len));
     }
 }
 
