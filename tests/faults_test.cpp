@@ -43,6 +43,12 @@ Workload small_workload(const Strategy& s) {
     w.buffer = 4096;
     w.record = 1000;
     w.count = 20;
+    if (s.honours(kParamPattern)) {  // random 4 KiB blocks over the file, twice
+        w.patterned = true;
+        w.pattern = parse_pattern("random");
+        w.block = 4096;
+        w.ops = 10;
+    }
     return w;
 }
 

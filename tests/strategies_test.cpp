@@ -17,11 +17,12 @@ struct Point {
     std::string strategy;
     std::uint64_t size;
     std::size_t buffer;
+    std::string pattern = {};  // patterned strategies
 };
 
 std::string point_name(const testing::TestParamInfo<Point>& info) {
-    std::string n =
-        info.param.strategy + "_size" + std::to_string(info.param.size) + "_buf" + std::to_string(info.param.buffer);
+    std::string n = info.param.strategy + "_size" + std::to_string(info.param.size) + "_buf" +
+                    std::to_string(info.param.buffer) + (info.param.pattern.empty() ? "" : "_" + info.param.pattern);
     for (char& c : n)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     return n;
@@ -33,7 +34,12 @@ std::vector<Point> all_points() {
     std::vector<Point> out;
     for (const auto& s : Registry::builtin().all()) {
         for (auto size : sizes) {
-            if (s.honours(kParamBuffer)) {
+            if (s.honours(kParamPattern)) {
+                // Blocks of 4 KiB (of the whole file when smaller), queue 8: every pattern.
+                if (size > 0)
+                    for (const char* pattern : {"sequential", "random", "strided:12K"})
+                        out.push_back({s.name, size, 65536, pattern});
+            } else if (s.honours(kParamBuffer)) {
                 for (auto b : buffers) out.push_back({s.name, size, b});
             } else {
                 out.push_back({s.name, size, 65536});
@@ -43,11 +49,17 @@ std::vector<Point> all_points() {
     return out;
 }
 
-Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer) {
+Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer, const std::string& pattern = {}) {
     Workload w;
     w.family = s.family;
     w.size = size;
     w.buffer = buffer;
+    if (!pattern.empty()) {
+        w.patterned = true;
+        w.pattern = parse_pattern(pattern);
+        w.block = static_cast<std::size_t>(std::min<std::uint64_t>(size, 4096));
+        w.ops = 3 * w.op_count() + 1;  // three passes and one more: the pattern starts again
+    }
     if (s.family == Family::write) {
         // Small sizes are one record of that size; the large one is 256 records of 4097 bytes
         // (1 MiB + 256: 1 MiB + 13 is prime, so no record size divides it).
@@ -62,7 +74,10 @@ Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer)
     return w;
 }
 
-void PrintTo(const Point& p, std::ostream* os) { *os << p.strategy << " size " << p.size << " buffer " << p.buffer; }
+void PrintTo(const Point& p, std::ostream* os) {
+    *os << p.strategy << " size " << p.size << " buffer " << p.buffer;
+    if (!p.pattern.empty()) *os << " pattern " << p.pattern;
+}
 
 class EveryStrategy : public testing::TestWithParam<Point> {};
 
@@ -72,7 +87,7 @@ TEST_P(EveryStrategy, OutputMatchesReference) {
     ASSERT_NE(s, nullptr);
     ScratchDir dir;
     if (auto why = s->skip_reason(dir.path())) GTEST_SKIP() << *why;
-    Fixture fx(workload_for(*s, p.size, p.buffer), dir);
+    Fixture fx(workload_for(*s, p.size, p.buffer, p.pattern), dir);
     Sink sink;
     // Reads are checked both ways: every byte hashed, and the sampled fingerprint that measured
     // iterations use.

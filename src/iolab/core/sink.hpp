@@ -128,6 +128,31 @@ public:
         if (mode_ == VerifyMode::sampled) touched_ = touched_ + touch(p, n);
         consume(p, n);
     }
+    // One block of a patterned read, read from `offset` (in place, for a mapping). Blocks may
+    // come in any order (io_uring completes them so): each adds a term made of its offset and its
+    // bytes' digest (XXH3 in full mode, the sampled fingerprint otherwise), and the sum of the
+    // terms replaces the stream's digest. A block read from the wrong place, twice, or not at all
+    // changes the sum.
+    void consume_block(std::uint64_t offset, const void* p, std::size_t n, bool in_place = false) {
+        if (in_place && mode_ == VerifyMode::sampled) touched_ = touched_ + touch(p, n);
+        ops_sum_ += block_term(offset, mode_ == VerifyMode::full ? full_digest(p, n) : sampled_digest(p, n));
+        ops_bytes_ += n;
+        has_ops_ = true;
+    }
+    static std::uint64_t full_digest(const void* p, std::size_t n) {
+        return checksum(std::span(static_cast<const std::byte*>(p), n));
+    }
+    static std::uint64_t sampled_digest(const void* p, std::size_t n) {
+        Fingerprint f;
+        f.update(p, n);
+        return f.digest();
+    }
+    static std::uint64_t block_term(std::uint64_t offset, std::uint64_t digest) {
+        std::uint64_t x = digest ^ (offset * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
+        x ^= x >> 31;
+        x *= 0xbf58476d1ce4e5b9ull;
+        return x ^ (x >> 29);
+    }
     // A byte-at-a-time reader's sums (sampled mode): they replace the fingerprint.
     void consume_sums(const ByteSums& sums) {
         sums_.count += sums.count;
@@ -143,11 +168,13 @@ public:
 
     // XXH3-64 of the stream (full mode), or its sampled fingerprint, or its byte sums.
     std::uint64_t digest() const {
+        if (has_ops_) return ops_sum_;
         if (mode_ == VerifyMode::full) return hasher_.digest();
         return has_sums_ ? sums_.digest() : fingerprint_.digest();
     }
     std::uint64_t bytes() const {
         if (count_only_) return counted_;
+        if (has_ops_) return ops_bytes_;
         if (mode_ == VerifyMode::full) return hasher_.bytes();
         return has_sums_ ? sums_.count : fingerprint_.bytes();
     }
@@ -160,6 +187,8 @@ public:
         has_sums_ = false;
         counted_ = 0;
         count_only_ = false;
+        ops_sum_ = ops_bytes_ = 0;
+        has_ops_ = false;
     }
 
 private:
@@ -172,6 +201,8 @@ private:
     bool has_sums_ = false;
     std::uint64_t counted_ = 0;
     bool count_only_ = false;
+    std::uint64_t ops_sum_ = 0, ops_bytes_ = 0;
+    bool has_ops_ = false;
     volatile std::uint64_t touched_ = 0;
 };
 

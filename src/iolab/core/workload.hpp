@@ -1,5 +1,6 @@
 #pragma once
 // What is to be done: the operation, how much data, in which pieces, and what the data is.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -7,6 +8,7 @@
 #include "iolab/core/data.hpp"
 #include "iolab/core/family.hpp"
 #include "iolab/core/names.hpp"
+#include "iolab/core/pattern.hpp"
 
 namespace iolab {
 
@@ -26,9 +28,22 @@ struct Workload {
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
     std::string input;                               // an existing file to read instead of generated data
     unsigned jobs = 1;  // workers doing the whole of it at once, each on its own file (--jobs)
+    // Patterned strategies (kParamPattern): `ops` operations of `block` bytes each, placed by
+    // `pattern` within the first `span` bytes of the file of `size` bytes.
+    bool patterned = false;
+    Pattern pattern;
+    std::size_t block = 4096;
+    std::uint64_t ops = 0;   // 0: one pass over the span
+    std::uint64_t span = 0;  // 0: the whole file
+    std::uint64_t seed = 0x10ab'5eed;
 
+    std::uint64_t span_bytes() const { return span ? span : size; }
+    std::uint64_t op_count() const { return ops ? ops : std::max<std::uint64_t>(1, span_bytes() / block); }
     // Bytes the strategy reads, writes or copies: one job's.
-    std::uint64_t bytes() const { return family == Family::write ? record * count : size; }
+    std::uint64_t bytes() const {
+        if (patterned) return op_count() * block;
+        return family == Family::write ? record * count : size;
+    }
     // Bytes of all its jobs together.
     std::uint64_t all_bytes() const { return bytes() * jobs; }
 };

@@ -5,10 +5,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
+#include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/pattern.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -75,8 +80,41 @@ std::vector<FileDigest> shared_parts(const DataSpec& spec, std::uint64_t size, u
 
 }  // namespace
 
+// The references of a patterned read: the sums of its blocks' terms (Sink::consume_block), in
+// both modes, from the generator (or the user's file), never from the file being measured. The
+// cases of a group that share a pattern share them: computed once per process.
+FileDigest patterned_reference(const Workload& w, const std::string& user_file) {
+    const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}", user_file, to_string(w.data), w.size,
+                                        to_string(w.pattern), w.block, w.op_count(), w.span_bytes(), w.seed);
+    static std::mutex lock;
+    static std::map<std::string, FileDigest> known;
+    {
+        const std::lock_guard<std::mutex> hold(lock);
+        if (const auto it = known.find(key); it != known.end()) return it->second;
+    }
+    const Offsets at(w.pattern, w.span_bytes(), w.block, w.seed);
+    std::vector<std::byte> buf(w.block);
+    std::optional<sys::Fd> in;
+    if (!user_file.empty()) in.emplace(sys::open(user_file, O_RDONLY));
+    FileDigest d;
+    for (std::uint64_t i = 0, n = w.op_count(); i < n; ++i) {
+        const std::uint64_t off = at(i);
+        if (in) {
+            if (sys::pread_full(*in, buf.data(), buf.size(), static_cast<off_t>(off)) != buf.size())
+                throw IoError(EIO, "read a whole block of", user_file);
+        } else {
+            fill(w.data, off, buf);
+        }
+        d.checksum += Sink::block_term(off, Sink::full_digest(buf.data(), buf.size()));
+        d.fingerprint += Sink::block_term(off, Sink::sampled_digest(buf.data(), buf.size()));
+    }
+    d.size = w.bytes();
+    const std::lock_guard<std::mutex> hold(lock);
+    return known[key] = d;
+}
+
 std::string input_name(const Workload& w, unsigned job) {
-    return fmt::format("input-{}-{}-{}.in", data_token(w.data), w.bytes(), job);
+    return fmt::format("input-{}-{}-{}.in", data_token(w.data), w.size, job);
 }
 
 std::string shared_input_name(const Workload& w, unsigned parts) {
@@ -114,7 +152,7 @@ InputPool::~InputPool() {
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     const bool records = w.family == Family::write;
     if (records || !w.input.empty()) job = 0;
-    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), w.bytes(), w.input, job);
+    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), records ? w.bytes() : w.size, w.input, job);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
     const std::string path = dir_.at(input_name(w, job));
     return inputs_[key] = make_input(w, path);
@@ -161,12 +199,22 @@ std::vector<std::string> InputPool::files() const {
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag)
     : w_(w), input_(make_input(w, dir.at(tag + ".in"))), dst_(dir.at(tag + ".out")) {
     if (!w_.input.empty()) w_.size = input_->digest.size;
+    reference_patterns();
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input)
     : w_(w), input_(std::move(input)), dst_(dir.at(tag + ".out")) {
     if (!w_.input.empty()) w_.size = input_->digest.size;
     // A shared input is owned by its pool.
+    reference_patterns();
+}
+
+void Fixture::reference_patterns() {
+    if (!w_.patterned || w_.family != Family::read) return;
+    if (w_.span_bytes() > w_.size || w_.block > w_.span_bytes())
+        throw InputError(fmt::format("block {} and span {} do not fit in the {} file", format_compact(w_.block),
+                                     format_compact(w_.span_bytes()), format_compact(w_.size)));
+    patterned_ = patterned_reference(w_, w_.input);
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input,
@@ -176,6 +224,7 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
 }
 
 const FileDigest& Fixture::expected() const {
+    if (patterned_) return *patterned_;
     // A part of a shared input has its own digests; a written part is the records, as ever.
     return part_ && !input_->parts.empty() ? input_->parts.at(*part_) : input_->digest;
 }
@@ -207,6 +256,13 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     if (part_) {
         j.offset = *part_ * w_.bytes();
         j.length = w_.bytes();
+    }
+    if (w_.patterned) {
+        j.pattern = w_.pattern;
+        j.block = w_.block;
+        j.ops = w_.op_count();
+        j.span = w_.span_bytes();
+        j.seed = w_.seed;
     }
     return j;
 }

@@ -125,6 +125,8 @@ private:
     bool checked_ = true;
     std::optional<unsigned> part_;
     bool makes_output_ = true;
+    std::optional<FileDigest> patterned_;  // a patterned read's references
+    void reference_patterns();
     const FileDigest& expected() const;
 };
 

@@ -115,6 +115,11 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         job.timeline = timeline;
     }
     Sample smp;
+    if (fx.workload().patterned) {
+        auto latency = std::make_shared<Latency>();
+        job.latency = latency.get();
+        smp.latency = std::move(latency);
+    }
     smp.resident = prepare_input(fx, opts);
 
     const Usage u0 = Usage::now();
@@ -164,7 +169,12 @@ void raise(const Outcome& o) {
 
 Sample combine_ranks(const std::vector<Sample>& ranks) {
     Sample all;
+    std::shared_ptr<Latency> latency;
     for (const Sample& r : ranks) {
+        if (r.latency) {
+            if (!latency) latency = std::make_shared<Latency>();
+            latency->merge(*r.latency);
+        }
         all.wall_s = std::max(all.wall_s, r.wall_s);
         all.user_s += r.user_s;
         all.sys_s += r.sys_s;
@@ -179,6 +189,7 @@ Sample combine_ranks(const std::vector<Sample>& ranks) {
         all.job_s.insert(all.job_s.end(), r.job_s.begin(), r.job_s.end());
         all.rank_s.insert(all.rank_s.end(), r.rank_s.begin(), r.rank_s.end());
     }
+    all.latency = std::move(latency);
     return all;
 }
 
@@ -189,6 +200,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     const std::size_t n = fixtures.size();
     const Workload& w = fixtures.front()->workload();
     std::vector<Job> jobs;
+    std::vector<Latency> latencies(w.patterned ? n : 0);  // each job's operations, merged after
     // Whether this process makes (and checks the size of) the output the jobs write parts of.
     const auto makes_shared_output = [&] {
         return jobs.front().length > 0 && w.family != Family::read && fixtures.front()->makes_output();
@@ -200,6 +212,7 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         if (interrupt::requested()) throw Interrupted();
         jobs.reserve(n);
         for (std::size_t i = 0; i < n; ++i) jobs.push_back(job_for(s, *fixtures[i], *sinks[i], opts, mode));
+        for (std::size_t i = 0; i < latencies.size(); ++i) jobs[i].latency = &latencies[i];
         if (timeline) {
             timeline->clear();
             jobs.front().timeline = timeline;
@@ -319,6 +332,11 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         smp.all_calls += o.made.total_calls();
     }
     smp.wall_s = static_cast<double>(last - first) * 1e-9;
+    if (!latencies.empty()) {
+        auto all = std::make_shared<Latency>();
+        for (const Latency& l : latencies) all->merge(l);
+        smp.latency = std::move(all);
+    }
     if (!tm.mpi()) return {smp, checked};
 
     // Under MPI: this rank's own time, the span from barrier to barrier, and rank 0 takes all.

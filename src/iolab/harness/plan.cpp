@@ -88,6 +88,26 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
             throw InputError(
                 fmt::format("record {} is over the limit of {}", format_compact(r), format_compact(kMaxBuffer)));
     }
+    for (auto b : req.blocks) {
+        if (b > kMaxBuffer)
+            throw InputError(
+                fmt::format("block {} is over the limit of {}", format_compact(b), format_compact(kMaxBuffer)));
+        const bool patterned = std::any_of(strategies.begin(), strategies.end(),
+                                           [](const Strategy* s) { return s->honours(kParamPattern); });
+        for (auto size : req.sizes) {
+            const std::uint64_t span = req.span ? req.span : size;
+            if (patterned && span > size && req.input.empty())
+                throw InputError(
+                    fmt::format("span {} is larger than the {} file: expected a span no larger than the size",
+                                format_compact(span), format_compact(size)));
+            if (patterned && b > std::min(span, size) && req.input.empty())
+                throw InputError(
+                    fmt::format("block {} is larger than the {} span: expected a block no larger than the span",
+                                format_compact(b), format_compact(std::min(span, size))));
+        }
+    }
+    if (req.ops > kMaxCaseBytes)
+        throw InputError(fmt::format("ops {} is more than {}, the limit of one case", req.ops, kMaxCaseBytes));
     for (auto q : req.queues)
         if (q == 0 || q > kMaxQueue)
             throw InputError(fmt::format("invalid queue depth '{}': expected 1 to {}", q, kMaxQueue));
@@ -115,54 +135,69 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
         const auto iovs = own(kParamIov, req.iovs);
         const auto chains = own(kParamChain, canonical_chains);
         const auto feeds = own(kParamFeed, req.feeds);
-        for (auto jobs : req.jobs)
-            for (auto size : req.sizes)
-                for (auto buffer : buffers)
-                    for (auto record : records)
-                        for (auto queue : queues)
-                            for (auto iov : iovs)
-                                for (const auto& chain : chains)
-                                    for (bool feed : feeds) {
-                                        CaseSpec c;
-                                        c.strategy = s;
-                                        Workload& w = c.workload;
-                                        w.family = s->family;
-                                        w.buffer = buffer;
-                                        w.record = record;
-                                        w.data = req.data;
-                                        w.size = size;
-                                        w.queue = queue;
-                                        w.iov = iov;
-                                        w.chain = chain;
-                                        w.feed_bytes = feed;
-                                        w.input = req.input;
-                                        w.jobs = jobs;
-                                        if (s->honours(kParamRecord)) {
-                                            w.count =
-                                                req.count ? *req.count : std::max<std::uint64_t>(1, size / record);
-                                            w.size = checked_product(w.record, "record", w.count, "count",
-                                                                     kMaxCaseBytes, "the limit of one case");
-                                        }
-                                        if (s->byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
-                                            const std::uint64_t full = w.bytes();
-                                            if (s->family == Family::write) {
-                                                w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
-                                                w.size = w.record * w.count;
-                                            } else {
-                                                w.size = req.byte_slice;
+        const auto op_patterns = own(kParamPattern, req.patterns_of_ops);
+        const auto blocks = own(kParamPattern, req.blocks);
+        for (const Pattern& op_pattern : op_patterns)
+            for (auto block : blocks)
+                for (auto jobs : req.jobs)
+                    for (auto size : req.sizes)
+                        for (auto buffer : buffers)
+                            for (auto record : records)
+                                for (auto queue : queues)
+                                    for (auto iov : iovs)
+                                        for (const auto& chain : chains)
+                                            for (bool feed : feeds) {
+                                                CaseSpec c;
+                                                c.strategy = s;
+                                                Workload& w = c.workload;
+                                                w.family = s->family;
+                                                w.buffer = buffer;
+                                                w.record = record;
+                                                w.data = req.data;
+                                                w.size = size;
+                                                w.queue = queue;
+                                                w.iov = iov;
+                                                w.chain = chain;
+                                                w.feed_bytes = feed;
+                                                w.input = req.input;
+                                                w.jobs = jobs;
+                                                if (s->honours(kParamPattern)) {
+                                                    w.patterned = true;
+                                                    w.pattern = op_pattern;
+                                                    w.block = block;
+                                                    w.ops = req.ops;
+                                                    w.span = req.span;
+                                                    w.seed = req.seed;
+                                                    checked_product(w.block, "block", w.op_count(), "ops",
+                                                                    kMaxCaseBytes, "the limit of one case");
+                                                }
+                                                if (s->honours(kParamRecord)) {
+                                                    w.count = req.count ? *req.count
+                                                                        : std::max<std::uint64_t>(1, size / record);
+                                                    w.size = checked_product(w.record, "record", w.count, "count",
+                                                                             kMaxCaseBytes, "the limit of one case");
+                                                }
+                                                if (s->byte_at_a_time() && w.bytes() > req.byte_slice &&
+                                                    req.input.empty()) {
+                                                    const std::uint64_t full = w.bytes();
+                                                    if (s->family == Family::write) {
+                                                        w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
+                                                        w.size = w.record * w.count;
+                                                    } else {
+                                                        w.size = req.byte_slice;
+                                                    }
+                                                    c.full_bytes = full;
+                                                }
+                                                // Lists that name one case twice (4K,4096; a size a
+                                                // count overrides) make it once.
+                                                if (!seen.insert(case_key(c)).second) continue;
+                                                plan.push_back(c);
+                                                if (plan.size() > kMaxCases)
+                                                    throw InputError(fmt::format(
+                                                        "the parameter lists make more than {} cases; narrow "
+                                                        "--strategy or the lists",
+                                                        kMaxCases));
                                             }
-                                            c.full_bytes = full;
-                                        }
-                                        // Lists that name one case twice (4K,4096; a size a
-                                        // count overrides) make it once.
-                                        if (!seen.insert(case_key(c)).second) continue;
-                                        plan.push_back(c);
-                                        if (plan.size() > kMaxCases)
-                                            throw InputError(
-                                                fmt::format("the parameter lists make more than {} cases; narrow "
-                                                            "--strategy or the lists",
-                                                            kMaxCases));
-                                    }
     }
     return plan;
 }
@@ -193,7 +228,8 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     std::set<std::tuple<std::string, std::uint64_t, unsigned>> inputs;
     std::uint64_t in = 0, out = 0;
     for (const auto& c : plan) {
-        const std::uint64_t b = c.workload.bytes();
+        // A patterned read's input is the whole file, not the bytes its operations read.
+        const std::uint64_t b = c.workload.family == Family::write ? c.workload.bytes() : c.workload.size;
         if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
         if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
         for (unsigned j = 0; j < c.workload.jobs; ++j)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "iolab/core/data.hpp"
+#include "iolab/core/pattern.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/error.hpp"
@@ -24,6 +25,12 @@ struct PlanRequest {
     std::vector<bool> feeds = {false};  // write.chain: true feeds one byte per call
     std::vector<unsigned> jobs = {1};   // workers running each case at once (file per job)
     DataSpec data;
+    // Patterned strategies (kParamPattern): operations of a block, placed by a pattern.
+    std::vector<Pattern> patterns_of_ops = {Pattern{}};
+    std::vector<std::size_t> blocks = {4096};
+    std::uint64_t ops = 0;   // 0: one pass over the span
+    std::uint64_t span = 0;  // 0: the whole file
+    std::uint64_t seed = 0x10ab'5eed;
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
     // Read (or copy from) this existing file or block device instead of generated data; it is

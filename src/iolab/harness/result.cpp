@@ -53,10 +53,26 @@ constexpr CaseParam kCaseParams[] = {
          if (!f) throw InputError(one_line(fmt::format("feed '{}' is not {}", v, names_of(kFeeds))));
          c.workload.feed_bytes = *f;
      }},
+    {"pattern", true, [](const C& c) { return honours(c, kParamPattern); },
+     [](const C& c) { return to_string(c.workload.pattern); },
+     [](C& c, V v) {
+         c.workload.pattern = parse_pattern(v);
+         c.workload.patterned = true;
+     }},
+    {"block", true, [](const C& c) { return honours(c, kParamPattern); },
+     [](const C& c) { return format_compact(c.workload.block); }, [](C& c, V v) { c.workload.block = size_of(v); }},
+    {"ops", false, [](const C& c) { return honours(c, kParamPattern); },
+     [](const C& c) { return std::to_string(c.workload.op_count()); }, [](C& c, V v) { c.workload.ops = size_of(v); }},
+    {"span", false, [](const C& c) { return honours(c, kParamPattern); },
+     [](const C& c) { return format_compact(c.workload.span_bytes()); },
+     [](C& c, V v) { c.workload.span = size_of(v); }},
+    {"seed", false, [](const C& c) { return honours(c, kParamPattern); },
+     [](const C& c) { return std::to_string(c.workload.seed); }, [](C& c, V v) { c.workload.seed = size_of(v); }},
     {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
      [](C& c, V v) { c.workload.count = size_of(v); }},
     // A write's size is its records: setting it sets the count.
-    {"size", false, [](const C&) { return true; }, [](const C& c) { return format_compact(c.workload.bytes()); },
+    {"size", false, [](const C&) { return true; },
+     [](const C& c) { return format_compact(c.workload.patterned ? c.workload.size : c.workload.bytes()); },
      [](C& c, V v) {
          c.workload.size = size_of(v);
          if (c.workload.family == Family::write)
@@ -129,6 +145,15 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         std::vector<double> rates;
         for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.wall_s / (1 << 20));
         r.throughput_mib_s = median(rates);
+    }
+    if (r.spec.workload.patterned) {
+        auto all = std::make_shared<Latency>();
+        for (const auto& smp : r.samples)
+            if (smp.latency) all->merge(*smp.latency);
+        if (all->count()) r.latency = std::move(all);  // else kept: read from a result file
+        if (r.stats.median > 0)
+            r.ops_per_s =
+                static_cast<double>(r.samples[0].bytes) / static_cast<double>(r.spec.workload.block) / r.stats.median;
     }
     const std::string name = r.spec.label();
 

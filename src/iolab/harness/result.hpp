@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/core/latency.hpp"
 #include "iolab/core/names.hpp"
 #include "iolab/core/timeline.hpp"
 #include "iolab/core/workload.hpp"
@@ -72,6 +73,8 @@ struct Sample {
     // Under MPI: each rank's own time, by rank, from its first job's start to its last job's end
     // (every rank moves bytes / rank_s.size()). Empty for one process.
     std::vector<double> rank_s;
+    // Patterned cases: every operation's time (all jobs'), when measured in this process.
+    std::shared_ptr<const Latency> latency;
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
@@ -118,6 +121,10 @@ struct CaseResult {
     double throughput_mib_s = 0;  // bytes over the median wall time
     std::vector<Warning> warnings;
     std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded
+    // Patterned cases: the operations of every measured iteration, and the rate of operations
+    // over the median time.
+    std::shared_ptr<const Latency> latency;
+    double ops_per_s = 0;
 
     std::string name() const { return spec.strategy ? spec.strategy->name : std::string(); }
     // Shown with a rank: ok, and not an unproven cold case.

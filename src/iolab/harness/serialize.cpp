@@ -27,6 +27,8 @@ void to_json(nlohmann::json& j, const Sample& s) {
     if (s.resident >= 0) j["resident"] = s.resident;
     if (!s.job_s.empty()) j["job_s"] = s.job_s;
     if (!s.rank_s.empty()) j["rank_s"] = s.rank_s;
+    if (s.latency)
+        j["latency"] = {{"counts", s.latency->counts()}, {"max_ns", s.latency->max()}, {"slices", s.latency->slices()}};
 }
 
 void from_json(const nlohmann::json& j, Sample& s) {
@@ -37,6 +39,12 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.resident = j.value("resident", -1.0);
     s.job_s = j.value("job_s", std::vector<double>{});
     s.rank_s = j.value("rank_s", std::vector<double>{});
+    if (const auto it = j.find("latency"); it != j.end()) {
+        auto l = std::make_shared<Latency>();
+        l->restore(it->at("counts").get<std::vector<std::pair<unsigned, std::uint64_t>>>(),
+                   it->at("max_ns").get<std::uint64_t>(), it->at("slices").get<std::vector<std::uint64_t>>());
+        s.latency = std::move(l);
+    }
 }
 
 void to_json(nlohmann::json& j, const Summary& s) {

@@ -119,6 +119,40 @@ constexpr Setting kSettings[] = {
          for (auto f : items(v)) p.feeds.push_back(named(kFeeds, f));
          p.feeds = unique(p.feeds);
      }},
+    {"pattern", "Patterned strategies (*-ops): sequential, random or strided:STRIDE (a list sweeps)",
+     "sequential, random or strided:SIZE such as strided:1M, or a list of them", Kind::list,
+     [](std::string_view v, P& p, O&) {
+         std::vector<Pattern> out;
+         for (auto item : items(v)) out.push_back(parse_pattern(item));
+         p.patterns_of_ops = unique(out);
+     }},
+    {"block", "Patterned strategies: bytes of one operation (default 4K; a list sweeps)",
+     "block sizes of at least 1 byte such as 4K or 4K,64K", Kind::list,
+     [](std::string_view v, P& p, O&) {
+         const auto s = sizes(v);
+         p.blocks.assign(s.begin(), s.end());
+     }},
+    {"ops", "Patterned strategies: operations per job (default: one pass over the span)",
+     "a whole number of operations from 1 to 10^15", Kind::one,
+     [](std::string_view v, P& p, O&) {
+         if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos || v.size() > 16)
+             throw InputError("not a whole number");
+         p.ops = std::stoull(std::string(v));
+         if (p.ops == 0 || p.ops > 1'000'000'000'000'000ull) throw InputError("out of range");
+     }},
+    {"span", "Patterned strategies: the operations fall in the file's first SPAN bytes (default: all of it)",
+     "a size of at least 1 byte such as 1G", Kind::one,
+     [](std::string_view v, P& p, O&) {
+         p.span = parse_size(v);
+         if (p.span == 0) throw InputError("zero");
+     }},
+    {"seed", "Patterned strategies: the seed of the random order (runs with one seed do the same operations)",
+     "a whole number such as 42", Kind::one,
+     [](std::string_view v, P& p, O&) {
+         if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos || v.size() > 19)
+             throw InputError("not a whole number");
+         p.seed = std::stoull(std::string(v));
+     }},
     {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", Kind::one,
      [](std::string_view v, P&, O& o) { o.warmup = parse_amount(v, "", true); }},
     {"iterations", "Measured iterations: auto (default: until --precision or --budget), N, or a target time (2s)",

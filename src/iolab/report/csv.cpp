@@ -27,7 +27,7 @@ std::string to_csv(const Report& report) {
     for (const CaseParam& p : case_params()) out += fmt::format(",{}", p.key);
     out +=
         ",status,verified,verification,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
-        "throughput_mib_s,syscalls_per_mib,cpu_fraction,reason";
+        "throughput_mib_s,syscalls_per_mib,cpu_fraction,ops_per_s,p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,reason";
     const bool mpi = !report.environment.hosts.empty();
     if (mpi) out += ",rank,host";
     out += "\n";
@@ -38,20 +38,27 @@ std::string to_csv(const Report& report) {
             lead += ',';
             if (p.has(c.spec)) lead += quote(p.get(c.spec));
         }
+        // Patterned cases: the rate of operations and the latency percentiles (the case's row only).
+        std::string latency = ",,,,,";
+        if (c.latency)
+            latency = fmt::format("{:.6g},{},{},{},{},{}", c.ops_per_s, c.latency->percentile(0.50),
+                                  c.latency->percentile(0.90), c.latency->percentile(0.99),
+                                  c.latency->percentile(0.999), c.latency->max());
         const auto row = [&](const Summary& st, double mib_s, const std::string& cpm, const std::string& cpu,
-                             const std::string& rank, const std::string& host) {
-            out += lead + fmt::format(",{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{}",
-                                      to_string(c.status), c.verified ? "true" : "false",
-                                      quote(std::string(to_string(c.checked))), st.n, st.median, st.mean, st.stddev,
-                                      st.ci_low, st.ci_high, st.min, st.max, mib_s, cpm, cpu, quote(c.reason));
+                             const std::string& lat, const std::string& rank, const std::string& host) {
+            out +=
+                lead + fmt::format(",{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{}",
+                                   to_string(c.status), c.verified ? "true" : "false",
+                                   quote(std::string(to_string(c.checked))), st.n, st.median, st.mean, st.stddev,
+                                   st.ci_low, st.ci_high, st.min, st.max, mib_s, cpm, cpu, lat, quote(c.reason));
             if (mpi) out += fmt::format(",{},{}", rank, quote(host));
             out += "\n";
         };
         const double cpm = calls_per_mib(c);
         row(c.stats, c.throughput_mib_s, cpm < 0 ? std::string() : fmt::format("{:.6g}", cpm),
-            fmt::format("{:.4g}", cpu_fraction(c)), "", "");
+            fmt::format("{:.4g}", cpu_fraction(c)), latency, "", "");
         for (const RankFigures& f : rank_figures(c, report.environment.hosts))
-            row(f.stats, f.throughput_mib_s, "", "", std::to_string(f.rank), f.host);
+            row(f.stats, f.throughput_mib_s, "", "", ",,,,,", std::to_string(f.rank), f.host);
     }
     return out;
 }

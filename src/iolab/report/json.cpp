@@ -36,6 +36,13 @@ nlohmann::json environment_json(const Environment& e) {
     return j;
 }
 
+// The samples without their latency histograms: the case's, below, holds them all.
+nlohmann::json samples_json(const std::vector<Sample>& samples) {
+    nlohmann::json j = samples;
+    for (auto& s : j) s.erase("latency");
+    return j;
+}
+
 nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& hosts) {
     nlohmann::json stats = c.stats;
     stats["throughput_mib_s"] = c.throughput_mib_s;
@@ -51,7 +58,7 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
                      {"precision_met", c.precision_met},
                      {"scale", c.spec.scale()},
                      {"in_syscall_layer", c.spec.strategy->in_syscall_layer()},
-                     {"samples", c.samples},
+                     {"samples", samples_json(c.samples)},
                      {"stats", stats},
                      {"warnings", c.warnings}};
     if (c.status != Status::ok) j["reason"] = c.reason;
@@ -62,6 +69,19 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
                                   {"host", f.host},
                                   {"median_s", f.stats.median},
                                   {"throughput_mib_s", f.throughput_mib_s}});
+    }
+    if (c.latency) {
+        const Latency& l = *c.latency;
+        j["latency"] = {{"ops", l.count()},
+                        {"ops_per_s", c.ops_per_s},
+                        {"p50_ns", l.percentile(0.50)},
+                        {"p90_ns", l.percentile(0.90)},
+                        {"p99_ns", l.percentile(0.99)},
+                        {"p99_9_ns", l.percentile(0.999)},
+                        {"max_ns", l.max()},
+                        {"buckets_upper_ns_count", l.buckets()},
+                        {"slice_s", static_cast<double>(Latency::kSliceNs) * 1e-9},
+                        {"ops_per_slice", l.slices()}};
     }
     if (c.timeline) {
         const auto o = c.timeline->overlap();
@@ -158,6 +178,7 @@ nlohmann::json report_to_json(const Report& r) {
                      {"knees", knees},
                      {"warnings", r.warnings()}};
     if (r.process_startup_s >= 0) j["process_startup_s"] = r.process_startup_s;
+    if (r.clock_read_ns >= 0) j["clock_read_ns"] = r.clock_read_ns;
     if (r.limits.measured()) {
         j["limits"] = {{"memcpy_large_mib_s", r.limits.memcpy_large_mib_s},
                        {"memcpy_cache_mib_s", r.limits.memcpy_cache_mib_s}};

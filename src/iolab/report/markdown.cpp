@@ -45,6 +45,10 @@ std::string to_markdown(const Report& report) {
     }
     if (const Table rt = rank_table(report); !rt.rows.empty())
         out += fmt::format("\n### {}\n\n", markdown_escape(rt.title)) + markdown_table(rt);
+    if (const Table lt = latency_table(report); !lt.rows.empty()) {
+        out += fmt::format("\n### {}\n\n", markdown_escape(lt.title)) + markdown_table(lt);
+        for (const auto& n : lt.notes) out += fmt::format("\n{}\n", markdown_escape(n));
+    }
     if (!report.findings.empty()) {
         const Table ft = findings_table(report);
         out += "\n### Findings\n\n" + markdown_table(ft);

@@ -45,6 +45,24 @@ double num(const json& j, const char* key, double otherwise = 0) {
     return it != j.end() && it->is_number() && std::isfinite(it->get<double>()) ? it->get<double>() : otherwise;
 }
 
+// A patterned case's latency: its histogram ([upper edge ns, count] per bucket), largest value and
+// operations per slice of time.
+template <class Where>
+std::shared_ptr<const Latency> read_latency(const json& l, const Where& where) {
+    try {
+        std::vector<std::pair<unsigned, std::uint64_t>> counts;
+        for (const auto& [edge, n] :
+             l.at("buckets_upper_ns_count").get<std::vector<std::pair<std::uint64_t, std::uint64_t>>>())
+            counts.emplace_back(Latency::bucket_of(edge), n);
+        auto out = std::make_shared<Latency>();
+        out->restore(counts, l.at("max_ns").get<std::uint64_t>(),
+                     l.at("ops_per_slice").get<std::vector<std::uint64_t>>());
+        return out;
+    } catch (const json::exception& e) {
+        throw where(fmt::format("latency is malformed ({})", e.what()));
+    }
+}
+
 // A timeline's spans, [lane, "read" or "write", begin ns, end ns, bytes] each.
 template <class Where>
 std::shared_ptr<Timeline> read_timeline(const json& t, const Where& where) {
@@ -122,6 +140,7 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     if (r.status == Status::ok && r.samples.empty()) throw where("an ok case without samples");
     if (const auto t = c.find("timeline"); t != c.end() && t->is_object() && t->contains("events"))
         r.timeline = read_timeline(*t, where);
+    if (const auto l = c.find("latency"); l != c.end()) r.latency = read_latency(*l, where);
     return r;
 }
 
@@ -275,6 +294,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
         r.limits.device_read_mib_s = std::max(0.0, num(*l, "device_read_mib_s"));
     }
     r.process_startup_s = num(j, "process_startup_s", -1);
+    r.clock_read_ns = num(j, "clock_read_ns", -1);
     const auto cases = j.find("cases");
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {

@@ -30,6 +30,7 @@ struct Report {
     std::vector<FindingResult> findings;
     std::vector<KneeResult> knees;
     double process_startup_s = -1;  // measured when external tools ran: what starting one costs
+    double clock_read_ns = -1;      // measured when patterned cases ran: one read of the clock
     Limits limits;                  // reference limits, when measured
     bool partial = false;           // interrupted: only the cases that completed are here
 

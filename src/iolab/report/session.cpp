@@ -122,6 +122,8 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     interrupt::set_stoppable(false);
     if (report.partial) return report;
     if (external && find_program("true")) report.process_startup_s = process_startup_seconds();
+    if (std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
+        report.clock_read_ns = clock_read_cost_ns();
     for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));
     for (const auto& k : suite.knees) report.knees.push_back(find_knee(k, report.cases));
     return report;

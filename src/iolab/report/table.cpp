@@ -73,6 +73,67 @@ Table rank_table(const Report& report) {
     return t;
 }
 
+std::string format_ns(std::uint64_t ns) {
+    const auto d = static_cast<double>(ns);
+    if (ns < 1000) return fmt::format("{} ns", ns);
+    if (ns < 1'000'000) return fmt::format("{:.3g} us", d / 1e3);
+    if (ns < 1'000'000'000) return fmt::format("{:.3g} ms", d / 1e6);
+    return fmt::format("{:.3g} s", d / 1e9);
+}
+
+std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t width) {
+    if (slices.empty() || width == 0) return "";
+    // The last slice is partly empty (the run ended inside it): left out when there are others.
+    const std::size_t n = slices.size() > 1 ? slices.size() - 1 : 1;
+    const std::size_t cells = std::min(width, n);
+    std::vector<double> rate(cells, 0);
+    for (std::size_t c = 0; c < cells; ++c) {
+        const std::size_t from = c * n / cells, to = (c + 1) * n / cells;
+        std::uint64_t sum = 0;
+        for (std::size_t i = from; i < to; ++i) sum += slices[i];
+        rate[c] = static_cast<double>(sum) / static_cast<double>(to - from);
+    }
+    const double top = *std::max_element(rate.begin(), rate.end());
+    static constexpr const char* kLevels[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    std::string out;
+    for (double r : rate)
+        out += kLevels[top > 0 ? std::min<std::size_t>(7, static_cast<std::size_t>(r / top * 7.999)) : 0];
+    return out;
+}
+
+Table latency_table(const Report& report) {
+    Table t;
+    t.title = "latency per operation";
+    t.columns = {{"case", true}, {"ops/s"}, {"p50"}, {"p90"}, {"p99"}, {"p99.9"}, {"max"}, {"rate over the run", true}};
+    std::uint64_t ops = 0;
+    for (const CaseResult& c : report.cases) {
+        if (!c.ranked() || !c.latency) continue;
+        const Latency& l = *c.latency;
+        ops += l.count();
+        Row row;
+        row.cells = {fmt::format("{}{}", c.spec.group.empty() ? "" : c.spec.group + ": ", c.spec.label()),
+                     fmt::format("{:.0f}", c.ops_per_s),
+                     format_ns(l.percentile(0.50)),
+                     format_ns(l.percentile(0.90)),
+                     format_ns(l.percentile(0.99)),
+                     format_ns(l.percentile(0.999)),
+                     format_ns(l.max()),
+                     rate_sparkline(l.slices())};
+        t.rows.push_back(std::move(row));
+    }
+    if (t.rows.empty()) return t;
+    t.title = fmt::format("latency per operation ({} operations in the measured iterations)", ops);
+    t.notes.push_back(
+        "rate over the run: the operations completed in each 0.1 s of a run (the measured iterations added), "
+        "as high as the highest");
+    if (report.clock_read_ns >= 0)
+        t.notes.push_back(fmt::format(
+            "each operation is timed by two reads of the clock, which cost {:.0f} ns each here (the latencies "
+            "include one of them)",
+            report.clock_read_ns));
+    return t;
+}
+
 std::vector<Table> ranked_tables(const Report& report) {
     std::vector<Table> tables;
     std::vector<ReportGroup> groups = report.groups;

@@ -54,6 +54,13 @@ struct RankFigures {
 std::vector<RankFigures> rank_figures(const CaseResult& c, const std::vector<std::string>& hosts);
 // Every measured case's ranks, one row each (no rows outside MPI).
 Table rank_table(const Report& report);
+// Patterned cases: operations per second, latency percentiles and the rate over the run.
+Table latency_table(const Report& report);
+// The operations completed over a run as a line of block characters, one per stretch of time,
+// as high as the rate then, relative to the highest: "████▇▂▁▁".
+std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t width = 16);
+// "850 ns", "12.3 us", "4.56 ms", "1.20 s".
+std::string format_ns(std::uint64_t ns);
 
 // A ranked table per group and family.
 std::vector<Table> ranked_tables(const Report& report);

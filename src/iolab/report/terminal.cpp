@@ -83,6 +83,11 @@ std::string render_terminal(const Report& report, bool colour) {
         out += fmt::format("\n{}\n", paint(rt.title, "1", colour));
         out += text_table(rt, colour);
     }
+    if (const Table lt = latency_table(report); !lt.rows.empty()) {
+        out += fmt::format("\n{}\n", paint(lt.title, "1", colour));
+        out += text_table(lt, colour);
+        for (const auto& n : lt.notes) out += n + "\n";
+    }
     if (!report.findings.empty()) {
         out += fmt::format("\n{}\n", paint("findings", "1", colour));
         const Table ft = findings_table(report);

@@ -93,6 +93,7 @@ const Registry& Registry::builtin() {
         register_pipelined_strategies(reg);
         register_chain_strategies(reg);
         register_external_strategies(reg);
+        register_patterned_strategies(reg);
         return reg;
     }();
     return r;

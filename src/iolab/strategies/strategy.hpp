@@ -15,6 +15,8 @@
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/family.hpp"
+#include "iolab/core/latency.hpp"
+#include "iolab/core/pattern.hpp"
 #include "iolab/core/records.hpp"
 #include "iolab/core/sink.hpp"
 
@@ -22,12 +24,13 @@ namespace iolab {
 
 // The parameters a strategy honours (a bit set).
 enum Param : unsigned {
-    kParamBuffer = 1u << 0,  // buffer size in bytes
-    kParamRecord = 1u << 1,  // record size and count (writes)
-    kParamQueue = 1u << 2,   // queue depth: buffers in flight (io_uring, pipelined copy)
-    kParamIov = 1u << 3,     // buffers or records per vectored call
-    kParamChain = 1u << 4,   // a layer chain such as buffer:64K>deflate:6>file
-    kParamFeed = 1u << 5,    // how the chain is fed: one byte per call, or whole records
+    kParamBuffer = 1u << 0,   // buffer size in bytes
+    kParamRecord = 1u << 1,   // record size and count (writes)
+    kParamQueue = 1u << 2,    // queue depth: buffers in flight (io_uring, pipelined copy)
+    kParamIov = 1u << 3,      // buffers or records per vectored call
+    kParamChain = 1u << 4,    // a layer chain such as buffer:64K>deflate:6>file
+    kParamFeed = 1u << 5,     // how the chain is fed: one byte per call, or whole records
+    kParamPattern = 1u << 6,  // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
 };
 
 class Timeline;
@@ -53,6 +56,15 @@ struct Job {
     // already exists. length 0: the whole file, and dst is new.
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
+    // Patterned strategies: `ops` operations of `block` bytes at the offsets `pattern` gives within
+    // the first `span` bytes; each operation's time goes to `latency` when it is not null. A read
+    // hands each block to the sink with its offset (Sink::consume_block).
+    Pattern pattern;
+    std::size_t block = 4096;
+    std::uint64_t ops = 0;
+    std::uint64_t span = 0;
+    std::uint64_t seed = 0;
+    Latency* latency = nullptr;
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
@@ -150,5 +162,6 @@ void register_uring_strategies(Registry& r);
 void register_pipelined_strategies(Registry& r);
 void register_chain_strategies(Registry& r);
 void register_external_strategies(Registry& r);
+void register_patterned_strategies(Registry& r);
 
 }  // namespace iolab

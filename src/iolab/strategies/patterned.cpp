@@ -1,0 +1,196 @@
+// Patterned reads: `ops` operations of one block each, at the offsets a pattern gives (random,
+// strided, sequential), each timed on its own into Job::latency: pread(2), pread(2) with
+// O_DIRECT, a mapping touched where the block lies, and io_uring with Q operations in flight.
+// Each block goes to the sink with its offset, so it is verified where it was read from.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <ctime>
+#include <vector>
+
+#include "iolab/core/aligned.hpp"
+#include "iolab/core/pattern.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/direct.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/uring.hpp"
+
+namespace iolab {
+
+namespace {
+
+std::uint64_t now_ns() {
+    timespec t{};
+    ::clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+// The times of one job's operations, from its start.
+class OpClock {
+public:
+    explicit OpClock(const Job& j) : latency_(j.latency), start_(now_ns()) {}
+    std::uint64_t now() const { return latency_ ? now_ns() : 0; }
+    void done(std::uint64_t began) const {
+        if (!latency_) return;
+        const std::uint64_t t = now_ns();
+        latency_->add(t - began, t - start_);
+    }
+
+private:
+    Latency* latency_;
+    std::uint64_t start_;
+};
+
+Offsets offsets_of(const Job& j) { return Offsets(j.pattern, j.span, j.block, j.seed); }
+
+// The block size O_DIRECT can read here, or a CannotRun naming the alignment it needs.
+sys::DirectAlignment direct_block(const sys::Fd& fd, std::size_t block) {
+    const sys::DirectAlignment a = sys::direct_alignment(fd);
+    if (block % a.offset != 0)
+        throw CannotRun("O_DIRECT needs blocks of a multiple of " + std::to_string(a.offset) +
+                        " bytes here; block is " + std::to_string(block));
+    return a;
+}
+
+void read_pread_ops(const Job& j) {
+    const sys::Fd in = detail::open_src(j.src);
+    AlignedBuffer buf(j.block, detail::kPage);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(i);
+        const std::uint64_t t = clock.now();
+        const std::size_t n = sys::pread_full(in, buf.data(), j.block, static_cast<off_t>(off));
+        clock.done(t);
+        j.sink->consume_block(off, buf.data(), n);
+    }
+}
+
+void read_direct_ops(const Job& j) {
+    const sys::Fd in = sys::open(j.src, O_RDONLY | O_DIRECT);
+    const sys::DirectAlignment a = direct_block(in, j.block);
+    AlignedBuffer buf(j.block, a.memory);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(i);
+        const std::uint64_t t = clock.now();
+        // A short read leaves an aligned position only by chance: go on from the last boundary.
+        std::size_t done = 0;
+        while (done < j.block) {
+            const std::size_t from = done - done % a.offset;
+            const std::size_t n =
+                sys::pread_some(in, buf.data() + from, j.block - from, static_cast<off_t>(off + from));
+            if (n == 0) break;
+            done = std::max(done, from + n);
+        }
+        clock.done(t);
+        j.sink->consume_block(off, buf.data(), done);
+    }
+}
+
+// The span mapped once, each block read where it lies: the page faults are the I/O.
+void read_mmap_ops(const Job& j) {
+    const sys::Fd in = detail::open_src(j.src);
+    const sys::Mapping m = sys::map(in, static_cast<std::size_t>(j.span), PROT_READ, MAP_SHARED);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(i);
+        const std::uint64_t t = clock.now();
+        j.sink->consume_block(off, m.data() + off, j.block, true);
+        clock.done(t);
+    }
+}
+
+// Q reads in flight; a completed block goes to the sink (the order does not matter to it) and
+// its slot starts the next operation.
+void uring_ops(const Job& j, bool direct) {
+    const sys::Fd in = sys::open(j.src, O_RDONLY | (direct ? O_DIRECT : 0));
+    sys::DirectAlignment a;
+    if (direct) a = direct_block(in, j.block);
+    const std::size_t align = direct ? a.memory : detail::kPage;
+    const std::size_t resume = direct ? a.offset : 1;  // O_DIRECT goes on from an aligned position
+    const unsigned depth =
+        static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops)));
+    AlignedBuffer memory(j.block * depth, std::max<std::size_t>(align, detail::kPage));
+    sys::Ring ring(depth, j.src);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    struct Op {
+        std::uint64_t off = 0, began = 0;
+        std::size_t done = 0;
+    };
+    std::vector<Op> ops(depth);
+    std::uint64_t next = 0;
+    const auto buffer = [&](unsigned s) { return memory.data() + static_cast<std::size_t>(s) * j.block; };
+    const auto submit = [&](unsigned s) {
+        Op& o = ops[s];
+        const std::size_t from = o.done - o.done % resume;
+        ring.read(in, buffer(s) + from, static_cast<unsigned>(j.block - from), static_cast<off_t>(o.off + from), s);
+    };
+    const auto start = [&](unsigned s) {
+        if (next >= j.ops) return;
+        ops[s] = Op{at(next++), clock.now(), 0};
+        submit(s);
+    };
+    for (unsigned s = 0; s < depth; ++s) start(s);
+    while (ring.in_flight() > 0) {
+        const sys::Completion c = ring.next();
+        const auto s = static_cast<unsigned>(c.tag);
+        Op& o = ops[s];
+        if (c.res == -EAGAIN || c.res == -EINTR) {
+            submit(s);
+            continue;
+        }
+        if (c.res < 0) throw IoError(-c.res, "read", j.src);
+        const std::size_t from = o.done - o.done % resume;
+        const std::size_t now = from + static_cast<std::size_t>(c.res);
+        if (c.res > 0 && now > o.done) {
+            o.done = now;
+            if (o.done < j.block) {
+                submit(s);
+                continue;
+            }
+        }
+        clock.done(o.began);
+        j.sink->consume_block(o.off, buffer(s), o.done);
+        start(s);
+    }
+}
+
+void read_uring_ops(const Job& j) { uring_ops(j, j.direct); }
+void read_uring_direct_ops(const Job& j) { uring_ops(j, true); }
+
+std::optional<std::string> uring_unavailable(const std::string&) { return sys::uring_unavailable(); }
+std::optional<std::string> uring_direct_unavailable(const std::string& dir) {
+    if (auto why = sys::uring_unavailable()) return why;
+    return direct_unavailable(dir);
+}
+
+constexpr unsigned kOps = kParamPattern;
+
+// One entry per row, fields in declaration order.
+// clang-format off
+constexpr StrategyDef kPatterned[] = {
+    {.name = "read.pread-ops", .params = kOps, .run = read_pread_ops,
+     .description = "pread(2) of one block per operation, at the pattern's offsets", .jvm = "FileChannel.read(ByteBuffer, long)"},
+    {.name = "read.direct-ops", .params = kOps, .flags = kDirect, .run = read_direct_ops, .unavailable = direct_unavailable,
+     .description = "pread(2) with O_DIRECT of one block per operation, at the pattern's offsets"},
+    {.name = "read.mmap-ops", .params = kOps, .run = read_mmap_ops,
+     .description = "the file mapped once, each operation's block read where it lies (page faults do the I/O)",
+     .jvm = "MappedByteBuffer.get(int, byte[])"},
+    {.name = "read.uring-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = read_uring_ops,
+     .unavailable = uring_unavailable,
+     .description = "io_uring with Q operations of one block in flight, at the pattern's offsets"},
+    {.name = "read.uring-direct-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = read_uring_direct_ops,
+     .unavailable = uring_direct_unavailable,
+     .description = "io_uring with O_DIRECT and Q operations of one block in flight, at the pattern's offsets"},
+};
+// clang-format on
+
+}  // namespace
+
+void register_patterned_strategies(Registry& r) { r.add(kPatterned); }
+
+}  // namespace iolab
