@@ -148,7 +148,7 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
                 std::vector<std::byte> buf(j.block);
                 const Offsets at(j.pattern, j.span, j.block, j.seed);
                 std::vector<std::uint64_t> order;
-                for (std::uint64_t i = 0; i < j.ops; ++i) order.push_back(at(i));
+                for (std::uint64_t i = 0; i < j.ops; ++i) order.push_back(at(j.first_op + i));
                 if (fault == 4) std::reverse(order.begin(), order.end());  // another order: fine
                 for (std::uint64_t i = 0; i < order.size(); ++i) {
                     std::uint64_t from = order[i], said = order[i];
@@ -209,6 +209,43 @@ TEST(PatternedRead, BadSettingsAreRefusedWithTheValue) {
     refused("--seed -1 --size 1M", "--seed '-1'");
     refused("--ops 2000000000 --block 1G --size 1G", "limit of one case");
     refused("--ops 1e3 --size 1M", "--ops '1e3'");
+}
+
+}  // namespace
+}  // namespace iolab
+
+namespace iolab {
+namespace {
+
+// A cache budget: the group runs in a memory cgroup where the machine has one, and the input's
+// resident share stays near the budget; elsewhere every case is skipped, saying why.
+TEST(CacheBudget, HoldsTheCacheToTheBudgetOrSaysWhyNot) {
+    PlanRequest req;
+    req.patterns = {"read.pread-ops"};
+    req.sizes = {128u << 20};
+    req.patterns_of_ops = {parse_pattern("random")};
+    req.ops = 256;
+    const auto plan = build_plan(req);
+    RunOptions opts = test::three_iterations();
+    opts.cache_budget = 8u << 20;
+    ScratchDir dir;
+    const auto results = run_group_forked(plan, opts, dir);
+    ASSERT_EQ(results.size(), 1u);
+    const CaseResult& r = results[0];
+    if (r.status == Status::skipped) {
+        EXPECT_EQ(r.reason.rfind("no page-cache budget here: ", 0), 0u) << r.reason;
+        GTEST_SKIP() << r.reason;
+    }
+    ASSERT_EQ(r.status, Status::ok) << r.reason;
+    EXPECT_TRUE(r.verified);
+    ASSERT_FALSE(r.samples.empty());
+    // The 128 MiB input was written inside the cgroup: no more than the budget and what the
+    // process may hold beside it (64 MiB and its buffers) stays cached, far from all of it.
+    for (const Sample& s : r.samples) {
+        EXPECT_GE(s.resident_after, 0);
+        EXPECT_LT(s.resident, 0.75);
+        EXPECT_LT(s.resident_after, 0.75);
+    }
 }
 
 }  // namespace

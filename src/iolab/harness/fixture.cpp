@@ -80,24 +80,16 @@ std::vector<FileDigest> shared_parts(const DataSpec& spec, std::uint64_t size, u
 
 }  // namespace
 
-// The references of a patterned read: the sums of its blocks' terms (Sink::consume_block), in
-// both modes, from the generator (or the user's file), never from the file being measured. The
-// cases of a group that share a pattern share them: computed once per process.
-FileDigest patterned_reference(const Workload& w, const std::string& user_file) {
-    const std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}", user_file, to_string(w.data), w.size,
-                                        to_string(w.pattern), w.block, w.op_count(), w.span_bytes(), w.seed);
-    static std::mutex lock;
-    static std::map<std::string, FileDigest> known;
-    {
-        const std::lock_guard<std::mutex> hold(lock);
-        if (const auto it = known.find(key); it != known.end()) return it->second;
-    }
+// The references of a patterned read's operations [first, first + ops): the sums of their blocks'
+// terms (Sink::consume_block), in both modes, from the generator (or the user's file), never from
+// the file being measured.
+FileDigest patterned_reference(const Workload& w, const std::string& user_file, std::uint64_t first) {
     const Offsets at(w.pattern, w.span_bytes(), w.block, w.seed);
     std::vector<std::byte> buf(w.block);
     std::optional<sys::Fd> in;
     if (!user_file.empty()) in.emplace(sys::open(user_file, O_RDONLY));
     FileDigest d;
-    for (std::uint64_t i = 0, n = w.op_count(); i < n; ++i) {
+    for (std::uint64_t i = first, end = first + w.op_count(); i < end; ++i) {
         const std::uint64_t off = at(i);
         if (in) {
             if (sys::pread_full(*in, buf.data(), buf.size(), static_cast<off_t>(off)) != buf.size())
@@ -109,8 +101,7 @@ FileDigest patterned_reference(const Workload& w, const std::string& user_file) 
         d.fingerprint += Sink::block_term(off, Sink::sampled_digest(buf.data(), buf.size()));
     }
     d.size = w.bytes();
-    const std::lock_guard<std::mutex> hold(lock);
-    return known[key] = d;
+    return d;
 }
 
 std::string input_name(const Workload& w, unsigned job) {
@@ -214,7 +205,6 @@ void Fixture::reference_patterns() {
     if (w_.span_bytes() > w_.size || w_.block > w_.span_bytes())
         throw InputError(fmt::format("block {} and span {} do not fit in the {} file", format_compact(w_.block),
                                      format_compact(w_.span_bytes()), format_compact(w_.size)));
-    patterned_ = patterned_reference(w_, w_.input);
 }
 
 Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& tag, std::shared_ptr<const Input> input,
@@ -258,6 +248,14 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
         j.length = w_.bytes();
     }
     if (w_.patterned) {
+        // Each run does the next operations of the pattern, as fio's time-based jobs go on: a run
+        // that repeated the last would find its blocks in the cache the last one filled.
+        j.first_op = next_op_;
+        next_op_ += w_.op_count();
+        if (w_.family == Family::read) {
+            patterned_ = patterned_reference(w_, w_.input, j.first_op);
+            patterned_first_ = j.first_op;
+        }
         j.pattern = w_.pattern;
         j.block = w_.block;
         j.ops = w_.op_count();
@@ -272,7 +270,10 @@ Verdict Fixture::verify(const Job& job) const {
     v.expected_bytes = w_.bytes();
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
-        const FileDigest& ref = expected();
+        // A patterned job other than the last one made: its own operations' references.
+        const FileDigest ref = patterned_ && job.first_op != patterned_first_
+                                   ? patterned_reference(w_, w_.input, job.first_op)
+                                   : expected();
         v.expected = v.mode == VerifyMode::full ? ref.checksum : job.sink->has_sums() ? ref.byte_sums : ref.fingerprint;
         if (job.sink->count_only()) {
             v.count_only = true;

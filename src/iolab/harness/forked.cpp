@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/interrupt.hpp"
+#include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/serialize.hpp"
+#include "iolab/sys/cgroup.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -28,8 +30,29 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
     std::vector<Checked> checked(specs.size(), Checked::content);
     std::vector<bool> settled(specs.size(), false);  // failed or skipped in some fork
     for (std::size_t i = 0; i < specs.size(); ++i) pooled[i].spec = specs[i];
+    // A cache budget: the child runs in a memory cgroup of the budget and what the cases' buffers
+    // need beside it (and 64 MiB for the process's own memory).
+    std::uint64_t limit = 0;
+    if (opts.cache_budget > 0) {
+        std::uint64_t buffers = 0;
+        for (const CaseSpec& c : specs) buffers = std::max(buffers, memory_needed(c));
+        limit = opts.cache_budget + buffers + (64u << 20);
+    }
+    const unsigned forks = opts.cache_budget > 0 ? std::max(1u, opts.forks) : opts.forks;
     bool stop = false;
-    for (unsigned f = 0; f < opts.forks && !stop; ++f) {
+    for (unsigned f = 0; f < forks && !stop; ++f) {
+        std::unique_ptr<sys::MemoryCgroup> budget;
+        if (limit > 0) {
+            std::string why;
+            budget = sys::MemoryCgroup::make(limit, &why);
+            if (!budget) {
+                for (CaseResult& r : pooled) {
+                    r.status = Status::skipped;
+                    r.reason = "no page-cache budget here: " + why;
+                }
+                return pooled;
+            }
+        }
         if (progress && !specs.empty()) progress(0, specs.front(), static_cast<double>(f) / opts.forks);
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
@@ -40,11 +63,19 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             interrupt::prepare_child();
             ::close(fds[0]);
             nlohmann::json j = nlohmann::json::array();
-            for (const CaseResult& cr : run_group(specs, child_opts, dir))
-                j.push_back({{"status", to_string(cr.status)},
-                             {"reason", cr.reason},
-                             {"checked", to_string(cr.checked)},
-                             {"samples", cr.samples}});
+            if (budget && !budget->join()) {
+                for (std::size_t i = 0; i < specs.size(); ++i)
+                    j.push_back({{"status", "skipped"},
+                                 {"reason", "no page-cache budget here: cannot enter the memory cgroup"},
+                                 {"checked", "none"},
+                                 {"samples", nlohmann::json::array()}});
+            } else {
+                for (const CaseResult& cr : run_group(specs, child_opts, dir))
+                    j.push_back({{"status", to_string(cr.status)},
+                                 {"reason", cr.reason},
+                                 {"checked", to_string(cr.checked)},
+                                 {"samples", cr.samples}});
+            }
             const std::string text = j.dump();
             std::size_t off = 0;
             while (off < text.size()) {

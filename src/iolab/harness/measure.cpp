@@ -137,6 +137,8 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     smp.syscalls = made.data_calls();
     smp.all_calls = made.total_calls();
     smp.bytes = fx.workload().bytes();
+    if (opts.cache_budget > 0 && fx.workload().family != Family::write)
+        smp.resident_after = resident_fraction(fx.input_path());
 
     const Verdict v = fx.verify(job);
     if (!v.ok) throw VerificationFailed("output differs from the input: " + v.describe());

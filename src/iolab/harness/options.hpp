@@ -76,6 +76,10 @@ struct RunOptions {
     // With several jobs: one file for all, each job on its own part of it (IOR's segmented
     // layout), instead of a file per job.
     bool shared_file = false;
+    // A page cache of this many bytes for the group (0: the machine's): the group runs in a child
+    // process in a memory cgroup of that size (and what its buffers need), so that a file larger
+    // than the budget does not fit in the cache however much memory the machine has.
+    std::uint64_t cache_budget = 0;
     std::uint64_t max_iterations = 10000;
 };
 

@@ -66,6 +66,7 @@ struct Sample {
     std::uint64_t syscalls = 0;   // data-moving calls through iolab's syscall layer
     std::uint64_t all_calls = 0;  // every call through the layer
     double resident = -1;         // input resident in the page cache before the run (0..1), -1: n/a
+    double resident_after = -1;   // and after it (reads), outside the clock
     // With several jobs: each job's own time, from its start to its end; wall_s is then from
     // the first job's start to the last one's end, and bytes all of theirs (the aggregate
     // throughput, IOR's rule). Empty for one job.

@@ -25,6 +25,7 @@ void to_json(nlohmann::json& j, const Sample& s) {
     j = nlohmann::json::object();
     sample_fields(s, [&](const char* key, const auto& v, bool) { j[key] = v; });
     if (s.resident >= 0) j["resident"] = s.resident;
+    if (s.resident_after >= 0) j["resident_after"] = s.resident_after;
     if (!s.job_s.empty()) j["job_s"] = s.job_s;
     if (!s.rank_s.empty()) j["rank_s"] = s.rank_s;
     if (s.latency)
@@ -37,6 +38,7 @@ void from_json(const nlohmann::json& j, Sample& s) {
         v = required ? j.at(key).get<T>() : j.value(key, T{});
     });
     s.resident = j.value("resident", -1.0);
+    s.resident_after = j.value("resident_after", -1.0);
     s.job_s = j.value("job_s", std::vector<double>{});
     s.rank_s = j.value("rank_s", std::vector<double>{});
     if (const auto it = j.find("latency"); it != j.end()) {

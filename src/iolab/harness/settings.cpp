@@ -188,6 +188,10 @@ constexpr Setting kSettings[] = {
      Kind::flag, [](std::string_view v, P&, O& o) { o.timeline = truth(v); }},
     {"stonewall", "With --jobs: stop every job when the first ends, and count the bytes each did", "true or false",
      Kind::flag, [](std::string_view v, P&, O& o) { o.stonewall = truth(v); }},
+    {"cache_budget",
+     "A page cache of this size for the run: each group runs in a memory cgroup of its own (0: the machine's)",
+     "a size such as 256M, or 0 for the machine's whole cache", Kind::one,
+     [](std::string_view v, P&, O& o) { o.cache_budget = parse_size(v); }},
     {"shared_file", "With --jobs: one file for all jobs, each on its own part of it (instead of a file each)",
      "true or false", Kind::flag, [](std::string_view v, P&, O& o) { o.shared_file = truth(v); }},
 };

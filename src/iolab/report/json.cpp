@@ -120,6 +120,7 @@ nlohmann::json options_json(const RunOptions& o) {
             {"seed", o.seed},
             {"forks", o.forks},
             {"drop_caches", o.drop_caches},
+            {"cache_budget_bytes", o.cache_budget},
             {"throttle_bytes_per_s", o.throttle.bytes_per_s},
             {"throttle_latency_s", o.throttle.latency_s},
             {"simulated", o.throttle.active()}};

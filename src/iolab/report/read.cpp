@@ -166,6 +166,8 @@ RunOptions read_options(const json& o, const std::string& where) {
     if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned())
         opts.seed = seed->get<std::uint64_t>();
     if (const auto d = o.find("drop_caches"); d != o.end() && d->is_boolean()) opts.drop_caches = d->get<bool>();
+    if (const auto b = o.find("cache_budget_bytes"); b != o.end() && b->is_number_unsigned())
+        opts.cache_budget = b->get<std::uint64_t>();
     opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
     opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
     return opts;

@@ -65,7 +65,8 @@ bool Report::any_failed() const {
 std::string Report::header() const {
     std::vector<std::uint64_t> sizes;
     for (const auto& c : cases) {
-        const std::uint64_t b = c.spec.whole_bytes();
+        // A patterned case stands for its file, not the bytes its operations moved.
+        const std::uint64_t b = c.spec.workload.patterned ? c.spec.workload.size : c.spec.whole_bytes();
         if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
     }
     std::vector<std::string> size_text;
@@ -86,7 +87,11 @@ std::string Report::header() const {
         options.iterations.adaptive
             ? fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s)
             : options.iterations.describe(),
-        options.forks ? fmt::format(" in {} forks", options.forks) : std::string(), environment.one_line());
+        (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
+            (options.cache_budget
+                 ? fmt::format(", page cache limited to {} (memory cgroup)", format_size(options.cache_budget))
+                 : std::string()),
+        environment.one_line());
 }
 
 double calls_per_mib(const CaseResult& c) {

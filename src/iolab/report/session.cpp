@@ -106,8 +106,9 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
                                  (static_cast<double>(first) + done * static_cast<double>(cases.size())) /
                                      static_cast<double>(total));
         };
-        auto results = group.options.forks > 0 ? run_group_forked(cases, group.options, scratch, progress)
-                                               : run_group(cases, group.options, scratch, system_clock(), progress);
+        auto results = group.options.forks > 0 || group.options.cache_budget > 0
+                           ? run_group_forked(cases, group.options, scratch, progress)
+                           : run_group(cases, group.options, scratch, system_clock(), progress);
         // A stop request ends the run at this safe point; the group it cut short is dropped. Under
         // MPI a stop on any rank is a stop on all.
         if (tm.any(interrupt::requested())) {

@@ -58,7 +58,7 @@ void read_pread_ops(const Job& j) {
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(i);
+        const std::uint64_t off = at(j.first_op + i);
         const std::uint64_t t = clock.now();
         const std::size_t n = sys::pread_full(in, buf.data(), j.block, static_cast<off_t>(off));
         clock.done(t);
@@ -73,7 +73,7 @@ void read_direct_ops(const Job& j) {
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(i);
+        const std::uint64_t off = at(j.first_op + i);
         const std::uint64_t t = clock.now();
         // A short read leaves an aligned position only by chance: go on from the last boundary.
         std::size_t done = 0;
@@ -89,14 +89,17 @@ void read_direct_ops(const Job& j) {
     }
 }
 
-// The span mapped once, each block read where it lies: the page faults are the I/O.
-void read_mmap_ops(const Job& j) {
+// The span mapped once, each block read where it lies: the page faults are the I/O. With the
+// kernel's default advice a fault reads around the page (read_ahead_kb); MADV_RANDOM reads the
+// page alone.
+void mmap_ops(const Job& j, int advice) {
     const sys::Fd in = detail::open_src(j.src);
-    const sys::Mapping m = sys::map(in, static_cast<std::size_t>(j.span), PROT_READ, MAP_SHARED);
+    sys::Mapping m = sys::map(in, static_cast<std::size_t>(j.span), PROT_READ, MAP_SHARED);
+    if (advice != MADV_NORMAL) m.advise(advice);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(i);
+        const std::uint64_t off = at(j.first_op + i);
         const std::uint64_t t = clock.now();
         j.sink->consume_block(off, m.data() + off, j.block, true);
         clock.done(t);
@@ -131,7 +134,7 @@ void uring_ops(const Job& j, bool direct) {
     };
     const auto start = [&](unsigned s) {
         if (next >= j.ops) return;
-        ops[s] = Op{at(next++), clock.now(), 0};
+        ops[s] = Op{at(j.first_op + next++), clock.now(), 0};
         submit(s);
     };
     for (unsigned s = 0; s < depth; ++s) start(s);
@@ -159,6 +162,9 @@ void uring_ops(const Job& j, bool direct) {
     }
 }
 
+void read_mmap_ops(const Job& j) { mmap_ops(j, MADV_NORMAL); }
+void read_mmap_random_ops(const Job& j) { mmap_ops(j, MADV_RANDOM); }
+
 void read_uring_ops(const Job& j) { uring_ops(j, j.direct); }
 void read_uring_direct_ops(const Job& j) { uring_ops(j, true); }
 
@@ -180,6 +186,8 @@ constexpr StrategyDef kPatterned[] = {
     {.name = "read.mmap-ops", .params = kOps, .run = read_mmap_ops,
      .description = "the file mapped once, each operation's block read where it lies (page faults do the I/O)",
      .jvm = "MappedByteBuffer.get(int, byte[])"},
+    {.name = "read.mmap-random-ops", .params = kOps, .run = read_mmap_random_ops,
+     .description = "as read.mmap-ops with madvise(MADV_RANDOM): a fault reads its page, not the pages around it"},
     {.name = "read.uring-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = read_uring_ops,
      .unavailable = uring_unavailable,
      .description = "io_uring with Q operations of one block in flight, at the pattern's offsets"},

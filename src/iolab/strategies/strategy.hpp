@@ -62,6 +62,7 @@ struct Job {
     Pattern pattern;
     std::size_t block = 4096;
     std::uint64_t ops = 0;
+    std::uint64_t first_op = 0;  // the pattern's operations [first_op, first_op + ops)
     std::uint64_t span = 0;
     std::uint64_t seed = 0;
     Latency* latency = nullptr;

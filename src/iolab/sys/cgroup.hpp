@@ -1,0 +1,40 @@
+#pragma once
+// A memory cgroup of iolab's own, made under the one this process is in, so that a child process
+// put in it has a page cache of a stated size: the kernel reclaims the cgroup's cached file pages
+// once its memory reaches the limit. cgroup v2 (memory.max) where the memory controller is
+// delegated, else v1 (memory.limit_in_bytes).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace iolab::sys {
+
+class MemoryCgroup {
+public:
+    // A new cgroup limited to `limit` bytes, or nullptr with why it cannot be made here (no memory
+    // controller, no permission) in *why.
+    static std::unique_ptr<MemoryCgroup> make(std::uint64_t limit, std::string* why);
+    // Removed (its charges go to the parent); the processes in it must have ended.
+    ~MemoryCgroup();
+    MemoryCgroup(const MemoryCgroup&) = delete;
+    MemoryCgroup& operator=(const MemoryCgroup&) = delete;
+
+    // Moves the calling process into the cgroup (a child, after fork). Returns false on failure.
+    bool join() const noexcept;
+    // Bytes of file pages (the page cache) charged to it now, or -1 when the kernel does not say.
+    std::int64_t cache_bytes() const;
+    std::uint64_t limit() const { return limit_; }
+    // "memory cgroup v1" or "memory cgroup v2".
+    std::string kind() const { return v2_ ? "memory cgroup v2" : "memory cgroup v1"; }
+
+private:
+    MemoryCgroup(std::string dir, bool v2, std::uint64_t limit) : dir_(std::move(dir)), v2_(v2), limit_(limit) {}
+    std::string dir_;
+    bool v2_;
+    std::uint64_t limit_;
+};
+
+}  // namespace iolab::sys
