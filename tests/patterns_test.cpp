@@ -171,13 +171,13 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
 // the operations' rate.
 TEST(PatternedRead, EveryStrategyTimesEachOperation) {
     PlanRequest req;
-    req.patterns = {"read.*-ops"};
+    req.patterns = {"read.*-ops", "write.*-ops"};
     req.sizes = {1 << 20};
     req.patterns_of_ops = {parse_pattern("random"), parse_pattern("strided:64K")};
     req.blocks = {4096};
     req.ops = 300;
     const auto plan = build_plan(req);
-    ASSERT_GE(plan.size(), 6u);
+    ASSERT_GE(plan.size(), 12u);
     ScratchDir dir;
     const auto results = run_group(plan, test::three_iterations(), dir);
     for (const CaseResult& r : results) {
@@ -191,6 +191,52 @@ TEST(PatternedRead, EveryStrategyTimesEachOperation) {
         EXPECT_LE(r.latency->percentile(0.5), r.latency->percentile(0.99));
         EXPECT_EQ(r.samples[0].bytes, 300u * 4096u);
     }
+}
+
+// A patterned write that puts a block at the wrong offset, skips one or writes one twice fails;
+// the blocks in another order pass. A file put in the place of the laid-out one is never written.
+TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) {
+    ScratchDir dir;
+    Workload w;
+    w.family = Family::write;
+    w.size = 64 * 4096;
+    w.patterned = true;
+    w.pattern = parse_pattern("random");
+    w.block = 4096;
+    w.ops = 40;  // some blocks stay unwritten: they must read as zeros
+    Fixture fx(w, dir, "pattern-write");
+    for (const int fault : {0, 1, 2, 3, 4}) {
+        SCOPED_TRACE(fault);
+        Strategy s;
+        s.name = "write.test";
+        s.family = Family::write;
+        s.run = [fault](const Job& j) {
+            const sys::Fd out = sys::open(j.dst, O_WRONLY);
+            const Offsets at(j.pattern, j.span, j.block, j.seed);
+            std::vector<std::uint64_t> order;
+            for (std::uint64_t i = 0; i < j.ops; ++i) order.push_back(at(j.first_op + i));
+            if (fault == 4) std::reverse(order.begin(), order.end());
+            for (std::uint64_t i = 0; i < order.size(); ++i) {
+                std::uint64_t to = order[i], data = order[i];
+                if (fault == 1 && i == 20) to = (to + j.block) % j.span;  // the wrong place
+                if (fault == 2 && i == 20) continue;                      // skipped
+                if (fault == 3 && i == 20) data = order[19];              // block 19's bytes twice
+                sys::pwrite_all(out, j.records->at(data / j.block).data(), j.block, static_cast<off_t>(to));
+            }
+        };
+        Sink sink;
+        const Job j = fx.job(s, sink);
+        s.run(j);
+        EXPECT_EQ(fx.verify(j).ok, fault == 0 || fault == 4) << fx.verify(j).describe();
+    }
+    // Another file in the laid-out one's place: refused, left as it was.
+    const Strategy& pwrite = *Registry::builtin().find("write.pwrite-ops");
+    Sink sink;
+    const Job j = fx.job(pwrite, sink);
+    ::unlink(j.dst.c_str());
+    write_input_file(j.dst, DataSpec{DataKind::zeros}, 10);
+    EXPECT_THROW(pwrite.run(j), IoError);
+    EXPECT_EQ(checksum_file(j.dst).size, 10u);
 }
 
 TEST(PatternedRead, BadSettingsAreRefusedWithTheValue) {

@@ -1,6 +1,7 @@
 #include "iolab/harness/fixture.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -104,6 +105,23 @@ FileDigest patterned_reference(const Workload& w, const std::string& user_file, 
     return d;
 }
 
+// What a patterned write's output must hold: the span, with the block of every operation of
+// [first, first + ops) at its place and zeros elsewhere.
+FileDigest written_reference(const Workload& w, const Records& blocks, std::uint64_t first) {
+    const Offsets at(w.pattern, w.span_bytes(), w.block, w.seed);
+    std::vector<bool> written(at.blocks());
+    for (std::uint64_t i = first, end = first + w.op_count(); i < end; ++i) written[at(i) / w.block] = true;
+    const std::vector<std::byte> zeros(w.block);
+    Hasher h;
+    for (std::uint64_t k = 0; k < at.blocks(); ++k) h.update(written[k] ? blocks.at(k).data() : zeros.data(), w.block);
+    for (std::uint64_t left = w.span_bytes() - at.blocks() * w.block; left > 0;) {
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, zeros.size()));
+        h.update(zeros.data(), n);
+        left -= n;
+    }
+    return {h.digest(), w.span_bytes(), 0, 0};
+}
+
 std::string input_name(const Workload& w, unsigned job) {
     return fmt::format("input-{}-{}-{}.in", data_token(w.data), w.size, job);
 }
@@ -120,6 +138,11 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
         // The user's file: read once here for the reference, never created nor removed.
         in->path = w.input;
         in->digest = reference_digests(w.input);
+    } else if (w.family == Family::write && w.patterned) {
+        // Block k of the file is record k: each operation writes the block that belongs where it
+        // writes. The expected file depends on which blocks a run writes (Fixture::job).
+        in->records =
+            std::make_shared<const Records>(w.data, w.block, std::max<std::uint64_t>(1, w.span_bytes() / w.block));
     } else if (w.family == Family::write) {
         auto records = std::make_shared<const Records>(w.data, w.record, w.count);
         in->digest = records->digest();
@@ -143,7 +166,9 @@ InputPool::~InputPool() {
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     const bool records = w.family == Family::write;
     if (records || !w.input.empty()) job = 0;
-    const auto key = std::make_tuple(records ? 1 : 0, to_string(w.data), records ? w.bytes() : w.size, w.input, job);
+    const std::size_t unit = !records ? 0 : w.patterned ? w.block : w.record;
+    const std::uint64_t bytes = !records ? w.size : w.patterned ? w.span_bytes() : w.bytes();
+    const auto key = std::make_tuple(records ? 1 + w.patterned : 0, to_string(w.data), bytes, w.input, job, unit);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
     const std::string path = dir_.at(input_name(w, job));
     return inputs_[key] = make_input(w, path);
@@ -201,7 +226,7 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
 }
 
 void Fixture::reference_patterns() {
-    if (!w_.patterned || w_.family != Family::read) return;
+    if (!w_.patterned) return;
     if (w_.span_bytes() > w_.size || w_.block > w_.span_bytes())
         throw InputError(fmt::format("block {} and span {} do not fit in the {} file", format_compact(w_.block),
                                      format_compact(w_.span_bytes()), format_compact(w_.size)));
@@ -255,6 +280,19 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
         if (w_.family == Family::read) {
             patterned_ = patterned_reference(w_, w_.input, j.first_op);
             patterned_first_ = j.first_op;
+        } else if (w_.family == Family::write) {
+            // A file of the span, its blocks allocated, as a database's file is: the operations
+            // write into it (outside the clock: made here).
+            const sys::Fd out = sys::open(dst_, O_WRONLY | O_CREAT | O_EXCL, 0600);
+            sys::allocate(out, 0, static_cast<off_t>(w_.span_bytes()));
+            struct stat st {};
+            if (::fstat(out.get(), &st) != 0) throw IoError(errno, "stat", dst_);
+            j.dst_dev = st.st_dev;
+            j.dst_ino = st.st_ino;
+            j.dst_ctime_ns = static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u +
+                             static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
+            patterned_ = written_reference(w_, *input_->records, j.first_op);
+            patterned_first_ = j.first_op;
         }
         j.pattern = w_.pattern;
         j.block = w_.block;
@@ -268,6 +306,8 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
 Verdict Fixture::verify(const Job& job) const {
     Verdict v;
     v.expected_bytes = w_.bytes();
+    // A patterned write is checked by the whole file it left: the span.
+    if (w_.patterned && w_.family == Family::write) v.expected_bytes = w_.span_bytes();
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
         // A patterned job other than the last one made: its own operations' references.
@@ -289,7 +329,9 @@ Verdict Fixture::verify(const Job& job) const {
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();
     } else {
-        v.expected = expected().checksum;
+        v.expected = patterned_ && job.first_op != patterned_first_
+                         ? written_reference(w_, *input_->records, job.first_op).checksum
+                         : expected().checksum;
         if (!checked_) {
             v.ok = true;
             v.checked = false;

@@ -72,7 +72,10 @@ public:
 
 private:
     const ScratchDir& dir_;
-    std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned>, std::shared_ptr<const Input>> inputs_;
+    // (kind, data, bytes, user file, job, record or block size)
+    std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned, std::size_t>,
+             std::shared_ptr<const Input>>
+        inputs_;
     std::map<std::tuple<std::string, std::uint64_t, unsigned>, std::shared_ptr<const Input>> shared_;
     std::vector<std::string> made_;  // shared files made here
 };

@@ -214,9 +214,10 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     // A write's records come from a pool of one block and up to Records::kSpread bytes; a
     // compressed chain's output is decoded whole to be verified.
     std::uint64_t data = 0;
+    const std::uint64_t unit = w.patterned ? w.block : w.record;
     if (s.family == Family::write)
-        data = saturating_add(std::max<std::uint64_t>(w.record, Records::kMinBlock) + w.record,
-                              std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+        data = saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
+                              std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
     if (s.honours(kParamChain)) data = saturating_add(data, saturating_mul(w.bytes(), 2));
     // Jobs share a write's records (read only) but each has its own buffers.
     return saturating_add(saturating_mul(buffers, w.jobs), data);

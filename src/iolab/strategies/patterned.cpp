@@ -3,8 +3,11 @@
 // O_DIRECT, a mapping touched where the block lies, and io_uring with Q operations in flight.
 // Each block goes to the sink with its offset, so it is verified where it was read from.
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -168,6 +171,126 @@ void read_mmap_random_ops(const Job& j) { mmap_ops(j, MADV_RANDOM); }
 void read_uring_ops(const Job& j) { uring_ops(j, j.direct); }
 void read_uring_direct_ops(const Job& j) { uring_ops(j, true); }
 
+// Patterned writes go into the file the harness laid out (the span, its blocks allocated): each
+// operation writes the block that belongs at its offset (Job::records: record k is block k).
+const std::byte* block_for(const Job& j, std::uint64_t off) { return j.records->at(off / j.block).data(); }
+
+// The output, opened for writing: the file the harness laid out, checked to be that very file (a
+// file put in its place is never written), or else a new one made and laid out here.
+sys::Fd open_laid_out(const Job& j, int flags) {
+    if (j.dst_ino == 0) {
+        sys::Fd fd = detail::open_dst(j.dst, flags & O_ACCMODE, flags & ~O_ACCMODE);
+        sys::allocate(fd, 0, static_cast<off_t>(j.span));
+        return fd;
+    }
+    sys::Fd fd = sys::open(j.dst, flags | O_NOFOLLOW);
+    struct stat st {};
+    if (::fstat(fd.get(), &st) != 0) throw IoError(errno, "stat", j.dst);
+    const auto ctime_ns =
+        static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
+    if (st.st_dev != j.dst_dev || st.st_ino != j.dst_ino || ctime_ns != j.dst_ctime_ns)
+        throw IoError(EEXIST, "write into", j.dst);
+    return fd;
+}
+
+void write_pwrite_ops(const Job& j) {
+    const sys::Fd out = open_laid_out(j, O_WRONLY);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(j.first_op + i);
+        const std::uint64_t t = clock.now();
+        sys::pwrite_all(out, block_for(j, off), j.block, static_cast<off_t>(off));
+        clock.done(t);
+    }
+}
+
+void write_direct_ops(const Job& j) {
+    const sys::Fd out = open_laid_out(j, O_WRONLY | O_DIRECT);
+    const sys::DirectAlignment a = direct_block(out, j.block);
+    AlignedBuffer buf(j.block, a.memory);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(j.first_op + i);
+        std::memcpy(buf.data(), block_for(j, off), j.block);  // O_DIRECT needs aligned memory
+        const std::uint64_t t = clock.now();
+        direct_pwrite_all(out, buf.data(), j.block, static_cast<off_t>(off), a.offset);
+        clock.done(t);
+    }
+}
+
+// Each block stored into a shared mapping (the fault and the copy are the operation), then one
+// msync(MS_SYNC) of the span: the stores reach the file, as a checkpoint does.
+void write_mmap_ops(const Job& j) {
+    const sys::Fd out = open_laid_out(j, O_RDWR);
+    const sys::Mapping m = sys::map(out, static_cast<std::size_t>(j.span), PROT_READ | PROT_WRITE, MAP_SHARED);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    for (std::uint64_t i = 0; i < j.ops; ++i) {
+        const std::uint64_t off = at(j.first_op + i);
+        const std::uint64_t t = clock.now();
+        std::memcpy(m.data() + off, block_for(j, off), j.block);
+        clock.done(t);
+    }
+    if (m.size() > 0 && ::msync(m.data(), m.size(), MS_SYNC) != 0) throw IoError(errno, "msync", j.dst);
+}
+
+// Q writes in flight, each from a slot's buffer; a short write goes on with the rest.
+void uring_write_ops(const Job& j, bool direct) {
+    const sys::Fd out = open_laid_out(j, O_WRONLY | (direct ? O_DIRECT : 0));
+    sys::DirectAlignment a;
+    if (direct) a = direct_block(out, j.block);
+    const std::size_t resume = direct ? a.offset : 1;
+    const unsigned depth =
+        static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops)));
+    AlignedBuffer memory(j.block * depth, std::max<std::size_t>(direct ? a.memory : detail::kPage, detail::kPage));
+    sys::Ring ring(depth, j.dst);
+    const Offsets at = offsets_of(j);
+    const OpClock clock(j);
+    struct Op {
+        std::uint64_t off = 0, began = 0;
+        std::size_t done = 0;
+    };
+    std::vector<Op> ops(depth);
+    std::uint64_t next = 0;
+    const auto buffer = [&](unsigned s) { return memory.data() + static_cast<std::size_t>(s) * j.block; };
+    const auto submit = [&](unsigned s) {
+        const Op& o = ops[s];
+        const std::size_t from = o.done - o.done % resume;
+        ring.write(out, buffer(s) + from, static_cast<unsigned>(j.block - from), static_cast<off_t>(o.off + from), s);
+    };
+    const auto start = [&](unsigned s) {
+        if (next >= j.ops) return;
+        const std::uint64_t off = at(j.first_op + next++);
+        std::memcpy(buffer(s), block_for(j, off), j.block);
+        ops[s] = Op{off, clock.now(), 0};
+        submit(s);
+    };
+    for (unsigned s = 0; s < depth; ++s) start(s);
+    while (ring.in_flight() > 0) {
+        const sys::Completion c = ring.next();
+        const auto s = static_cast<unsigned>(c.tag);
+        Op& o = ops[s];
+        if (c.res == -EAGAIN || c.res == -EINTR) {
+            submit(s);
+            continue;
+        }
+        if (c.res < 0) throw IoError(-c.res, "write", j.dst);
+        if (c.res == 0) throw IoError(ENOSPC, "write", j.dst);  // no progress
+        o.done = std::max(o.done, o.done - o.done % resume + static_cast<std::size_t>(c.res));
+        if (o.done < j.block) {
+            submit(s);
+            continue;
+        }
+        clock.done(o.began);
+        start(s);
+    }
+}
+
+void write_uring_ops(const Job& j) { uring_write_ops(j, j.direct); }
+void write_uring_direct_ops(const Job& j) { uring_write_ops(j, true); }
+
 std::optional<std::string> uring_unavailable(const std::string&) { return sys::uring_unavailable(); }
 std::optional<std::string> uring_direct_unavailable(const std::string& dir) {
     if (auto why = sys::uring_unavailable()) return why;
@@ -194,6 +317,21 @@ constexpr StrategyDef kPatterned[] = {
     {.name = "read.uring-direct-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = read_uring_direct_ops,
      .unavailable = uring_direct_unavailable,
      .description = "io_uring with O_DIRECT and Q operations of one block in flight, at the pattern's offsets"},
+    {.name = "write.pwrite-ops", .params = kOps, .run = write_pwrite_ops,
+     .description = "pwrite(2) of one block per operation, at the pattern's offsets of a laid-out file",
+     .jvm = "FileChannel.write(ByteBuffer, long)"},
+    {.name = "write.direct-ops", .params = kOps, .flags = kDirect, .run = write_direct_ops,
+     .unavailable = direct_unavailable,
+     .description = "pwrite(2) with O_DIRECT of one block per operation, at the pattern's offsets"},
+    {.name = "write.mmap-ops", .params = kOps, .flags = kUnthrottled, .run = write_mmap_ops,
+     .description = "each block stored into a shared mapping at the pattern's offsets, then one msync(MS_SYNC)",
+     .jvm = "MappedByteBuffer.put(int, byte[]) and force()"},
+    {.name = "write.uring-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = write_uring_ops,
+     .unavailable = uring_unavailable,
+     .description = "io_uring with Q writes of one block in flight, at the pattern's offsets"},
+    {.name = "write.uring-direct-ops", .params = kOps | kParamQueue, .flags = kDirect, .run = write_uring_direct_ops,
+     .unavailable = uring_direct_unavailable,
+     .description = "io_uring with O_DIRECT and Q writes of one block in flight, at the pattern's offsets"},
 };
 // clang-format on
 

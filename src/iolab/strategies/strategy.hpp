@@ -66,6 +66,10 @@ struct Job {
     std::uint64_t span = 0;
     std::uint64_t seed = 0;
     Latency* latency = nullptr;
+    // A patterned write's output, laid out by the harness (the span, allocated): its identity
+    // (device, inode, and change time: an inode number is reused), so that the strategy writes
+    // into that file and no other. 0: the strategy makes it, new.
+    std::uint64_t dst_dev = 0, dst_ino = 0, dst_ctime_ns = 0;
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
