@@ -239,6 +239,34 @@ TEST(Export, AResultFileWithAWrongFindingOrTimelineIsRefusedWithTheReason) {
     EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
 }
 
+// A patterned case's latency that cannot be: negative or fractional counts, counts that overflow,
+// a largest value outside the highest bucket, slices with more operations than the histogram.
+TEST(Export, AResultFileWithImpossibleLatencyIsRefused) {
+    const nlohmann::json good = report_to_json(fixed_report());
+    std::size_t at = 0;
+    while (!good["cases"][at].contains("latency")) ++at;
+    const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& why) {
+        nlohmann::json j = good;
+        edit(j["cases"][at]["latency"]);
+        try {
+            read_report_json(j.dump(), "r.json");
+            ADD_FAILURE() << "accepted: " << why;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused([](auto& l) { l["max_ns"] = -1; }, "max_ns is not a whole number");
+    refused([](auto& l) { l["buckets_upper_ns_count"][0][1] = -5; }, "count is not a whole number");
+    refused([](auto& l) { l["buckets_upper_ns_count"][0][1] = 1e300; }, "count is not a whole number");
+    refused([](auto& l) { l["buckets_upper_ns_count"][0].push_back(7); }, "a bucket is not");
+    refused(
+        [](auto& l) { l["buckets_upper_ns_count"] = nlohmann::json::parse("[[500, 18446744073709551615], [600, 1]]"); },
+        "overflow");
+    refused([](auto& l) { l["max_ns"] = 1; }, "max_ns is not in the highest bucket");
+    refused([](auto& l) { l["ops_per_slice"][0] = 1u << 30; }, "more operations than the histogram");
+    EXPECT_NO_THROW(read_report_json(good.dump(), "r.json"));
+}
+
 TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
     const auto refused = [](const std::function<void(nlohmann::json&)>& spoil, const std::string& why) {
         nlohmann::json j = report_to_json(full_report());

@@ -285,12 +285,12 @@ TEST(CacheBudget, HoldsTheCacheToTheBudgetOrSaysWhyNot) {
     ASSERT_EQ(r.status, Status::ok) << r.reason;
     EXPECT_TRUE(r.verified);
     ASSERT_FALSE(r.samples.empty());
-    // The 128 MiB input was written inside the cgroup: no more than the budget and what the
-    // process may hold beside it (64 MiB and its buffers) stays cached, far from all of it.
+    // Before each run the cgroup's limit is the budget above what the process holds (and 1 MiB):
+    // about 9 MiB of the 128 MiB file stays cached, not all of it.
     for (const Sample& s : r.samples) {
         EXPECT_GE(s.resident_after, 0);
-        EXPECT_LT(s.resident, 0.75);
-        EXPECT_LT(s.resident_after, 0.75);
+        EXPECT_LT(s.resident, 0.15);
+        EXPECT_LT(s.resident_after, 0.15);
     }
 }
 

@@ -92,10 +92,11 @@ ScratchDir::~ScratchDir() {
 void ScratchDir::remove() {
     if (removed_ || dir_fd_ < 0) return;
     removed_ = true;
-    interrupt::remove_cleanup_tree(dir_fd_);
     struct stat st {};
     ::fstat(dir_fd_, &st);
+    // Removed before it is forgotten: a signal in between still finds it to remove.
     remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
+    interrupt::remove_cleanup_tree(dir_fd_);
 }
 
 void remove_scratch_tree(const ScratchTree& t) {

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <vector>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/sys/cgroup.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -43,6 +45,21 @@ void evict_file(const std::string& path, bool drop_caches) {
         const sys::Fd fd = sys::open("/proc/sys/vm/drop_caches", O_WRONLY);
         sys::write_all(fd, "1", 1);
     }
+}
+
+namespace {
+sys::MemoryCgroup* budget_cgroup = nullptr;
+std::uint64_t budget_bytes = 0;
+}  // namespace
+
+void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget) {
+    budget_cgroup = cgroup;
+    budget_bytes = budget;
+}
+
+void hold_cache_budget() {
+    if (budget_cgroup && !budget_cgroup->hold_cache_to(budget_bytes))
+        throw std::runtime_error("the memory cgroup refused the page-cache budget");
 }
 
 }  // namespace iolab

@@ -1,7 +1,12 @@
 #pragma once
 // The page cache, chosen and proven: warm a file, evict it, and measure how much of it is
 // resident (mincore) just before a timed iteration.
+#include <cstdint>
 #include <string>
+
+namespace iolab::sys {
+class MemoryCgroup;
+}
 
 namespace iolab {
 
@@ -12,5 +17,12 @@ void warm_file(const std::string& path);
 // fsync, then POSIX_FADV_DONTNEED over the whole file; with drop_caches, also
 // /proc/sys/vm/drop_caches (root only: throws IoError otherwise).
 void evict_file(const std::string& path, bool drop_caches);
+
+// A page cache of `budget` bytes for this process, in the memory cgroup it runs in (a group's
+// child under --cache-budget): hold_cache_budget() sets the cgroup's limit to the budget above
+// the memory the process holds now, before each run. No cgroup: nothing to do.
+void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget);
+// Throws std::runtime_error when the kernel refuses the limit.
+void hold_cache_budget();
 
 }  // namespace iolab

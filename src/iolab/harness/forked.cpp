@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/interrupt.hpp"
+#include "iolab/harness/cache.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/serialize.hpp"
@@ -53,7 +54,7 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
                 return pooled;
             }
         }
-        if (progress && !specs.empty()) progress(0, specs.front(), static_cast<double>(f) / opts.forks);
+        if (progress && !specs.empty()) progress(0, specs.front(), static_cast<double>(f) / forks);
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
         std::fflush(nullptr);
@@ -70,6 +71,7 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
                                  {"checked", "none"},
                                  {"samples", nlohmann::json::array()}});
             } else {
+                set_cache_budget(budget.get(), opts.cache_budget);
                 for (const CaseResult& cr : run_group(specs, child_opts, dir))
                     j.push_back({{"status", to_string(cr.status)},
                                  {"reason", cr.reason},

@@ -55,6 +55,7 @@ Job job_for(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, 
 
 // The input put in the cache state asked for; returns its resident share (-1 for writes).
 double prepare_input(const Fixture& fx, const RunOptions& opts) {
+    hold_cache_budget();
     if (fx.workload().family == Family::write) return -1;
     if (opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     return resident_fraction(fx.input_path());

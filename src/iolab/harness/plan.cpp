@@ -96,14 +96,21 @@ std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registr
                                            [](const Strategy* s) { return s->honours(kParamPattern); });
         for (auto size : req.sizes) {
             const std::uint64_t span = req.span ? req.span : size;
-            if (patterned && span > size && req.input.empty())
+            // With --input, sizes holds the user's file's size: held to the same.
+            const std::string file = req.input.empty() ? "" : " '" + req.input + "'";
+            if (patterned && span > size)
                 throw InputError(
-                    fmt::format("span {} is larger than the {} file: expected a span no larger than the size",
-                                format_compact(span), format_compact(size)));
-            if (patterned && b > std::min(span, size) && req.input.empty())
+                    fmt::format("span {} is larger than the {} file{}: expected a span no larger than the size",
+                                format_compact(span), format_compact(size), file));
+            if (patterned && b > std::min(span, size))
                 throw InputError(
                     fmt::format("block {} is larger than the {} span: expected a block no larger than the span",
                                 format_compact(b), format_compact(std::min(span, size))));
+            for (const Pattern& p : req.patterns_of_ops)
+                if (patterned && p.kind == PatternKind::strided && p.stride >= std::min(span, size))
+                    throw InputError(fmt::format(
+                        "stride {} is not smaller than the {} span: expected a stride that leaves room for two blocks",
+                        format_compact(p.stride), format_compact(std::min(span, size))));
         }
     }
     if (req.ops > kMaxCaseBytes)
@@ -209,7 +216,10 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     if (s.honours(kParamChain))
         for (const LayerSpec& l : parse_chain(w.chain))
             if (l.kind == LayerSpec::Kind::buffer) buffers = saturating_add(buffers, l.size);
-    if (s.honours(kParamQueue)) buffers *= w.queue;
+    // A patterned case holds a block per operation in flight, and one more for its reference.
+    if (w.patterned) buffers = w.block;
+    if (s.honours(kParamQueue)) buffers = saturating_mul(buffers, w.queue);
+    if (w.patterned) buffers = saturating_add(buffers, w.block);
     if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
     // A write's records come from a pool of one block and up to Records::kSpread bytes; a
     // compressed chain's output is decoded whole to be verified.

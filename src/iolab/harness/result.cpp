@@ -3,6 +3,7 @@
 #include "iolab/harness/result.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,14 @@ namespace {
 std::uint64_t size_of(std::string_view v) {
     const std::uint64_t n = parse_size(v);
     if (n == 0) throw InputError(one_line(fmt::format("'{}' is not at least 1", v)));
+    return n;
+}
+// An operation count or a seed: a plain whole number of 64 bits.
+std::uint64_t whole64(std::string_view v) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+        throw InputError(one_line(fmt::format("'{}' is not a whole number", v)));
     return n;
 }
 // A queue depth or vector length: a plain whole number from 1 to 2^32 - 1.
@@ -62,12 +71,12 @@ constexpr CaseParam kCaseParams[] = {
     {"block", true, [](const C& c) { return honours(c, kParamPattern); },
      [](const C& c) { return format_compact(c.workload.block); }, [](C& c, V v) { c.workload.block = size_of(v); }},
     {"ops", false, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return std::to_string(c.workload.op_count()); }, [](C& c, V v) { c.workload.ops = size_of(v); }},
+     [](const C& c) { return std::to_string(c.workload.op_count()); }, [](C& c, V v) { c.workload.ops = whole64(v); }},
     {"span", false, [](const C& c) { return honours(c, kParamPattern); },
      [](const C& c) { return format_compact(c.workload.span_bytes()); },
      [](C& c, V v) { c.workload.span = size_of(v); }},
     {"seed", false, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return std::to_string(c.workload.seed); }, [](C& c, V v) { c.workload.seed = size_of(v); }},
+     [](const C& c) { return std::to_string(c.workload.seed); }, [](C& c, V v) { c.workload.seed = whole64(v); }},
     {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
      [](C& c, V v) { c.workload.count = size_of(v); }},
     // A write's size is its records: setting it sets the count.
@@ -151,9 +160,9 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         for (const auto& smp : r.samples)
             if (smp.latency) all->merge(*smp.latency);
         if (all->count()) r.latency = std::move(all);  // else kept: read from a result file
-        if (r.stats.median > 0)
-            r.ops_per_s =
-                static_cast<double>(r.samples[0].bytes) / static_cast<double>(r.spec.workload.block) / r.stats.median;
+        // From the throughput, so that the two agree (under --stonewall both are the median of
+        // the samples' rates).
+        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(r.spec.workload.block);
     }
     const std::string name = r.spec.label();
 

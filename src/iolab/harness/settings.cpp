@@ -1,6 +1,7 @@
 #include "iolab/harness/settings.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -147,11 +148,10 @@ constexpr Setting kSettings[] = {
          if (p.span == 0) throw InputError("zero");
      }},
     {"seed", "Patterned strategies: the seed of the random order (runs with one seed do the same operations)",
-     "a whole number such as 42", Kind::one,
+     "a whole number from 0 to 18446744073709551615 such as 42", Kind::one,
      [](std::string_view v, P& p, O&) {
-         if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos || v.size() > 19)
-             throw InputError("not a whole number");
-         p.seed = std::stoull(std::string(v));
+         const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), p.seed);
+         if (v.empty() || ec != std::errc() || end != v.data() + v.size()) throw InputError("not a whole number");
      }},
     {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", Kind::one,
      [](std::string_view v, P&, O& o) { o.warmup = parse_amount(v, "", true); }},

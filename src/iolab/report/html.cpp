@@ -201,6 +201,7 @@ json run_json(const Report& r, const std::string& name) {
            {"environment", env},   {"warnings", r.warning_lines()}, {"sections", sections},
            {"findings", findings}, {"knees", knee_lines(r)}};
     if (!r.findings.empty()) j["findings_table"] = table_json(findings_table(r));
+    if (const Table lt = latency_table(r); !lt.rows.empty()) j["latency_table"] = table_json(lt);
     return j;
 }
 

@@ -46,21 +46,43 @@ double num(const json& j, const char* key, double otherwise = 0) {
 }
 
 // A patterned case's latency: its histogram ([upper edge ns, count] per bucket), largest value and
-// operations per slice of time.
+// operations per slice of time; whole numbers, counts that add up, a largest value in the last
+// bucket, no more operations in the slices than in the histogram.
 template <class Where>
 std::shared_ptr<const Latency> read_latency(const json& l, const Where& where) {
-    try {
-        std::vector<std::pair<unsigned, std::uint64_t>> counts;
-        for (const auto& [edge, n] :
-             l.at("buckets_upper_ns_count").get<std::vector<std::pair<std::uint64_t, std::uint64_t>>>())
-            counts.emplace_back(Latency::bucket_of(edge), n);
-        auto out = std::make_shared<Latency>();
-        out->restore(counts, l.at("max_ns").get<std::uint64_t>(),
-                     l.at("ops_per_slice").get<std::vector<std::uint64_t>>());
-        return out;
-    } catch (const json::exception& e) {
-        throw where(fmt::format("latency is malformed ({})", e.what()));
+    const auto whole = [&](const json& v, const char* what) {
+        if (!v.is_number_unsigned()) throw where(fmt::format("latency: {} is not a whole number", what));
+        return v.get<std::uint64_t>();
+    };
+    if (!l.is_object()) throw where("latency is not an object");
+    const auto b = l.find("buckets_upper_ns_count"), m = l.find("max_ns"), s = l.find("ops_per_slice");
+    if (b == l.end() || !b->is_array() || m == l.end() || s == l.end() || !s->is_array())
+        throw where("latency needs buckets_upper_ns_count, max_ns and ops_per_slice");
+    std::vector<std::pair<unsigned, std::uint64_t>> counts;
+    std::uint64_t ops = 0, highest = 0;
+    for (const auto& e : *b) {
+        if (!e.is_array() || e.size() != 2) throw where("latency: a bucket is not [upper edge ns, count]");
+        const std::uint64_t edge = whole(e[0], "a bucket's edge"), n = whole(e[1], "a bucket's count");
+        if (n > UINT64_MAX - ops) throw where("latency: the bucket counts overflow");
+        ops += n;
+        counts.emplace_back(Latency::bucket_of(edge), n);
+        if (n > 0) highest = std::max(highest, edge);
     }
+    const std::uint64_t max = whole(*m, "max_ns");
+    if (ops > 0 && (max > highest || Latency::bucket_of(max) != Latency::bucket_of(highest)))
+        throw where("latency: max_ns is not in the highest bucket");
+    if (s->size() > 36000) throw where("latency: more than an hour of slices");
+    std::vector<std::uint64_t> slices;
+    std::uint64_t sliced = 0;
+    for (const auto& v : *s) {
+        slices.push_back(whole(v, "a slice's count"));
+        if (slices.back() > ops - std::min(ops, sliced))
+            throw where("latency: the slices hold more operations than the histogram");
+        sliced += slices.back();
+    }
+    auto out = std::make_shared<Latency>();
+    out->restore(counts, max, std::move(slices));
+    return out;
 }
 
 // A timeline's spans, [lane, "read" or "write", begin ns, end ns, bytes] each.
@@ -124,6 +146,8 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     if (samples == c.end() || !samples->is_array()) throw where("missing samples");
     try {
         for (const auto& s : *samples) r.samples.push_back(s.get<Sample>());
+        // A result file keeps a case's latency whole (below), never a sample's.
+        for (Sample& s : r.samples) s.latency.reset();
     } catch (const json::exception& e) {
         throw where(fmt::format("a sample is malformed ({})", e.what()));
     }
@@ -167,7 +191,7 @@ RunOptions read_options(const json& o, const std::string& where) {
         opts.seed = seed->get<std::uint64_t>();
     if (const auto d = o.find("drop_caches"); d != o.end() && d->is_boolean()) opts.drop_caches = d->get<bool>();
     if (const auto b = o.find("cache_budget_bytes"); b != o.end() && b->is_number_unsigned())
-        opts.cache_budget = b->get<std::uint64_t>();
+        opts.cache_budget = std::min<std::uint64_t>(b->get<std::uint64_t>(), kMaxCaseBytes);
     opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
     opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
     return opts;
@@ -297,6 +321,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     }
     r.process_startup_s = num(j, "process_startup_s", -1);
     r.clock_read_ns = num(j, "clock_read_ns", -1);
+    if (r.clock_read_ns > 1e9) throw ResultFormatError(fmt::format("{}: clock_read_ns is over a second", origin));
     const auto cases = j.find("cases");
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {

@@ -18,6 +18,7 @@ std::string options_text(const RunOptions& o) {
     if (o.shared_file) t += ", jobs share one file";
     if (o.stonewall) t += ", stonewall";
     if (o.throttle.active()) t += fmt::format(", writes to a SIMULATED device of {}", o.throttle.describe());
+    if (o.cache_budget) t += fmt::format(", page cache limited to {}", format_size(o.cache_budget));
     return t;
 }
 

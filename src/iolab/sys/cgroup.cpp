@@ -1,10 +1,13 @@
 #include "iolab/sys/cgroup.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -64,13 +67,27 @@ bool is_dir(const std::string& path) {
 
 }  // namespace
 
+void MemoryCgroup::remove_stale(const std::string& base) {
+    DIR* d = ::opendir(base.c_str());
+    if (!d) return;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n.rfind("iolab-budget-", 0) != 0) continue;
+        const long pid = std::strtol(n.c_str() + 13, nullptr, 10);
+        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::rmdir((base + "/" + n).c_str());
+    }
+    ::closedir(d);
+}
+
 std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::string* why) {
-    const std::string name = "/iolab-budget-" + std::to_string(::getpid());
+    static unsigned made = 0;
+    const std::string name = "/iolab-budget-" + std::to_string(::getpid()) + "-" + std::to_string(++made);
     // v2: the memory controller must be enabled for this cgroup's children.
     const std::string v2_root = mount_point("cgroup2", "");
     if (!v2_root.empty()) {
         const std::string base = v2_root + (own_path("") == "/" ? "" : own_path(""));
         const std::string enabled = " " + slurp(base + "/cgroup.subtree_control") + " ";
+        remove_stale(base);
         if (enabled.find(" memory") != std::string::npos || enabled.find("memory ") != std::string::npos) {
             const std::string dir = base + name;
             if (::mkdir(dir.c_str(), 0700) == 0) {
@@ -86,6 +103,7 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
         const std::string path = own_path("memory");
         const std::string base = v1_root + (path == "/" ? "" : path);
         const std::string dir = base + name;
+        if (is_dir(base)) remove_stale(base);
         if (is_dir(base) && ::mkdir(dir.c_str(), 0700) == 0) {
             if (put(dir + "/memory.limit_in_bytes", std::to_string(limit)))
                 return std::unique_ptr<MemoryCgroup>(new MemoryCgroup(dir, false, limit));
@@ -108,6 +126,20 @@ MemoryCgroup::~MemoryCgroup() {
 bool MemoryCgroup::join() const noexcept {
     const std::string pid = std::to_string(::getpid());
     return put(dir_ + "/cgroup.procs", pid);
+}
+
+bool MemoryCgroup::hold_cache_to(std::uint64_t cache) {
+    std::istringstream in(slurp(dir_ + "/memory.stat"));
+    const std::string key = v2_ ? "anon" : "rss";
+    std::int64_t anon = -1;
+    for (std::string k; in >> k;) {
+        std::int64_t v = 0;
+        if (!(in >> v)) break;
+        if (k == key) anon = v;
+    }
+    if (anon < 0) return false;
+    limit_ = cache + static_cast<std::uint64_t>(anon) + (1u << 20);
+    return put(dir_ + (v2_ ? "/memory.max" : "/memory.limit_in_bytes"), std::to_string(limit_));
 }
 
 std::int64_t MemoryCgroup::cache_bytes() const {

@@ -523,6 +523,10 @@
       for (const t of s.timelines) timelineChart(box, t);
       table(box, s.table);
     }
+    if (r.latency_table) {
+      section.appendChild(el('h3', { text: r.latency_table.title }));
+      table(section, r.latency_table);
+    }
     if (r.findings_table) {
       section.appendChild(el('h3', { text: 'Findings' }));
       table(section, r.findings_table);
