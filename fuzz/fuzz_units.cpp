@@ -1,4 +1,4 @@
-// Sizes, rates, size lists, data kinds, amounts, every setting and every case parameter: any text
+// Sizes, rates, size lists, data kinds, access patterns, amounts, every setting and every case parameter: any text
 // gives a value or a one-line InputError, and what is parsed prints back to the same value.
 #include <cstdint>
 #include <cstdlib>
@@ -6,6 +6,7 @@
 #include <string>
 
 #include "iolab/core/data.hpp"
+#include "iolab/core/pattern.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/harness/runner.hpp"
@@ -34,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     try {
         (void)iolab::parse_data_spec(text);
+    } catch (const std::invalid_argument& e) {
+        one_line(e);
+    }
+    try {  // an access pattern prints back to itself, and its offsets stay in the span
+        const iolab::Pattern p = iolab::parse_pattern(text);
+        if (!(iolab::parse_pattern(iolab::to_string(p)) == p)) std::abort();
+        const iolab::Offsets at(p, 1000 * 4096 + 7, 4096, size);
+        for (std::uint64_t i = 0; i < 3000; i += 7)
+            if (at(i) % 4096 != 0 || at(i) >= 1000 * 4096) std::abort();
     } catch (const std::invalid_argument& e) {
         one_line(e);
     }

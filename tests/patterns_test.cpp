@@ -296,3 +296,30 @@ TEST(CacheBudget, HoldsTheCacheToTheBudgetOrSaysWhyNot) {
 
 }  // namespace
 }  // namespace iolab
+
+namespace iolab {
+namespace {
+
+// Two jobs at once, each on its own file: each times its own operations, and the case has both
+// jobs' (run under TSan with the threaded tests).
+TEST(PatternedJobs, EachJobTimesItsOwnOperations) {
+    PlanRequest req;
+    req.patterns = {"read.pread-ops", "write.pwrite-ops"};
+    req.sizes = {1 << 20};
+    req.patterns_of_ops = {parse_pattern("random")};
+    req.ops = 200;
+    req.jobs = {2};
+    const auto plan = build_plan(req);
+    ASSERT_EQ(plan.size(), 2u);
+    ScratchDir dir;
+    for (const CaseResult& r : run_group(plan, test::three_iterations(), dir)) {
+        SCOPED_TRACE(r.spec.label());
+        ASSERT_EQ(r.status, Status::ok) << r.reason;
+        EXPECT_TRUE(r.verified);
+        ASSERT_TRUE(r.latency);
+        EXPECT_EQ(r.latency->count(), 3u * 2u * 200u);
+    }
+}
+
+}  // namespace
+}  // namespace iolab
