@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -27,19 +28,20 @@ Pattern parse_pattern(std::string_view text) {
     const auto colon = text.find(':');
     const std::string_view name = text.substr(0, colon);
     const auto kind = value_of(kPatternKinds, name);
-    if (!kind) throw InputError(fmt::format("pattern '{}' is not {}", text, expected));
+    if (!kind) throw InputError(one_line(fmt::format("pattern '{}' is not {}", text, expected)));
     p.kind = *kind;
     if (p.kind == PatternKind::strided) {
         if (colon == std::string_view::npos)
-            throw InputError(fmt::format("pattern '{}' has no stride: expected {}", text, expected));
+            throw InputError(one_line(fmt::format("pattern '{}' has no stride: expected {}", text, expected)));
         try {
             p.stride = parse_size(text.substr(colon + 1));
         } catch (const InputError&) {
-            throw InputError(fmt::format("pattern '{}' has no stride: expected {}", text, expected));
+            throw InputError(one_line(fmt::format("pattern '{}' has no stride: expected {}", text, expected)));
         }
-        if (p.stride == 0) throw InputError(fmt::format("pattern '{}': a stride of 0: expected {}", text, expected));
+        if (p.stride == 0)
+            throw InputError(one_line(fmt::format("pattern '{}': a stride of 0: expected {}", text, expected)));
     } else if (colon != std::string_view::npos) {
-        throw InputError(fmt::format("pattern '{}' is not {}", text, expected));
+        throw InputError(one_line(fmt::format("pattern '{}' is not {}", text, expected)));
     }
     return p;
 }
@@ -83,12 +85,12 @@ std::uint64_t Offsets::operator()(std::uint64_t i) const {
         case PatternKind::sequential: b = i % blocks_; break;
         case PatternKind::random: b = permute(i % blocks_, i / blocks_); break;
         case PatternKind::strided: {
-            // Pass after pass over the blocks 0, s, 2s, ...; each pass starts one block further.
-            const unsigned __int128 at = static_cast<unsigned __int128>(i) * stride_blocks_;
-            const auto pass = static_cast<std::uint64_t>(at / blocks_);
-            // When the stride divides the blocks every pass would start at 0: it moves on by one.
-            const std::uint64_t shift = blocks_ % stride_blocks_ == 0 ? pass % stride_blocks_ : 0;
-            b = static_cast<std::uint64_t>((at % blocks_ + shift) % blocks_);
+            // The blocks 0, s, 2s, ... (mod n) form g = gcd(s, n) cycles of n / g blocks each; a
+            // pass goes round one cycle and the next pass starts one block further, so every
+            // block is read once in g passes.
+            const std::uint64_t g = std::gcd(stride_blocks_, blocks_), per = blocks_ / g;
+            const unsigned __int128 at = static_cast<unsigned __int128>(i % per) * stride_blocks_;
+            b = static_cast<std::uint64_t>((at + (i / per) % g) % blocks_);
             break;
         }
     }

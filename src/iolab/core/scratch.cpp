@@ -150,10 +150,10 @@ std::vector<StaleScratch> find_stale_scratch(const std::string& parent) {
 }
 
 void empty_folder(int dir_fd) {
-    // A directory stream of its own (a dup shares the offset: rewind it), closed at the end.
-    const int fd = ::dup(dir_fd);
+    // A directory stream of its own, with its own offset (a dup would share it with whoever else
+    // lists the folder at the same time: the signal watcher removing it on a second signal).
+    const int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return;
-    ::lseek(fd, 0, SEEK_SET);
     DIR* d = ::fdopendir(fd);
     if (!d) {
         ::close(fd);

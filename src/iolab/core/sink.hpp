@@ -128,17 +128,25 @@ public:
         if (mode_ == VerifyMode::sampled) touched_ = touched_ + touch(p, n);
         consume(p, n);
     }
-    // One block of a patterned read, read from `offset` (in place, for a mapping). Blocks may
-    // come in any order (io_uring completes them so): each adds a term made of its offset and its
-    // bytes' digest (XXH3 in full mode, the sampled fingerprint otherwise), and the sum of the
-    // terms replaces the stream's digest. A block read from the wrong place, twice, or not at all
-    // changes the sum.
-    void consume_block(std::uint64_t offset, const void* p, std::size_t n, bool in_place = false) {
+    // The block of a patterned read's operation `index`, read from `offset` (in place, for a
+    // mapping). Blocks may come in any order (io_uring completes them so): each adds a term made
+    // of the operation's index, its offset and its bytes' digest (XXH3 in full mode, the sampled
+    // fingerprint otherwise), and the sum of the terms replaces the stream's digest. A block read
+    // from the wrong place, twice, not at all, or by another operation than the pattern's (a
+    // pattern ignored) changes the sum.
+    void consume_block(std::uint64_t index, std::uint64_t offset, const void* p, std::size_t n, bool in_place = false) {
         if (in_place && mode_ == VerifyMode::sampled) touched_ = touched_ + touch(p, n);
-        ops_sum_ += block_term(offset, mode_ == VerifyMode::full ? full_digest(p, n) : sampled_digest(p, n));
+        ops_sum_ += block_term(index, offset, mode_ == VerifyMode::full ? full_digest(p, n) : sampled_digest(p, n));
         ops_bytes_ += n;
         has_ops_ = true;
     }
+    // A patterned write's operation `index`, which wrote at `offset`: the same term without the
+    // bytes (the output file is checked for them), so that the order is checked too.
+    void note_op(std::uint64_t index, std::uint64_t offset) {
+        ops_sum_ += block_term(index, offset, 0);
+        has_ops_ = true;
+    }
+    std::uint64_t ops_digest() const { return ops_sum_; }
     static std::uint64_t full_digest(const void* p, std::size_t n) {
         return checksum(std::span(static_cast<const std::byte*>(p), n));
     }
@@ -147,8 +155,11 @@ public:
         f.update(p, n);
         return f.digest();
     }
-    static std::uint64_t block_term(std::uint64_t offset, std::uint64_t digest) {
+    static std::uint64_t block_term(std::uint64_t index, std::uint64_t offset, std::uint64_t digest) {
         std::uint64_t x = digest ^ (offset * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull);
+        x ^= x >> 29;
+        x *= 0x94d049bb133111ebull;
+        x ^= index * 0xd6e8feb86659fd93ull + 0x2545f4914f6cdd1dull;
         x ^= x >> 31;
         x *= 0xbf58476d1ce4e5b9ull;
         return x ^ (x >> 29);

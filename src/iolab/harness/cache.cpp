@@ -49,16 +49,17 @@ void evict_file(const std::string& path, bool drop_caches) {
 
 namespace {
 sys::MemoryCgroup* budget_cgroup = nullptr;
-std::uint64_t budget_bytes = 0;
+std::uint64_t budget_bytes = 0, room_bytes = 0;
 }  // namespace
 
-void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget) {
+void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget, std::uint64_t room) {
     budget_cgroup = cgroup;
     budget_bytes = budget;
+    room_bytes = room;
 }
 
 void hold_cache_budget() {
-    if (budget_cgroup && !budget_cgroup->hold_cache_to(budget_bytes))
+    if (budget_cgroup && !budget_cgroup->hold_cache_to(budget_bytes + room_bytes))
         throw std::runtime_error("the memory cgroup refused the page-cache budget");
 }
 

@@ -21,7 +21,8 @@ void evict_file(const std::string& path, bool drop_caches);
 // A page cache of `budget` bytes for this process, in the memory cgroup it runs in (a group's
 // child under --cache-budget): hold_cache_budget() sets the cgroup's limit to the budget above
 // the memory the process holds now, before each run. No cgroup: nothing to do.
-void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget);
+// `room`: what a run may allocate beside (its buffers), on top of the budget.
+void set_cache_budget(sys::MemoryCgroup* cgroup, std::uint64_t budget, std::uint64_t room);
 // Throws std::runtime_error when the kernel refuses the limit.
 void hold_cache_budget();
 

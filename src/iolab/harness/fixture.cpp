@@ -98,8 +98,8 @@ FileDigest patterned_reference(const Workload& w, const std::string& user_file, 
         } else {
             fill(w.data, off, buf);
         }
-        d.checksum += Sink::block_term(off, Sink::full_digest(buf.data(), buf.size()));
-        d.fingerprint += Sink::block_term(off, Sink::sampled_digest(buf.data(), buf.size()));
+        d.checksum += Sink::block_term(i, off, Sink::full_digest(buf.data(), buf.size()));
+        d.fingerprint += Sink::block_term(i, off, Sink::sampled_digest(buf.data(), buf.size()));
     }
     d.size = w.bytes();
     return d;
@@ -120,6 +120,14 @@ FileDigest written_reference(const Workload& w, const Records& blocks, std::uint
         left -= n;
     }
     return {h.digest(), w.span_bytes(), 0, 0};
+}
+
+// The operations a patterned write must report (Sink::note_op), in any order.
+std::uint64_t operations_reference(const Workload& w, std::uint64_t first) {
+    const Offsets at(w.pattern, w.span_bytes(), w.block, w.seed);
+    std::uint64_t sum = 0;
+    for (std::uint64_t i = first, end = first + w.op_count(); i < end; ++i) sum += Sink::block_term(i, at(i), 0);
+    return sum;
 }
 
 std::string input_name(const Workload& w, unsigned job) {
@@ -239,7 +247,6 @@ Fixture::Fixture(const Workload& w, const ScratchDir& dir, const std::string& ta
 }
 
 const FileDigest& Fixture::expected() const {
-    if (patterned_) return *patterned_;
     // A part of a shared input has its own digests; a written part is the records, as ever.
     return part_ && !input_->parts.empty() ? input_->parts.at(*part_) : input_->digest;
 }
@@ -277,10 +284,9 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
         // that repeated the last would find its blocks in the cache the last one filled.
         j.first_op = next_op_;
         next_op_ += w_.op_count();
-        if (w_.family == Family::read) {
-            patterned_ = patterned_reference(w_, w_.input, j.first_op);
-            patterned_first_ = j.first_op;
-        } else if (w_.family == Family::write) {
+        // A read's references are computed after it (verify): reading them from a user's file
+        // before the run would put the very blocks it reads in the cache.
+        if (w_.family == Family::write) {
             // A file of the span, its blocks allocated, as a database's file is: the operations
             // write into it (outside the clock: made here).
             const sys::Fd out = sys::open(dst_, O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -291,8 +297,6 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
             j.dst_ino = st.st_ino;
             j.dst_ctime_ns = static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u +
                              static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
-            patterned_ = written_reference(w_, *input_->records, j.first_op);
-            patterned_first_ = j.first_op;
         }
         j.pattern = w_.pattern;
         j.block = w_.block;
@@ -310,10 +314,8 @@ Verdict Fixture::verify(const Job& job) const {
     if (w_.patterned && w_.family == Family::write) v.expected_bytes = w_.span_bytes();
     if (w_.family == Family::read) {
         v.mode = job.sink->mode();
-        // A patterned job other than the last one made: its own operations' references.
-        const FileDigest ref = patterned_ && job.first_op != patterned_first_
-                                   ? patterned_reference(w_, w_.input, job.first_op)
-                                   : expected();
+        // A patterned job: its own operations' references.
+        const FileDigest ref = w_.patterned ? patterned_reference(w_, w_.input, job.first_op) : expected();
         v.expected = v.mode == VerifyMode::full ? ref.checksum : job.sink->has_sums() ? ref.byte_sums : ref.fingerprint;
         if (job.sink->count_only()) {
             v.count_only = true;
@@ -329,9 +331,15 @@ Verdict Fixture::verify(const Job& job) const {
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();
     } else {
-        v.expected = patterned_ && job.first_op != patterned_first_
-                         ? written_reference(w_, *input_->records, job.first_op).checksum
-                         : expected().checksum;
+        v.expected =
+            w_.patterned ? written_reference(w_, *input_->records, job.first_op).checksum : expected().checksum;
+        // And the order: the operations the strategy says it did, against the pattern's.
+        if (w_.patterned && checked_ && job.sink->ops_digest() != operations_reference(w_, job.first_op)) {
+            v.actual = job.sink->ops_digest();
+            v.expected = operations_reference(w_, job.first_op);
+            v.actual_bytes = v.expected_bytes;
+            return v;
+        }
         if (!checked_) {
             v.ok = true;
             v.checked = false;

@@ -128,9 +128,7 @@ private:
     bool checked_ = true;
     std::optional<unsigned> part_;
     bool makes_output_ = true;
-    std::optional<FileDigest> patterned_;  // a patterned read's references, for its last job
-    std::uint64_t patterned_first_ = 0;    // the first operation of that job
-    std::uint64_t next_op_ = 0;            // the first operation of the next job
+    std::uint64_t next_op_ = 0;  // the first operation of the next job
     void reference_patterns();
     const FileDigest& expected() const;
 };

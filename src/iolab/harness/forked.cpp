@@ -16,6 +16,7 @@
 #include "iolab/harness/serialize.hpp"
 #include "iolab/sys/cgroup.hpp"
 #include "iolab/sys/error.hpp"
+#include "iolab/sys/reserve.hpp"
 
 namespace iolab {
 
@@ -33,23 +34,26 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
     for (std::size_t i = 0; i < specs.size(); ++i) pooled[i].spec = specs[i];
     // A cache budget: the child runs in a memory cgroup of the budget and what the cases' buffers
     // need beside it (and 64 MiB for the process's own memory).
-    std::uint64_t limit = 0;
+    std::uint64_t limit = 0, buffers_needed = 0;
     if (opts.cache_budget > 0) {
-        std::uint64_t buffers = 0;
-        for (const CaseSpec& c : specs) buffers = std::max(buffers, memory_needed(c));
-        limit = opts.cache_budget + buffers + (64u << 20);
+        for (const CaseSpec& c : specs) buffers_needed = std::max(buffers_needed, memory_needed(c));
+        buffers_needed += 4u << 20;  // and what a run allocates beside them
+        limit = opts.cache_budget + buffers_needed + (64u << 20);
     }
     const unsigned forks = opts.cache_budget > 0 ? std::max(1u, opts.forks) : opts.forks;
     bool stop = false;
     for (unsigned f = 0; f < forks && !stop; ++f) {
         std::unique_ptr<sys::MemoryCgroup> budget;
+        bool reserve = false;  // no cgroup: the child locks memory away from the cache instead
         if (limit > 0) {
             std::string why;
             budget = sys::MemoryCgroup::make(limit, &why);
-            if (!budget) {
+            if (!budget && ::geteuid() == 0) {
+                reserve = true;
+            } else if (!budget) {
                 for (CaseResult& r : pooled) {
                     r.status = Status::skipped;
-                    r.reason = "no page-cache budget here: " + why;
+                    r.reason = "no page-cache budget here: " + why + "; and not root, so no memory reserve either";
                 }
                 return pooled;
             }
@@ -61,29 +65,59 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
         const pid_t pid = ::fork();
         if (pid < 0) throw IoError(errno, "fork", "");
         if (pid == 0) {
-            interrupt::prepare_child();
-            ::close(fds[0]);
-            nlohmann::json j = nlohmann::json::array();
-            if (budget && !budget->join()) {
-                for (std::size_t i = 0; i < specs.size(); ++i)
-                    j.push_back({{"status", "skipped"},
-                                 {"reason", "no page-cache budget here: cannot enter the memory cgroup"},
-                                 {"checked", "none"},
-                                 {"samples", nlohmann::json::array()}});
-            } else {
-                set_cache_budget(budget.get(), opts.cache_budget);
-                for (const CaseResult& cr : run_group(specs, child_opts, dir))
-                    j.push_back({{"status", to_string(cr.status)},
-                                 {"reason", cr.reason},
-                                 {"checked", to_string(cr.checked)},
-                                 {"samples", cr.samples}});
-            }
-            const std::string text = j.dump();
-            std::size_t off = 0;
-            while (off < text.size()) {
-                const ssize_t w = ::write(fds[1], text.data() + off, text.size() - off);
-                if (w <= 0 && errno != EINTR) ::_exit(3);
-                if (w > 0) off += static_cast<std::size_t>(w);
+            // Whatever happens here ends here: an exception must not unwind into the parent's
+            // code (which would remove the parent's scratch folder and report twice).
+            try {
+                interrupt::prepare_child();
+                ::close(fds[0]);
+                nlohmann::json j = nlohmann::json::array();
+                // No cgroup, as root: what the machine has available beyond the budget and what this
+                // process may need beside it is locked away, so that the cache keeps about the budget.
+                std::string reserve_why;
+                std::vector<std::unique_ptr<sys::MemoryReserve>> locked;
+                if (reserve) {
+                    // Kept free: the budget, the buffers and 64 MiB for this process. Whatever else is
+                    // kept free the cache would take too. MemAvailable counts only part of what the
+                    // kernel can reclaim, so the reserve grows in rounds until what is left is near
+                    // that; if it cannot get there, no budget is claimed.
+                    const std::uint64_t keep = limit;
+                    for (int round = 0; round < 4 && reserve_why.empty(); ++round) {
+                        const std::uint64_t available = sys::memory_available();
+                        if (available <= keep + keep / 4) break;
+                        auto r = sys::MemoryReserve::lock(available - keep, &reserve_why);
+                        if (r) locked.push_back(std::move(r));
+                    }
+                    if (const std::uint64_t left = sys::memory_available(); reserve_why.empty() && left > 2 * keep)
+                        reserve_why =
+                            fmt::format("a locked memory reserve left {} MiB for the page cache, not about {} MiB",
+                                        left >> 20, keep >> 20);
+                }
+                const std::string refused = budget && !budget->join()         ? "cannot enter the memory cgroup"
+                                            : reserve && !reserve_why.empty() ? reserve_why
+                                                                              : std::string();
+                if (!refused.empty()) {
+                    for (std::size_t i = 0; i < specs.size(); ++i)
+                        j.push_back({{"status", "skipped"},
+                                     {"reason", "no page-cache budget here: " + refused},
+                                     {"checked", "none"},
+                                     {"samples", nlohmann::json::array()}});
+                } else {
+                    set_cache_budget(budget.get(), opts.cache_budget, buffers_needed);
+                    for (const CaseResult& cr : run_group(specs, child_opts, dir))
+                        j.push_back({{"status", to_string(cr.status)},
+                                     {"reason", cr.reason},
+                                     {"checked", to_string(cr.checked)},
+                                     {"samples", cr.samples}});
+                }
+                const std::string text = j.dump();
+                std::size_t off = 0;
+                while (off < text.size()) {
+                    const ssize_t w = ::write(fds[1], text.data() + off, text.size() - off);
+                    if (w <= 0 && errno != EINTR) ::_exit(3);
+                    if (w > 0) off += static_cast<std::size_t>(w);
+                }
+            } catch (...) {
+                ::_exit(3);
             }
             ::_exit(0);
         }

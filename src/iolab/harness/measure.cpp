@@ -297,7 +297,10 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
             if (out[i].stopped) {
                 // A job stopped by the stonewall did part of the work: its bytes are what its sink
                 // took in (reads) or its output holds (writes, copies), checked by count only.
-                const std::uint64_t done = w.family == Family::read ? sinks[i]->bytes() : output_bytes(jobs[i].dst);
+                // A patterned write's output is laid out whole: its operations count what it did.
+                const std::uint64_t done = w.patterned && w.family == Family::write ? latencies[i].count() * w.block
+                                           : w.family == Family::read               ? sinks[i]->bytes()
+                                                                                    : output_bytes(jobs[i].dst);
                 if (done > w.bytes())
                     throw VerificationFailed(fmt::format(
                         "job {} of {}: stopped after {} bytes, more than the {} asked for", i + 1, n, done, w.bytes()));

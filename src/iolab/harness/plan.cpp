@@ -240,7 +240,8 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     std::uint64_t in = 0, out = 0;
     for (const auto& c : plan) {
         // A patterned read's input is the whole file, not the bytes its operations read.
-        const std::uint64_t b = c.workload.family == Family::write ? c.workload.bytes() : c.workload.size;
+        const Workload& cw = c.workload;
+        const std::uint64_t b = cw.family != Family::write ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();
         if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
         if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
         for (unsigned j = 0; j < c.workload.jobs; ++j)

@@ -146,6 +146,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     r.stats = summarize(walls);
     r.warnings.clear();
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
+    r.budget_unheld = false;                                     // decided below
     if (r.samples.empty()) return;
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     // Samples of different sizes (jobs stopped by --stonewall): the median of their rates.
@@ -192,6 +193,21 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                                               "the page cache, so the case is not ranked as cold; the filesystem "
                                               "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
                                               warm, r.samples.size(), worst * 100)});
+        }
+    }
+    if (opts.cache_budget > 0 && r.spec.workload.family != Family::write) {
+        // The input's cached bytes before or after a run, against the budget (a quarter over it,
+        // and 8 MiB, are the buffers' and the process's room).
+        double most = 0;
+        for (const auto& smp : r.samples) most = std::max({most, smp.resident, smp.resident_after});
+        const double cached = most * static_cast<double>(r.spec.workload.size);
+        if (cached > 1.25 * static_cast<double>(opts.cache_budget) + (8 << 20)) {
+            r.budget_unheld = true;
+            r.warnings.push_back(
+                {WarningKind::over_budget, name,
+                 fmt::format("up to {} of the input was in the page cache, over the budget of {}, so "
+                             "the case is not ranked: the budget did not hold here",
+                             format_size(static_cast<std::uint64_t>(cached)), format_size(opts.cache_budget))});
         }
     }
     if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)

@@ -79,10 +79,11 @@ struct Sample {
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
-enum class WarningKind { outliers, first_iteration, not_cold, resolution };
+enum class WarningKind { outliers, first_iteration, not_cold, resolution, over_budget };
 inline constexpr Named<WarningKind> kWarningKinds[] = {{WarningKind::outliers, "outliers"},
                                                        {WarningKind::first_iteration, "first-iteration"},
                                                        {WarningKind::not_cold, "not-cold"},
+                                                       {WarningKind::over_budget, "over-budget"},
                                                        {WarningKind::resolution, "resolution"}};
 inline std::string_view to_string(WarningKind k) { return name_of(kWarningKinds, k); }
 
@@ -116,6 +117,9 @@ struct CaseResult {
     // Cold case whose input was more than 5 % cached before some iteration: not ranked as cold,
     // and no finding may use it.
     bool cold_unproven = false;
+    // Under --cache-budget: some run's input was cached well beyond the budget (a locked memory
+    // reserve cannot hold the cache exactly), so the case is not ranked and no finding uses it.
+    bool budget_unheld = false;
     bool precision_met = false;  // adaptive iterations: stopped by the precision target
     std::vector<Sample> samples;
     Summary stats;                // of wall_s per run
@@ -129,7 +133,7 @@ struct CaseResult {
 
     std::string name() const { return spec.strategy ? spec.strategy->name : std::string(); }
     // Shown with a rank: ok, and not an unproven cold case.
-    bool ranked() const { return status == Status::ok && !cold_unproven; }
+    bool ranked() const { return status == Status::ok && !cold_unproven && !budget_unheld; }
     // Fit to decide a finding: ranked and checked (content or byte count).
     bool trusted() const { return ranked() && checked != Checked::none; }
 };

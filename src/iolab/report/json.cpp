@@ -55,6 +55,7 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
                      {"verified", c.verified},
                      {"verification", to_string(c.checked)},
                      {"cold_unproven", c.cold_unproven},
+                     {"budget_unheld", c.budget_unheld},
                      {"precision_met", c.precision_met},
                      {"scale", c.spec.scale()},
                      {"in_syscall_layer", c.spec.strategy->in_syscall_layer()},

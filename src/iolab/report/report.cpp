@@ -88,9 +88,8 @@ std::string Report::header() const {
             ? fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s)
             : options.iterations.describe(),
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
-            (options.cache_budget
-                 ? fmt::format(", page cache limited to {} (memory cgroup)", format_size(options.cache_budget))
-                 : std::string()),
+            (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))
+                                  : std::string()),
         environment.one_line());
 }
 

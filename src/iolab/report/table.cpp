@@ -170,9 +170,12 @@ std::vector<Table> ranked_tables(const Report& report) {
                     row.kind = c->status == Status::failed ? RowKind::failed : RowKind::skipped;
                     row.cells = {"-", c->name(), c->spec.label_params()};
                     row.status = c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped";
-                    row.reason = not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
-                                                        median_resident(*c) * 100)
-                                          : c->reason;
+                    row.reason = not_cold && c->budget_unheld
+                                     ? fmt::format("the page cache held more of the input than the budget of {}",
+                                                   format_size(report.group(c->spec.group).options.cache_budget))
+                                 : not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
+                                                          median_resident(*c) * 100)
+                                            : c->reason;
                     t.rows.push_back(std::move(row));
                     continue;
                 }

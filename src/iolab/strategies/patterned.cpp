@@ -46,6 +46,20 @@ private:
 
 Offsets offsets_of(const Job& j) { return Offsets(j.pattern, j.span, j.block, j.seed); }
 
+volatile unsigned touched_ = 0;  // keeps the loads of a mapping's pages
+
+// After an error with operations in flight: waits for them all (the kernel may still be copying
+// into the buffers) before the buffers are freed.
+void drain(sys::Ring& ring) noexcept {
+    while (ring.in_flight() > 0) {
+        try {
+            ring.next();
+        } catch (...) {
+            return;  // the ring itself failed: nothing more will complete
+        }
+    }
+}
+
 // The block size O_DIRECT can read here, or a CannotRun naming the alignment it needs.
 sys::DirectAlignment direct_block(const sys::Fd& fd, std::size_t block) {
     const sys::DirectAlignment a = sys::direct_alignment(fd);
@@ -65,7 +79,7 @@ void read_pread_ops(const Job& j) {
         const std::uint64_t t = clock.now();
         const std::size_t n = sys::pread_full(in, buf.data(), j.block, static_cast<off_t>(off));
         clock.done(t);
-        j.sink->consume_block(off, buf.data(), n);
+        j.sink->consume_block(j.first_op + i, off, buf.data(), n);
     }
 }
 
@@ -84,11 +98,11 @@ void read_direct_ops(const Job& j) {
             const std::size_t from = done - done % a.offset;
             const std::size_t n =
                 sys::pread_some(in, buf.data() + from, j.block - from, static_cast<off_t>(off + from));
-            if (n == 0) break;
-            done = std::max(done, from + n);
+            if (from + n <= done) break;  // no progress: the end of the file (the sink sees it short)
+            done = from + n;
         }
         clock.done(t);
-        j.sink->consume_block(off, buf.data(), done);
+        j.sink->consume_block(j.first_op + i, off, buf.data(), done);
     }
 }
 
@@ -104,8 +118,15 @@ void mmap_ops(const Job& j, int advice) {
     for (std::uint64_t i = 0; i < j.ops; ++i) {
         const std::uint64_t off = at(j.first_op + i);
         const std::uint64_t t = clock.now();
-        j.sink->consume_block(off, m.data() + off, j.block, true);
+        // The operation: a load from every page of the block, which faults it in (as a pread
+        // copies it); its digest is taken after the clock, as the other strategies' are.
+        unsigned char sum = 0;
+        for (std::size_t p = 0; p < j.block; p += detail::kPage)
+            sum = static_cast<unsigned char>(
+                sum + *static_cast<const volatile unsigned char*>(static_cast<const void*>(m.data() + off + p)));
         clock.done(t);
+        touched_ = touched_ + sum;
+        j.sink->consume_block(j.first_op + i, off, m.data() + off, j.block, true);
     }
 }
 
@@ -124,7 +145,7 @@ void uring_ops(const Job& j, bool direct) {
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     struct Op {
-        std::uint64_t off = 0, began = 0;
+        std::uint64_t index = 0, off = 0, began = 0;
         std::size_t done = 0;
     };
     std::vector<Op> ops(depth);
@@ -137,31 +158,37 @@ void uring_ops(const Job& j, bool direct) {
     };
     const auto start = [&](unsigned s) {
         if (next >= j.ops) return;
-        ops[s] = Op{at(j.first_op + next++), clock.now(), 0};
+        const std::uint64_t index = j.first_op + next++;
+        ops[s] = Op{index, at(index), clock.now(), 0};
         submit(s);
     };
-    for (unsigned s = 0; s < depth; ++s) start(s);
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto s = static_cast<unsigned>(c.tag);
-        Op& o = ops[s];
-        if (c.res == -EAGAIN || c.res == -EINTR) {
-            submit(s);
-            continue;
-        }
-        if (c.res < 0) throw IoError(-c.res, "read", j.src);
-        const std::size_t from = o.done - o.done % resume;
-        const std::size_t now = from + static_cast<std::size_t>(c.res);
-        if (c.res > 0 && now > o.done) {
-            o.done = now;
-            if (o.done < j.block) {
+    try {
+        for (unsigned s = 0; s < depth; ++s) start(s);
+        while (ring.in_flight() > 0) {
+            const sys::Completion c = ring.next();
+            const auto s = static_cast<unsigned>(c.tag);
+            Op& o = ops[s];
+            if (c.res == -EAGAIN || c.res == -EINTR) {
                 submit(s);
                 continue;
             }
+            if (c.res < 0) throw IoError(-c.res, "read", j.src);
+            const std::size_t from = o.done - o.done % resume;
+            const std::size_t now = from + static_cast<std::size_t>(c.res);
+            if (c.res > 0 && now > o.done) {
+                o.done = now;
+                if (o.done < j.block) {
+                    submit(s);
+                    continue;
+                }
+            }
+            clock.done(o.began);
+            j.sink->consume_block(o.index, o.off, buffer(s), o.done);
+            start(s);
         }
-        clock.done(o.began);
-        j.sink->consume_block(o.off, buffer(s), o.done);
-        start(s);
+    } catch (...) {
+        drain(ring);
+        throw;
     }
 }
 
@@ -202,6 +229,7 @@ void write_pwrite_ops(const Job& j) {
         const std::uint64_t t = clock.now();
         sys::pwrite_all(out, block_for(j, off), j.block, static_cast<off_t>(off));
         clock.done(t);
+        j.sink->note_op(j.first_op + i, off);
     }
 }
 
@@ -217,6 +245,7 @@ void write_direct_ops(const Job& j) {
         const std::uint64_t t = clock.now();
         direct_pwrite_all(out, buf.data(), j.block, static_cast<off_t>(off), a.offset);
         clock.done(t);
+        j.sink->note_op(j.first_op + i, off);
     }
 }
 
@@ -232,6 +261,7 @@ void write_mmap_ops(const Job& j) {
         const std::uint64_t t = clock.now();
         std::memcpy(m.data() + off, block_for(j, off), j.block);
         clock.done(t);
+        j.sink->note_op(j.first_op + i, off);
     }
     if (m.size() > 0 && ::msync(m.data(), m.size(), MS_SYNC) != 0) throw IoError(errno, "msync", j.dst);
 }
@@ -249,7 +279,7 @@ void uring_write_ops(const Job& j, bool direct) {
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     struct Op {
-        std::uint64_t off = 0, began = 0;
+        std::uint64_t index = 0, off = 0, began = 0;
         std::size_t done = 0;
     };
     std::vector<Op> ops(depth);
@@ -262,29 +292,37 @@ void uring_write_ops(const Job& j, bool direct) {
     };
     const auto start = [&](unsigned s) {
         if (next >= j.ops) return;
-        const std::uint64_t off = at(j.first_op + next++);
+        const std::uint64_t index = j.first_op + next++;
+        const std::uint64_t off = at(index);
         std::memcpy(buffer(s), block_for(j, off), j.block);
-        ops[s] = Op{off, clock.now(), 0};
+        ops[s] = Op{index, off, clock.now(), 0};
         submit(s);
     };
-    for (unsigned s = 0; s < depth; ++s) start(s);
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto s = static_cast<unsigned>(c.tag);
-        Op& o = ops[s];
-        if (c.res == -EAGAIN || c.res == -EINTR) {
-            submit(s);
-            continue;
+    try {
+        for (unsigned s = 0; s < depth; ++s) start(s);
+        while (ring.in_flight() > 0) {
+            const sys::Completion c = ring.next();
+            const auto s = static_cast<unsigned>(c.tag);
+            Op& o = ops[s];
+            if (c.res == -EAGAIN || c.res == -EINTR) {
+                submit(s);
+                continue;
+            }
+            if (c.res < 0) throw IoError(-c.res, "write", j.dst);
+            const std::size_t now = o.done - o.done % resume + static_cast<std::size_t>(c.res);
+            if (now <= o.done) throw IoError(ENOSPC, "write", j.dst);  // no progress
+            o.done = now;
+            if (o.done < j.block) {
+                submit(s);
+                continue;
+            }
+            clock.done(o.began);
+            j.sink->note_op(o.index, o.off);
+            start(s);
         }
-        if (c.res < 0) throw IoError(-c.res, "write", j.dst);
-        if (c.res == 0) throw IoError(ENOSPC, "write", j.dst);  // no progress
-        o.done = std::max(o.done, o.done - o.done % resume + static_cast<std::size_t>(c.res));
-        if (o.done < j.block) {
-            submit(s);
-            continue;
-        }
-        clock.done(o.began);
-        start(s);
+    } catch (...) {
+        drain(ring);
+        throw;
     }
 }
 

@@ -84,7 +84,7 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
     const std::string name = "/iolab-budget-" + std::to_string(::getpid()) + "-" + std::to_string(++made);
     // v2: the memory controller must be enabled for this cgroup's children.
     const std::string v2_root = mount_point("cgroup2", "");
-    if (!v2_root.empty()) {
+    if (!v2_root.empty() && !own_path("").empty()) {
         const std::string base = v2_root + (own_path("") == "/" ? "" : own_path(""));
         const std::string enabled = " " + slurp(base + "/cgroup.subtree_control") + " ";
         remove_stale(base);
@@ -101,6 +101,10 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
     const std::string v1_root = mount_point("cgroup", "memory");
     if (!v1_root.empty()) {
         const std::string path = own_path("memory");
+        if (path.empty()) {
+            if (why) *why = "cannot tell this process's memory cgroup (/proc/self/cgroup)";
+            return nullptr;
+        }
         const std::string base = v1_root + (path == "/" ? "" : path);
         const std::string dir = base + name;
         if (is_dir(base)) remove_stale(base);
