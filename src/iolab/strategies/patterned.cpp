@@ -48,18 +48,6 @@ Offsets offsets_of(const Job& j) { return Offsets(j.pattern, j.span, j.block, j.
 
 volatile unsigned touched_ = 0;  // keeps the loads of a mapping's pages
 
-// After an error with operations in flight: waits for them all (the kernel may still be copying
-// into the buffers) before the buffers are freed.
-void drain(sys::Ring& ring) noexcept {
-    while (ring.in_flight() > 0) {
-        try {
-            ring.next();
-        } catch (...) {
-            return;  // the ring itself failed: nothing more will complete
-        }
-    }
-}
-
 // The block size O_DIRECT can read here, or a CannotRun naming the alignment it needs.
 sys::DirectAlignment direct_block(const sys::Fd& fd, std::size_t block) {
     const sys::DirectAlignment a = sys::direct_alignment(fd);
@@ -162,33 +150,29 @@ void uring_ops(const Job& j, bool direct) {
         ops[s] = Op{index, at(index), clock.now(), 0};
         submit(s);
     };
-    try {
-        for (unsigned s = 0; s < depth; ++s) start(s);
-        while (ring.in_flight() > 0) {
-            const sys::Completion c = ring.next();
-            const auto s = static_cast<unsigned>(c.tag);
-            Op& o = ops[s];
-            if (c.res == -EAGAIN || c.res == -EINTR) {
+    // An error with operations in flight: the ring waits for them before the buffers go (~Ring).
+    for (unsigned s = 0; s < depth; ++s) start(s);
+    while (ring.in_flight() > 0) {
+        const sys::Completion c = ring.next();
+        const auto s = static_cast<unsigned>(c.tag);
+        Op& o = ops[s];
+        if (c.res == -EAGAIN || c.res == -EINTR) {
+            submit(s);
+            continue;
+        }
+        if (c.res < 0) throw IoError(-c.res, "read", j.src);
+        const std::size_t from = o.done - o.done % resume;
+        const std::size_t now = from + static_cast<std::size_t>(c.res);
+        if (c.res > 0 && now > o.done) {
+            o.done = now;
+            if (o.done < j.block) {
                 submit(s);
                 continue;
             }
-            if (c.res < 0) throw IoError(-c.res, "read", j.src);
-            const std::size_t from = o.done - o.done % resume;
-            const std::size_t now = from + static_cast<std::size_t>(c.res);
-            if (c.res > 0 && now > o.done) {
-                o.done = now;
-                if (o.done < j.block) {
-                    submit(s);
-                    continue;
-                }
-            }
-            clock.done(o.began);
-            j.sink->consume_block(o.index, o.off, buffer(s), o.done);
-            start(s);
         }
-    } catch (...) {
-        drain(ring);
-        throw;
+        clock.done(o.began);
+        j.sink->consume_block(o.index, o.off, buffer(s), o.done);
+        start(s);
     }
 }
 
@@ -298,31 +282,27 @@ void uring_write_ops(const Job& j, bool direct) {
         ops[s] = Op{index, off, clock.now(), 0};
         submit(s);
     };
-    try {
-        for (unsigned s = 0; s < depth; ++s) start(s);
-        while (ring.in_flight() > 0) {
-            const sys::Completion c = ring.next();
-            const auto s = static_cast<unsigned>(c.tag);
-            Op& o = ops[s];
-            if (c.res == -EAGAIN || c.res == -EINTR) {
-                submit(s);
-                continue;
-            }
-            if (c.res < 0) throw IoError(-c.res, "write", j.dst);
-            const std::size_t now = o.done - o.done % resume + static_cast<std::size_t>(c.res);
-            if (now <= o.done) throw IoError(ENOSPC, "write", j.dst);  // no progress
-            o.done = now;
-            if (o.done < j.block) {
-                submit(s);
-                continue;
-            }
-            clock.done(o.began);
-            j.sink->note_op(o.index, o.off);
-            start(s);
+    // An error with operations in flight: the ring waits for them before the buffers go (~Ring).
+    for (unsigned s = 0; s < depth; ++s) start(s);
+    while (ring.in_flight() > 0) {
+        const sys::Completion c = ring.next();
+        const auto s = static_cast<unsigned>(c.tag);
+        Op& o = ops[s];
+        if (c.res == -EAGAIN || c.res == -EINTR) {
+            submit(s);
+            continue;
         }
-    } catch (...) {
-        drain(ring);
-        throw;
+        if (c.res < 0) throw IoError(-c.res, "write", j.dst);
+        const std::size_t now = o.done - o.done % resume + static_cast<std::size_t>(c.res);
+        if (now <= o.done) throw IoError(ENOSPC, "write", j.dst);  // no progress
+        o.done = now;
+        if (o.done < j.block) {
+            submit(s);
+            continue;
+        }
+        clock.done(o.began);
+        j.sink->note_op(o.index, o.off);
+        start(s);
     }
 }
 

@@ -32,7 +32,19 @@ Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_urin
 }
 
 Ring::~Ring() {
-    if (ring_) ::io_uring_queue_exit(ring_.get());
+    if (!ring_) return;
+    // Operations still in the kernel (an error ended their owner's loop) may still copy into
+    // buffers that are freed right after the ring: wait for each before the ring goes. Queued
+    // ones never reached the kernel.
+    for (unsigned left = in_flight_ - queued_; left > 0; --left) {
+        io_uring_cqe* cqe = nullptr;
+        int r = 0;
+        do r = ::io_uring_wait_cqe(ring_.get(), &cqe);
+        while (r == -EINTR || r == -EAGAIN);
+        if (r != 0) break;
+        ::io_uring_cqe_seen(ring_.get(), cqe);
+    }
+    ::io_uring_queue_exit(ring_.get());
 }
 
 void* Ring::sqe() {
