@@ -20,13 +20,6 @@ constexpr std::size_t kBlock = 64 * 1024;
 constexpr std::size_t kUnit = 4096;
 constexpr std::size_t kLine = 72;  // text: 71 printable characters then '\n'
 
-std::uint64_t splitmix64(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
 // xoshiro256+ (Blackman & Vigna): fast, and good enough for bytes that must not compress.
 struct Xoshiro {
     std::array<std::uint64_t, 4> s;
@@ -97,6 +90,13 @@ void fill_block(const DataSpec& spec, std::uint64_t b, std::byte* out) {
 }
 
 }  // namespace
+
+std::uint64_t splitmix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
 
 DataSpec parse_data_spec(std::string_view text) {
     DataSpec spec;

@@ -29,6 +29,9 @@ struct DataSpec {
 DataSpec parse_data_spec(std::string_view text);
 std::string to_string(const DataSpec& spec);
 
+// The splitmix64 mixer: a well-spread 64-bit value from any (seeds, places, orders).
+std::uint64_t splitmix64(std::uint64_t x);
+
 // Writes the bytes at [offset, offset + out.size()) of the data stream into out.
 void fill(const DataSpec& spec, std::uint64_t offset, std::span<std::byte> out);
 

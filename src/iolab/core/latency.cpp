@@ -72,12 +72,14 @@ void Latency::restore(const std::vector<std::pair<unsigned, std::uint64_t>>& cou
     slices_ = std::move(slices);
 }
 
+std::uint64_t monotonic_ns() {
+    timespec t{};
+    ::clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 double clock_read_cost_ns() {
-    const auto now = [] {
-        timespec t{};
-        ::clock_gettime(CLOCK_MONOTONIC, &t);
-        return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
-    };
+    const auto now = monotonic_ns;
     constexpr int kBatch = 10000;
     std::vector<double> per;
     for (int k = 0; k < 9; ++k) {

@@ -56,6 +56,9 @@ private:
     std::vector<std::uint64_t> slices_;
 };
 
+// CLOCK_MONOTONIC in nanoseconds.
+std::uint64_t monotonic_ns();
+
 // What one reading of the monotonic clock costs here (nanoseconds, the median of several
 // batches): the price every timed operation pays twice.
 double clock_read_cost_ns();

@@ -6,21 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/data.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
-
-namespace {
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-}  // namespace
 
 Pattern parse_pattern(std::string_view text) {
     const std::string_view expected = "sequential, random or strided:SIZE (such as strided:1M)";
@@ -55,7 +45,7 @@ Offsets::Offsets(const Pattern& p, std::uint64_t span, std::size_t block, std::u
     : pattern_(p),
       block_(std::max<std::size_t>(block, 1)),
       blocks_(std::max<std::uint64_t>(span / block_, 1)),
-      seed_(mix(seed)) {
+      seed_(splitmix64(seed)) {
     if (p.kind == PatternKind::strided)
         stride_blocks_ = std::clamp<std::uint64_t>((p.stride + block_ - 1) / block_, 1, blocks_);
     // A Feistel network permutes [0, 4^half_bits_); values past the last block walk the cycle
@@ -69,7 +59,7 @@ std::uint64_t Offsets::permute(std::uint64_t x, std::uint64_t pass) const {
     do {
         std::uint64_t l = x >> half_bits_, r = x & mask;
         for (std::uint64_t round = 0; round < 4; ++round) {
-            const std::uint64_t f = mix(r ^ mix(seed_ + pass * 4 + round)) & mask;
+            const std::uint64_t f = splitmix64(r ^ splitmix64(seed_ + pass * 4 + round)) & mask;
             const std::uint64_t t = l ^ f;
             l = r;
             r = t;

@@ -5,17 +5,6 @@
 
 namespace iolab {
 
-namespace {
-
-std::uint64_t splitmix64(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-}  // namespace
-
 Records::Records(const DataSpec& spec, std::size_t record, std::uint64_t count)
     : record_(record), count_(count), seed_(splitmix64(spec.seed ^ 0x7265'636f'7264'7321ULL)) {
     if (record_ == 0) record_ = 1;

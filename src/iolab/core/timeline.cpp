@@ -7,15 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/latency.hpp"
+
 namespace iolab {
 
 namespace {
-
-std::uint64_t now_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-}
 
 using Interval = std::pair<std::uint64_t, std::uint64_t>;
 
@@ -45,11 +41,11 @@ Timeline::Timeline(unsigned lanes) : lanes_(lanes) {
 }
 
 void Timeline::begin(unsigned lane, Kind kind, std::uint64_t id, std::uint64_t bytes) {
-    lanes_[lane].push_back({kind, true, id, now_ns(), bytes});
+    lanes_[lane].push_back({kind, true, id, monotonic_ns(), bytes});
 }
 
 void Timeline::end(unsigned lane, Kind kind, std::uint64_t id, std::uint64_t bytes) {
-    lanes_[lane].push_back({kind, false, id, now_ns(), bytes});
+    lanes_[lane].push_back({kind, false, id, monotonic_ns(), bytes});
 }
 
 void Timeline::clear() {

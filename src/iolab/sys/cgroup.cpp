@@ -146,15 +146,4 @@ bool MemoryCgroup::hold_cache_to(std::uint64_t cache) {
     return put(dir_ + (v2_ ? "/memory.max" : "/memory.limit_in_bytes"), std::to_string(limit_));
 }
 
-std::int64_t MemoryCgroup::cache_bytes() const {
-    std::istringstream in(slurp(dir_ + "/memory.stat"));
-    const std::string key = v2_ ? "file" : "cache";
-    for (std::string k; in >> k;) {
-        std::int64_t v = 0;
-        if (!(in >> v)) break;
-        if (k == key) return v;
-    }
-    return -1;
-}
-
 }  // namespace iolab::sys

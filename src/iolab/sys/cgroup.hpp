@@ -24,8 +24,6 @@ public:
 
     // Moves the calling process into the cgroup (a child, after fork). Returns false on failure.
     bool join() const noexcept;
-    // Bytes of file pages (the page cache) charged to it now, or -1 when the kernel does not say.
-    std::int64_t cache_bytes() const;
     // Sets the limit to `cache` bytes above the anonymous memory charged to it now (and 1 MiB for
     // what a run allocates), so that the page cache gets `cache` bytes whatever the process holds.
     // From inside the cgroup, before a run. Returns false when the kernel refuses.
@@ -33,9 +31,6 @@ public:
     // Removes the cgroups of earlier runs whose process is gone (a run ended by a second signal,
     // or killed, leaves its cgroup behind). Empty ones only; called by make().
     static void remove_stale(const std::string& base);
-    std::uint64_t limit() const { return limit_; }
-    // "memory cgroup v1" or "memory cgroup v2".
-    std::string kind() const { return v2_ ? "memory cgroup v2" : "memory cgroup v1"; }
 
 private:
     MemoryCgroup(std::string dir, bool v2, std::uint64_t limit) : dir_(std::move(dir)), v2_(v2), limit_(limit) {}
