@@ -17,6 +17,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 #include "iolab/core/interrupt.hpp"
+#include "iolab/core/names.hpp"
+#include "iolab/harness/environment.hpp"
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/report/compare.hpp"
@@ -128,8 +130,11 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
                    "--dir {}' removes them\n",
                    stale.size(), dir, fmt::join(names, ", "), dir);
     }
+    // On a terminal a bar; elsewhere (a log, a CI job) one plain line a group, and one a minute.
     const bool progress = reports && !a.quiet && ::isatty(STDERR_FILENO);
+    const bool lines = reports && !a.quiet && !progress && ctx.mode == Mode::normal;
     const auto start = std::chrono::steady_clock::now();
+    double said_at = 0;  // when the last plain line was written
     SessionSettings settings;
     settings.suite = suite.name;
     settings.description = suite.description;
@@ -139,9 +144,20 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     // measures it (not under the other ranks' load).
     settings.limits = ctx.mode != Mode::small && reports;
     double drawn_at = -1, measuring_from = -1;
+    settings.on_group = [&](std::size_t i, std::size_t n, const ReportGroup& g, double elapsed) {
+        if (!lines) return;
+        fmt::print(stderr, "iolab: group {} of {}{}: done after {:.0f} s\n", i + 1, n,
+                   g.title.empty() ? std::string() : " (" + one_line(g.title) + ")", elapsed);
+        said_at = elapsed;
+    };
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
-        if (!progress) return;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (lines && elapsed - said_at >= 60) {
+            fmt::print(stderr, "iolab: {:.0f}% after {:.0f} s; measuring case {} of {}, {}\n", done * 100, elapsed, i + 1,
+                       n, one_line(c.label()));
+            said_at = elapsed;
+        }
+        if (!progress) return;
         if (measuring_from < 0) measuring_from = elapsed;       // set-up, limits and warm-ups came before
         if (drawn_at >= 0 && elapsed - drawn_at < 0.1) return;  // ten lines a second at most
         drawn_at = elapsed;
@@ -159,10 +175,10 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         if (const int sig = interrupt::signal_received()) return 128 + sig;
         return report.any_failed() ? 1 : 0;
     }
-    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, colour_on_stdout()));
+    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.
-        (void)render_terminal(report, false);
+        (void)render_terminal(report, TerminalOptions{false, 80, false});
         for (const Exporter& e : exporters()) (void)e.render(report);
         return report.any_failed() ? 1 : 0;
     }
@@ -171,7 +187,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
             write_file_atomically(path, e.render(report), a.force);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
-        fmt::print(stderr, "iolab: interrupted by signal {}: {} of the planned cases completed{}\n", sig,
+        fmt::print(stderr, "iolab: interrupted by signal {}: {} case(s) measured before it{}\n", sig,
                    report.cases.size(),
                    std::all_of(exporters().begin(), exporters().end(),
                                [&](const Exporter& e) { return a.output(e.option).empty(); })
@@ -180,6 +196,40 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         return 128 + sig;
     }
     return report.any_failed() ? 1 : 0;
+}
+
+// "unknown command 'lst': did you mean 'list'?", or for an option of a command, or an argument.
+std::string unknown_word(const std::string& word, const CLI::App& where) {
+    std::vector<std::string> known;
+    const bool option = word.starts_with("-");
+    if (option) {
+        for (const CLI::Option* o : where.get_options()) {
+            for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+            for (const auto& s : o->get_snames()) known.push_back("-" + s);
+        }
+    } else {
+        for (const CLI::App* sub : where.get_subcommands({})) known.push_back(sub->get_name());
+    }
+    const std::string name = option ? word.substr(0, word.find('=')) : word;
+    const std::string meant = likely_meant(name, known);
+    const std::string command = where.get_parent() ? "iolab " + where.get_name() : "iolab";
+    const std::string what = option ? "option" : where.get_parent() ? "argument" : "command";
+    return fmt::format("unknown {} '{}' for {}{}", what, name, command,
+                       meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
+}
+
+// What `iolab replicate --help` ends with: the experiments, and how long each takes here at most.
+std::string replication_help() {
+    std::string out = "The experiments (iolab run NAME runs one; each is raced within its time budget):\n";
+    double total = 0;
+    for (const auto& name : replication_suites()) {
+        const Suite s = load_named(name);
+        const double budget = s.groups.empty() ? 0 : s.groups.front().options.time_budget_s;
+        total += budget;
+        out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
+    }
+    out += fmt::format("All five: about {:.0f} min here (--time-budget sets the whole run's time).", total / 60);
+    return out;
 }
 
 int replicate(const Context& ctx, const RunArgs& a) {
@@ -209,6 +259,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     const bool silent = dry_run || another_rank(argc, argv);
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", version_line(), "Print the version and the commit it was built from");
 
     std::string family;
     bool names = false;
@@ -234,6 +285,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     auto* replicate_cmd =
         app.add_subcommand("replicate", "Re-run the five published experiments and check their findings");
     add_run_options(replicate_cmd, a);
+    replicate_cmd->footer(replication_help());
 
     auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
 
@@ -269,9 +321,31 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         ->required();
     report_cmd->add_option("--html", report_html, "Write one self-contained HTML report with charts to this file");
     report_cmd->add_flag("--force", report_force, "Replace an existing --html file");
+    bool report_all = false;
+    report_cmd->add_flag("--all", report_all, "Every row of every table, and every warning");
 
+    // Arguments nobody takes are collected (not refused by CLI11), so that the error can say what
+    // was probably meant.
+    for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();
+    try {
+        const auto subs = app.get_subcommands({});
+        if (argc > 1 && argv[1][0] != '-' &&
+            std::none_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; }))
+            throw InputError(unknown_word(argv[1], app));
+    } catch (const InputError& e) {
+        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        return 2;
+    }
     try {
         app.parse(argc, argv);
+        for (const CLI::App* sub : app.get_subcommands())
+            if (!sub->remaining().empty()) throw InputError(unknown_word(sub->remaining().front(), *sub));
+    } catch (const InputError& e) {
+        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        return 2;
+    } catch (const CLI::CallForVersion& e) {
+        if (!silent) fmt::print("{}\n", e.what());
+        return 0;
     } catch (const CLI::CallForHelp& e) {
         return silent ? 0 : app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
@@ -300,7 +374,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (suites_cmd->parsed()) return list_suites();
         if (clean_cmd->parsed()) return clean(clean_dir);
         if (tune_cmd->parsed()) return tune(tune_dir, tune_profile, tune_smoke, tune_quiet);
-        if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force);
+        if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force, report_all);
         if (compare_cmd->parsed()) {
             fmt::print("{}", render_comparison(read_report_file(before), read_report_file(after), compare_md));
             return 0;

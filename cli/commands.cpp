@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <unistd.h>
@@ -34,6 +35,22 @@ bool colour_on_stdout() {
     return ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
 }
 
+TerminalOptions terminal_options(bool all) {
+    TerminalOptions o;
+    o.colour = colour_on_stdout();
+    o.all = all;
+    // COLUMNS, as ls and GNU's other tools honour it; else the terminal's own width.
+    if (const char* c = std::getenv("COLUMNS"); c && *c) {
+        char* end = nullptr;
+        const long n = std::strtol(c, &end, 10);
+        if (end && *end == '\0' && n >= 40 && n <= 10000) o.columns = static_cast<std::size_t>(n);
+    }
+    winsize ws{};
+    if (o.columns == 0 && ::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        o.columns = std::max<std::size_t>(40, ws.ws_col);
+    return o;
+}
+
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     std::vector<std::string> out;
     for (const auto& item : items)
@@ -61,6 +78,20 @@ std::string checked_dir(const std::string& dir) {
     return dir;
 }
 
+// The settings a strategy takes (iolab run --KEY), from the parameters it honours.
+std::string settings_taken(const Strategy& s) {
+    std::vector<std::string> keys;
+    if (s.honours(kParamBuffer)) keys.push_back("--buffer");
+    if (s.honours(kParamRecord)) keys.push_back("--record --count");
+    if (s.honours(kParamQueue)) keys.push_back("--queue");
+    if (s.honours(kParamIov)) keys.push_back("--iov");
+    if (s.honours(kParamChain)) keys.push_back("--chain");
+    if (s.honours(kParamFeed)) keys.push_back("--feed");
+    if (s.honours(kParamPattern)) keys.push_back("--pattern --block --ops --span --seed");
+    if (s.byte_at_a_time()) keys.push_back("--byte-slice");
+    return keys.empty() ? "--size only" : fmt::format("{}", fmt::join(keys, " "));
+}
+
 int list_strategies(const std::string& family_filter, bool names_only) {
     std::optional<Family> family;
     if (!family_filter.empty()) {
@@ -68,16 +99,25 @@ int list_strategies(const std::string& family_filter, bool names_only) {
         if (!family) throw InputError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
     }
     const std::string dir = default_scratch_parent();
-    for (const auto& s : Registry::builtin().all()) {
-        if (family && s.family != *family) continue;
+    for (Family f : {Family::read, Family::write, Family::copy}) {
+        if (family && f != *family) continue;
+        std::vector<const Strategy*> of;
+        for (const auto& s : Registry::builtin().all())
+            if (s.family == f) of.push_back(&s);
         if (names_only) {
-            fmt::print("{}\n", s.name);
+            for (const Strategy* s : of) fmt::print("{}\n", s->name);
             continue;
         }
-        const auto why = s.skip_reason(dir);
-        fmt::print("{:<6} {:<30} {}\n", to_string(s.family), s.name, s.description);
-        if (!s.jvm.empty()) fmt::print("{:<6} {:<30}   like {}\n", "", "", s.jvm);
-        fmt::print("{:<6} {:<30}   {}\n", "", "", why ? "skipped here: " + *why : std::string("available"));
+        std::size_t here = 0;
+        for (const Strategy* s : of) here += !s->skip_reason(dir);
+        fmt::print("{}{} ({} strategies, {} available here)\n", family || f == Family::read ? "" : "\n", to_string(f),
+                   of.size(), here);
+        for (const Strategy* s : of) {
+            fmt::print("  {:<30} {}\n", s->name, s->description);
+            if (!s->jvm.empty()) fmt::print("  {:<30}   like {}\n", "", s->jvm);
+            fmt::print("  {:<30}   settings: {}\n", "", settings_taken(*s));
+            if (const auto why = s->skip_reason(dir)) fmt::print("  {:<30}   skipped here: {}\n", "", *why);
+        }
     }
     return 0;
 }
@@ -95,25 +135,28 @@ int show_info(const std::string& dir, bool limits, bool device, const std::strin
                e.rotational < 0 ? "" : (e.rotational ? ", rotational" : ", non-rotational"));
     fmt::print("date          {}\n", e.date);
     if (limits) {
-        Limits l = measure_memory_limits();
-        fmt::print("memcpy        {:.0f} MiB/s into a 64 KiB buffer (the limit of a page-cache read)\n",
-                   l.memcpy_cache_mib_s);
-        fmt::print("memcpy        {:.0f} MiB/s from 256 MiB to 256 MiB (the limit of a cached copy)\n",
-                   l.memcpy_large_mib_s);
+        // The ceilings of a 64 MiB file's reads and copies (iolab run's default size).
+        constexpr std::uint64_t kSize = 64ull << 20;
+        std::vector<CeilingKey> keys;
+        for (std::size_t buffer : {std::size_t{4} << 10, std::size_t{64} << 10, std::size_t{1} << 20})
+            keys.push_back({LimitKind::memcpy_into_buffer, kSize, buffer});
+        keys.push_back({LimitKind::scan, kSize, 0});
+        keys.push_back({LimitKind::memcpy, kSize, 0});
+        keys.push_back({LimitKind::byte_loop, 1ull << 20, 0});
+        std::string where;
         if (device) {
             std::uint64_t size = 1ull << 30;
             if (!device_size.empty()) size = parse_size(device_size);
             if (size == 0) throw InputError("invalid --size '0': expected a size of at least 1 byte");
-            const std::string where = checked_dir(dir);
+            where = checked_dir(dir);
             if (free_space(where) < size + (16ull << 20))
                 throw InputError(
                     fmt::format("not enough free space in '{}' for a {} test file", where, format_size(size)));
-            measure_device_limit(l, where, size);
-            if (l.device_read_mib_s > 0)
-                fmt::print("device read   {:.0f} MiB/s ({})\n", l.device_read_mib_s, l.device_note);
-            else
-                fmt::print("device read   not measured: {}\n", l.device_note);
+            keys.push_back({LimitKind::device, size, 0});
         }
+        for (const Ceiling& c : measure_limits(keys, where.empty() ? checked_dir(dir) : where).ceilings)
+            fmt::print("limit         {}: {}\n", c.key.describe(),
+                       c.mib_s > 0 ? fmt::format("{:.0f} MiB/s", c.mib_s) : "not measured: " + c.note);
     }
     return 0;
 }
@@ -139,13 +182,13 @@ int clean(const std::string& parent) {
     return 0;
 }
 
-int show_reports(const std::vector<std::string>& files, const std::string& html, bool force) {
+int show_reports(const std::vector<std::string>& files, const std::string& html, bool force, bool all) {
     if (!html.empty()) check_output_paths({{"--html", html}}, force, files);
     std::vector<Report> reports;
     for (const auto& f : files) reports.push_back(read_report_file(f));
     if (html.empty()) {
         for (std::size_t i = 0; i < files.size(); ++i)
-            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], colour_on_stdout()));
+            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], terminal_options(all)));
         return 0;
     }
     // Each run is named by its file: the base name, or the whole path where two share one.
@@ -209,7 +252,7 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     const Profile p = profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev);
     if (p.choices.empty()) throw std::runtime_error("no case of the tune suite was verified: no profile written");
     if (!quiet) {
-        fmt::print("{}", render_terminal(report, colour_on_stdout()));
+        fmt::print("{}", render_terminal(report, terminal_options(false)));
         fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));
         for (const auto& [key, c] : p.choices)
             fmt::print("  {:<12} {:<16} {:>10}  {:.1f} MiB/s\n", key, c.method,

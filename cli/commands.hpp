@@ -12,7 +12,7 @@ int list_suites();
 int clean(const std::string& parent);
 // Result files (--json) shown again: in the terminal, or written as one HTML report with the
 // runs side by side (never over an existing file without force, never over an input).
-int show_reports(const std::vector<std::string>& files, const std::string& html, bool force);
+int show_reports(const std::vector<std::string>& files, const std::string& html, bool force, bool all);
 // Runs the tune suite in dir and writes the library's profile (to profile_path() unless `out`
 // names another file); smoke: tiny sizes, to check that it works.
 int tune(const std::string& dir, const std::string& out, bool smoke, bool quiet);

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/report/exporter.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab::cli {
@@ -13,5 +14,8 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items);
 std::string checked_dir(const std::string& dir);
 // Whether stdout is a terminal and NO_COLOR is unset or empty.
 bool colour_on_stdout();
+// How to draw a report on stdout: coloured as above, as wide as the terminal (or COLUMNS, where
+// set; unlimited when stdout is not a terminal), every row with `all`.
+TerminalOptions terminal_options(bool all);
 
 }  // namespace iolab::cli

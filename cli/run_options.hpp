@@ -21,7 +21,7 @@ struct RunArgs {
     // The result files asked for, by exporter option (report/exporter.hpp): "json" -> path.
     std::map<std::string_view, std::string> outputs;
     std::string dir, input;
-    bool keep = false, quiet = false, force = false, smoke = false, allow_device = false;
+    bool keep = false, quiet = false, force = false, smoke = false, allow_device = false, all = false;
     // Under MPI (--mpi): how long a rank waits for the others at any point, and the shift of
     // reads to another rank's input.
     bool mpi = false;

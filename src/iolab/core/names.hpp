@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace iolab {
 
@@ -49,5 +50,13 @@ std::string names_of(const Named<E> (&table)[N]) {
     }
     return out;
 }
+
+// Levenshtein distance: the fewest single-character insertions, deletions and substitutions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+// The n known names closest to an unknown one, nearest first (ties in the given order).
+std::vector<std::string> closest_names(std::string_view name, const std::vector<std::string>& known, std::size_t n);
+// The known name a mistyped one most likely meant (within a third of its length, and at least 2
+// edits), or "".
+std::string likely_meant(std::string_view name, const std::vector<std::string>& known);
 
 }  // namespace iolab

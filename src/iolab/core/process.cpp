@@ -51,6 +51,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    // The tool speaks the C locale, whose output (dd's "0.0121 s", fio's JSON) iolab reads.
+    std::vector<std::string> env_text{"LC_ALL=C"};
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view v(*e);
+        if (!v.starts_with("LC_ALL=") && !v.starts_with("LANG=") && !v.starts_with("LANGUAGE=")) env_text.emplace_back(v);
+    }
+    std::vector<char*> env;
+    for (auto& e : env_text) env.push_back(e.data());
+    env.push_back(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
         ::close(err[0]);
@@ -67,7 +76,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
         ::dup2(in, 0);
         ::dup2(out, 1);
         ::dup2(err[1], 2);
-        ::execv(program->c_str(), args.data());
+        ::execve(program->c_str(), args.data(), env.data());
         ::_exit(127);
     }
     ::setpgid(pid, pid);  // as the child does: whichever runs first

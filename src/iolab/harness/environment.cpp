@@ -139,3 +139,12 @@ Environment collect_environment(const std::string& scratch_dir) {
 }
 
 }  // namespace iolab
+
+namespace iolab {
+
+std::string version_line() {
+    return fmt::format("iolab {} (commit {}, {} build, {})", IOLAB_VERSION, IOLAB_COMMIT, IOLAB_BUILD_TYPE,
+                       IOLAB_COMPILER);
+}
+
+}  // namespace iolab

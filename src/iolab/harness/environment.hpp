@@ -30,5 +30,7 @@ struct Environment {
 };
 
 Environment collect_environment(const std::string& scratch_dir);
+// "iolab 0.1.0 (commit 628f783, Release build, GNU 12.2.0)": what --version prints.
+std::string version_line();
 
 }  // namespace iolab

@@ -275,6 +275,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.iov = w_.iov;
     j.chain = w_.chain;
     j.feed_bytes = w_.feed_bytes;
+    j.passes = s.repeats() ? passes_ : 1;
     if (part_) {
         j.offset = *part_ * w_.bytes();
         j.length = w_.bytes();

@@ -110,6 +110,9 @@ public:
     bool makes_output() const { return makes_output_; }
     const std::string& output_path() const { return dst_; }
     std::uint64_t reference() const { return input_->digest.checksum; }
+    // A tool that repeats its work (Strategy::repeats) does it this many times in each job.
+    void set_passes(unsigned passes) { passes_ = passes; }
+    unsigned passes() const { return passes_; }
 
     // A job for the strategy with the output removed, ready to run; a read's sink is reset to
     // `mode`.
@@ -129,6 +132,7 @@ private:
     std::optional<unsigned> part_;
     bool makes_output_ = true;
     std::uint64_t next_op_ = 0;  // the first operation of the next job
+    unsigned passes_ = 1;
     void reference_patterns();
     const FileDigest& expected() const;
 };

@@ -25,7 +25,8 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
 }
 
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
-                                         const ScratchDir& dir, const ProgressFn& progress) {
+                                         const ScratchDir& dir, const ProgressFn& progress,
+                                         const std::vector<bool>& held) {
     RunOptions child_opts = opts;
     child_opts.forks = 0;
     std::vector<CaseResult> pooled(specs.size());
@@ -41,6 +42,7 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
         limit = opts.cache_budget + buffers_needed + (64u << 20);
     }
     const unsigned forks = opts.cache_budget > 0 ? std::max(1u, opts.forks) : opts.forks;
+    child_opts.group_budget_s = opts.group_budget_s / std::max(1u, forks);  // each fork its share
     bool stop = false;
     for (unsigned f = 0; f < forks && !stop; ++f) {
         std::unique_ptr<sys::MemoryCgroup> budget;
@@ -103,10 +105,11 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
                                      {"samples", nlohmann::json::array()}});
                 } else {
                     set_cache_budget(budget.get(), opts.cache_budget, buffers_needed);
-                    for (const CaseResult& cr : run_group(specs, child_opts, dir))
+                    for (const CaseResult& cr : run_group(specs, child_opts, dir, system_clock(), {}, held))
                         j.push_back({{"status", to_string(cr.status)},
                                      {"reason", cr.reason},
                                      {"checked", to_string(cr.checked)},
+                                     {"stopped", to_string(cr.stopped)},
                                      {"samples", cr.samples}});
                 }
                 const std::string text = j.dump();
@@ -171,6 +174,7 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             // The weakest check of any fork is what the pooled samples can claim.
             const Checked this_fork = value_of(kChecked, c.at("checked").get<std::string>()).value_or(Checked::none);
             checked[i] = std::max(checked[i], this_fork);
+            pooled[i].stopped = value_of(kStopReasons, c.value("stopped", "none")).value_or(StopReason::none);
             for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
         }
     }

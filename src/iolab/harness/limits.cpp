@@ -1,5 +1,6 @@
 #include "iolab/harness/limits.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -8,49 +9,169 @@
 
 #include "iolab/core/data.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/sink.hpp"
 #include "iolab/core/units.hpp"
 
 namespace iolab {
 
-double memcpy_mib_s(std::size_t src_size, std::size_t dst_size, int reps) {
-    std::unique_ptr<std::byte[]> src(new std::byte[src_size]);
-    std::unique_ptr<std::byte[]> dst(new std::byte[dst_size]);
-    // Touch every page first: page faults are not what is being measured.
-    fill(DataSpec{}, 0, std::span(src.get(), src_size));
-    std::memset(dst.get(), 0, dst_size);
+namespace {
+
+// What cat reads at a time: coreutils' io_blksize, 128 KiB on every filesystem iolab runs on.
+constexpr std::size_t kCatBuffer = 128 * 1024;
+
+// The best rate of `pass` (which moves `bytes`) over `reps` timed runs, each repeating it until
+// it has taken at least 5 ms, so that a small size is timed well above the clock's resolution.
+template <class Pass>
+double best_rate(std::uint64_t bytes, int reps, Pass&& pass) {
     double best = 0;
-    volatile unsigned char sink = 0;
     for (int r = 0; r < reps; ++r) {
+        std::uint64_t passes = 0;
         const auto t0 = std::chrono::steady_clock::now();
-        for (std::size_t off = 0; off < src_size; off += dst_size)
-            std::memcpy(dst.get(), src.get() + off, std::min(dst_size, src_size - off));
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        sink = sink + static_cast<unsigned char>(dst[dst_size / 2]);  // the copies are used
-        best = std::max(best, static_cast<double>(src_size) / s / (1 << 20));
+        double s = 0;
+        do {
+            pass();
+            ++passes;
+            s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        } while (s < 5e-3);
+        best = std::max(best, static_cast<double>(bytes) * static_cast<double>(passes) / s / (1 << 20));
     }
     return best;
 }
 
-Limits measure_memory_limits() {
+// A source of `size` bytes of generated data, every page touched: page faults are not what is
+// measured.
+std::unique_ptr<std::byte[]> source(std::size_t size) {
+    std::unique_ptr<std::byte[]> src(new std::byte[std::max<std::size_t>(size, 1)]);
+    fill(DataSpec{}, 0, std::span(src.get(), size));
+    return src;
+}
+
+double measure(const CeilingKey& k, const std::string& dir, std::string& note) {
+    constexpr int kReps = 9;
+    const auto size = static_cast<std::size_t>(k.size);
+    switch (k.kind) {
+        case LimitKind::memcpy_into_buffer: {
+            note = "memcpy, best of 9";
+            return memcpy_mib_s(size, std::max<std::size_t>(1, k.buffer), kReps);
+        }
+        case LimitKind::memcpy: {
+            note = "memcpy, best of 9";
+            return memcpy_mib_s(size, size, kReps);
+        }
+        case LimitKind::scan: {
+            // What a mapped read does with every byte it reads in place (Sink::consume_in_place).
+            const auto src = source(size);
+            Sink sink;
+            sink.set_mode(VerifyMode::sampled);
+            note = "every byte read once in place (a vectorised sum), best of 9";
+            return best_rate(size, kReps, [&] { sink.consume_in_place(src.get(), size); });
+        }
+        case LimitKind::byte_loop: {
+            // A byte-at-a-time read's own work per byte, with no call to fetch it: ByteStager fed
+            // from memory.
+            const auto src = source(size);
+            Sink sink;
+            sink.set_mode(VerifyMode::sampled);
+            note = "one byte at a time from memory with no call: the two adds a byte every such read makes";
+            return best_rate(size, kReps, [&] {
+                std::size_t i = 0;
+                const auto* p = reinterpret_cast<const unsigned char*>(src.get());
+                ByteStager(sink).drain([&] { return i < size ? int{p[i++]} : -1; });
+            });
+        }
+        case LimitKind::device: return device_read_mib_s(dir, k.size, note);
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::string CeilingKey::describe() const {
+    switch (kind) {
+        case LimitKind::memcpy_into_buffer:
+            return fmt::format("memcpy of {} into a {} buffer", format_size(size), format_size(buffer));
+        case LimitKind::scan: return fmt::format("a read-only scan of {} of memory", format_size(size));
+        case LimitKind::memcpy: return fmt::format("memcpy of {} to {}", format_size(size), format_size(size));
+        case LimitKind::device:
+            return fmt::format("O_DIRECT reads of {} from the device (1 MiB, queue 32)", format_size(size));
+        case LimitKind::byte_loop: return fmt::format("{} one byte at a time, no calls", format_size(size));
+    }
+    return {};
+}
+
+const Ceiling* Limits::find(const CeilingKey& k) const {
+    for (const Ceiling& c : ceilings)
+        if (c.key == k) return &c;
+    return nullptr;
+}
+
+std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts) {
+    const Workload& w = c.workload;
+    const Strategy& s = *c.strategy;
+    std::vector<CeilingKey> out;
+    if (w.family == Family::write) return out;
+    const std::uint64_t moved = std::min<std::uint64_t>(w.bytes(), kLimitSizeCap);
+    if (opts.cache != CacheMode::warm || s.bypasses_cache())
+        out.push_back({LimitKind::device, std::min<std::uint64_t>(w.size, kLimitSizeCap), 0});
+    if (w.family == Family::copy) {
+        out.push_back({LimitKind::memcpy, moved, 0});
+    } else if (s.byte_at_a_time()) {
+        out.push_back({LimitKind::byte_loop, moved, 0});
+    } else if (s.in_place()) {
+        out.push_back({LimitKind::scan, moved, 0});
+    } else {
+        const std::size_t buffer = w.patterned                   ? w.block
+                                   : s.honours(kParamBuffer)     ? w.buffer
+                                                                 : kCatBuffer;
+        out.push_back({LimitKind::memcpy_into_buffer, moved, std::min<std::size_t>(buffer, moved)});
+    }
+    return out;
+}
+
+const Ceiling* ceiling_for(const Limits& limits, const CaseSpec& c, const RunOptions& opts) {
+    const Ceiling* low = nullptr;
+    for (const CeilingKey& k : ceilings_of(c, opts))
+        if (const Ceiling* found = limits.find(k); found && found->mib_s > 0 && (!low || found->mib_s < low->mib_s))
+            low = found;
+    return low;
+}
+
+Limits measure_limits(const std::vector<CeilingKey>& keys, const std::string& dir) {
     Limits l;
-    constexpr std::size_t kBig = 256u << 20;
-    l.memcpy_large_mib_s = memcpy_mib_s(kBig, kBig, 3);
-    l.memcpy_cache_mib_s = memcpy_mib_s(kBig, 64 * 1024, 3);
+    for (const CeilingKey& k : keys) {
+        if (l.find(k)) continue;
+        Ceiling c{k, 0, {}};
+        c.mib_s = measure(k, dir, c.note);
+        l.ceilings.push_back(std::move(c));
+    }
     return l;
 }
 
-void measure_device_limit(Limits& limits, const std::string& dir, std::uint64_t size) {
+double memcpy_mib_s(std::size_t src_size, std::size_t dst_size, int reps) {
+    const auto src = source(src_size);
+    std::unique_ptr<std::byte[]> dst(new std::byte[std::max<std::size_t>(dst_size, 1)]);
+    std::memset(dst.get(), 0, dst_size);
+    volatile unsigned char sink = 0;
+    const double rate = best_rate(src_size, reps, [&] {
+        for (std::size_t off = 0; off < src_size; off += dst_size)
+            std::memcpy(dst.get(), src.get() + off, std::min(dst_size, src_size - off));
+        sink = sink + static_cast<unsigned char>(dst[dst_size / 2]);  // the copies are used
+    });
+    return rate;
+}
+
+double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string& note) {
     const Strategy* s = Registry::builtin().find("read.io-uring");
     if (auto why = s->skip_reason(dir)) {
-        limits.device_note = *why;
-        return;
+        note = *why;
+        return 0;
     }
     ScratchDir scratch(dir);
     CaseSpec c;
     c.strategy = s;
     c.workload.family = Family::read;
     c.workload.size = size;
-    c.workload.buffer = 1 << 20;
+    c.workload.buffer = std::min<std::uint64_t>(1 << 20, size);
     c.workload.queue = 32;
     RunOptions o;
     o.cache = CacheMode::direct;
@@ -58,12 +179,11 @@ void measure_device_limit(Limits& limits, const std::string& dir, std::uint64_t 
     o.iterations = Amount{3, 0};
     const CaseResult r = run_case(c, o, scratch);
     if (r.status != Status::ok) {
-        limits.device_note = r.reason;
-        return;
+        note = r.reason;
+        return 0;
     }
-    limits.device_read_mib_s = r.throughput_mib_s;
-    limits.device_note =
-        fmt::format("O_DIRECT io_uring reads of a {} file, queue 32, 1 MiB blocks, median of 3", format_size(size));
+    note = fmt::format("O_DIRECT io_uring reads of a {} file, queue 32, 1 MiB blocks, median of 3", format_size(size));
+    return r.throughput_mib_s;
 }
 
 }  // namespace iolab

@@ -122,6 +122,8 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         smp.latency = std::move(latency);
     }
     smp.resident = prepare_input(fx, opts);
+    smp.passes = job.passes;
+    job.tool_s = &smp.tool_s;
 
     const Usage u0 = Usage::now();
     const sys::Counters c0 = sys::thread_counters();

@@ -74,6 +74,12 @@ Amount parse_amount(std::string_view text, const char* what, bool zero_ok, bool 
     if (num.ends_with("ms")) {
         num.remove_suffix(2);
         unit = 1e-3;
+    } else if (num.ends_with("min")) {
+        num.remove_suffix(3);
+        unit = 60;
+    } else if (num.ends_with("m")) {
+        num.remove_suffix(1);
+        unit = 60;
     } else if (num.ends_with("s")) {
         num.remove_suffix(1);
         unit = 1;

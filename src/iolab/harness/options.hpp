@@ -63,6 +63,12 @@ struct RunOptions {
     double precision = 0.03;
     double budget_s = 1.5;
     std::uint64_t min_iterations = 6;
+    // With adaptive iterations and no --precision given: racing. Each round measures only the
+    // cases whose place in an answer is still in doubt (runner.cpp), within the run's time budget,
+    // which the session shares among the groups (group_budget_s: this group's; 0: none).
+    bool race = true;
+    double time_budget_s = 60;
+    double group_budget_s = 0;
     // What measured iterations of reads check (the first run of every case checks every byte).
     VerifyMode verify = VerifyMode::sampled;
     std::uint64_t seed = 0x10ab5eed;  // the order of the cases in each round

@@ -122,39 +122,83 @@ std::string CaseSpec::label() const {
     return params.empty() ? strategy->name : strategy->name + " " + params;
 }
 
-namespace {
-
-// Seconds per byte of every sample (its own bytes: a stonewalled run moves fewer than asked).
-std::vector<double> per_byte(const CaseResult& c) {
-    const double asked = static_cast<double>(c.spec.workload.all_bytes());
+std::vector<double> CaseResult::per_byte() const {
+    const double asked = static_cast<double>(spec.workload.all_bytes());
     std::vector<double> out;
-    out.reserve(c.samples.size());
-    for (const auto& smp : c.samples)
-        out.push_back(smp.wall_s / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : asked));
+    out.reserve(samples.size());
+    // Its own bytes: a stonewalled run moves fewer than asked.
+    for (const auto& smp : samples)
+        out.push_back(smp.time_s() / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : asked));
     return out;
 }
 
-}  // namespace
-
 RatioEstimate ratio_of(const CaseResult& slower, const CaseResult& faster) {
-    return ratio_of_medians(per_byte(slower), per_byte(faster));
+    return ratio_of_medians(slower.per_byte(), faster.per_byte());
+}
+
+double calls_per_mib(const CaseResult& c) {
+    if (!c.spec.strategy->in_syscall_layer() || c.samples.empty()) return -1;
+    double calls = 0, bytes = 0;
+    for (const auto& s : c.samples) {
+        calls += static_cast<double>(s.syscalls);
+        bytes += static_cast<double>(s.bytes) * s.passes;
+    }
+    return bytes > 0 ? calls / (bytes / (1 << 20)) : 0;
+}
+
+double cpu_fraction(const CaseResult& c) {
+    double cpu = 0, wall = 0;
+    for (const auto& s : c.samples) {
+        cpu += s.user_s + s.sys_s;
+        wall += s.wall_s;
+    }
+    return wall > 0 ? cpu / wall : 0;
+}
+
+double median_resident(const CaseResult& c) {
+    std::vector<double> r;
+    for (const auto& s : c.samples)
+        if (s.resident >= 0) r.push_back(s.resident);
+    return r.empty() ? -1 : median(r);
+}
+
+std::string instability(const CaseResult& c) {
+    if (c.stable || c.status != Status::ok) return {};
+    if (c.stats.median <= 0) return "its net time is not above its fixed cost's noise";
+    if (c.stats.n < 2 || c.stats.median_confidence < kMedianConfidence)
+        return fmt::format("{} sample{}, too few for a {:.0f}% interval", c.stats.n, c.stats.n == 1 ? "" : "s",
+                           kMedianConfidence * 100);
+    return fmt::format("varied ±{:.1f}% (over ±{:.0f}%)", 100 * c.stats.median_precision(), 100 * kStableBound);
 }
 
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
-    std::vector<double> walls;
-    for (const auto& smp : r.samples) walls.push_back(smp.wall_s);
-    r.stats = summarize(walls);
+    std::vector<double> walls, times, fixed;
+    for (const auto& smp : r.samples) {
+        walls.push_back(smp.wall_s / smp.passes);
+        times.push_back(smp.time_s());
+        if (smp.fixed_s >= 0) fixed.push_back(smp.fixed_s / smp.passes);
+    }
+    r.stats = summarize(times);
+    // A tool's figures are net of its fixed cost only where every sample has one.
+    const bool net = !fixed.empty() && fixed.size() == r.samples.size();
+    r.gross = net ? summarize(walls) : Summary{};
+    r.fixed = net ? summarize(fixed) : Summary{};
+    r.stable = r.status == Status::ok && r.stats.median > 0 &&
+               (r.stopped == StopReason::clearly_slower ||
+                (r.stats.n > 1 && r.stats.median_confidence >= kMedianConfidence &&
+                 r.stats.median_precision() <= kStableBound));
     r.warnings.clear();
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     r.budget_unheld = false;                                     // decided below
+    r.throughput_mib_s = 0;
     if (r.samples.empty()) return;
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     // Samples of different sizes (jobs stopped by --stonewall): the median of their rates.
     if (std::any_of(r.samples.begin(), r.samples.end(),
                     [&](const Sample& s) { return s.bytes != r.samples[0].bytes; })) {
         std::vector<double> rates;
-        for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.wall_s / (1 << 20));
-        r.throughput_mib_s = median(rates);
+        for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
+        r.throughput_mib_s = std::max(0.0, median(rates));
     }
     if (r.spec.workload.patterned) {
         auto all = std::make_shared<Latency>();
@@ -168,16 +212,19 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     const std::string name = r.spec.label();
 
     // The modified z-score needs a few samples to mean anything (its MAD comes from them).
-    if (const auto out = walls.size() >= 5 ? outliers(walls) : std::vector<std::size_t>{}; !out.empty())
-        r.warnings.push_back({WarningKind::outliers, name, fmt::format("{} of {} samples", out.size(), walls.size())});
-    if (walls.size() >= 3) {
-        const double rest = median(std::vector<double>(walls.begin() + 1, walls.end()));
-        if (rest > 0 && walls[0] > 2 * rest)
+    if (const auto out = times.size() >= 5 ? outliers(times) : std::vector<std::size_t>{}; !out.empty())
+        r.warnings.push_back({WarningKind::outliers, name, fmt::format("{} of {} samples", out.size(), times.size())});
+    if (times.size() >= 3) {
+        const double rest = median(std::vector<double>(times.begin() + 1, times.end()));
+        if (rest > 0 && times[0] > 2 * rest)
             r.warnings.push_back({WarningKind::first_iteration, name,
                                   fmt::format("the first measured iteration took {:.2f}x the median of the rest; "
                                               "the warm-up may be too short (--warmup)",
-                                              walls[0] / rest)});
+                                              times[0] / rest)});
     }
+    if (r.status == Status::ok && !r.stable)
+        r.warnings.push_back({WarningKind::unstable, name,
+                              instability(r) + "; it is not ranked and decides nothing"});
     if (opts.cache == CacheMode::cold) {
         std::size_t warm = 0;
         double worst = 0;

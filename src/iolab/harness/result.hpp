@@ -76,15 +76,28 @@ struct Sample {
     std::vector<double> rank_s;
     // Patterned cases: every operation's time (all jobs'), when measured in this process.
     std::shared_ptr<const Latency> latency;
+    // External tools: the wall time of the same command on a one-page input, run in the same
+    // round (the tool's fixed cost: its start-up and set-up); -1: not a tool.
+    double fixed_s = -1;
+    // The tool's own report of the time its work took (fio's runtime, dd's closing line), for all
+    // its passes; -1: it reports none.
+    double tool_s = -1;
+    // How many times the tool did the work in this run (fio --loops: so that its job outlasts the
+    // 10 ms steps in which fio notices that a job has ended). Bytes and times are per pass.
+    unsigned passes = 1;
+    // The time the case is ranked by: the wall time, less a tool's fixed cost, per pass.
+    double time_s() const { return (fixed_s >= 0 ? wall_s - fixed_s : wall_s) / passes; }
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
-enum class WarningKind { outliers, first_iteration, not_cold, resolution, over_budget };
+enum class WarningKind { outliers, first_iteration, not_cold, resolution, over_budget, unstable, above_limit };
 inline constexpr Named<WarningKind> kWarningKinds[] = {{WarningKind::outliers, "outliers"},
                                                        {WarningKind::first_iteration, "first-iteration"},
                                                        {WarningKind::not_cold, "not-cold"},
                                                        {WarningKind::over_budget, "over-budget"},
-                                                       {WarningKind::resolution, "resolution"}};
+                                                       {WarningKind::resolution, "resolution"},
+                                                       {WarningKind::unstable, "unstable"},
+                                                       {WarningKind::above_limit, "above-limit"}};
 inline std::string_view to_string(WarningKind k) { return name_of(kWarningKinds, k); }
 
 struct Warning {
@@ -108,6 +121,28 @@ inline constexpr Named<Checked> kChecked[] = {
     {Checked::content, "content"}, {Checked::byte_count, "byte count"}, {Checked::none, "none"}};
 inline std::string_view to_string(Checked c) { return name_of(kChecked, c); }
 
+// Why a case stopped being measured.
+enum class StopReason {
+    none,            // not measured (failed or skipped before its first sample)
+    precise,         // its median's interval reached the precision target
+    clearly_slower,  // racing: shown slower than its table's leader, so it cannot be in the winner group
+    case_budget,     // its own time budget (--budget) was spent
+    run_budget,      // the run's time budget (--time-budget) was spent
+    count,           // the iterations asked for (--iterations N, or a time)
+    cap,             // the most iterations a case may have
+    interrupted,     // a signal stopped the run
+};
+inline constexpr Named<StopReason> kStopReasons[] = {
+    {StopReason::none, "none"},           {StopReason::precise, "precise"},
+    {StopReason::clearly_slower, "clearly slower"}, {StopReason::case_budget, "case budget"},
+    {StopReason::run_budget, "time budget"}, {StopReason::count, "count"},
+    {StopReason::cap, "cap"},             {StopReason::interrupted, "interrupted"}};
+inline std::string_view to_string(StopReason r) { return name_of(kStopReasons, r); }
+
+// The widest interval of a median (relative, either side) that a case may end with and still be
+// stable: a case wider than this when its budget is spent is unstable, and never wins anything.
+inline constexpr double kStableBound = 0.10;
+
 struct CaseResult {
     CaseSpec spec;
     Status status = Status::ok;
@@ -120,9 +155,15 @@ struct CaseResult {
     // Under --cache-budget: some run's input was cached well beyond the budget (a locked memory
     // reserve cannot hold the cache exactly), so the case is not ranked and no finding uses it.
     bool budget_unheld = false;
-    bool precision_met = false;  // adaptive iterations: stopped by the precision target
+    StopReason stopped = StopReason::none;
+    // Its median is known well enough to rank it (finish(): within kStableBound, or stopped as
+    // clearly slower); an unstable case is marked everywhere and decides nothing.
+    bool stable = false;
     std::vector<Sample> samples;
-    Summary stats;                // of wall_s per run
+    Summary stats;  // of time_s per run: the wall time, or a tool's net time
+    // External tools: the summaries of the process's wall time and of its fixed cost (n = 0
+    // otherwise).
+    Summary gross, fixed;
     double throughput_mib_s = 0;  // bytes over the median wall time
     std::vector<Warning> warnings;
     std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded
@@ -136,7 +177,21 @@ struct CaseResult {
     bool ranked() const { return status == Status::ok && !cold_unproven && !budget_unheld; }
     // Fit to decide a finding: ranked and checked (content or byte count).
     bool trusted() const { return ranked() && checked != Checked::none; }
+    // A tool timed net of its fixed cost.
+    bool net() const { return fixed.n > 0; }
+    // Seconds per byte of every sample, as ranks and ratios compare them (a tool's net time).
+    std::vector<double> per_byte() const;
 };
+
+// Data calls per MiB for a case, or -1 when its I/O is not in the syscall layer.
+double calls_per_mib(const CaseResult& c);
+// CPU time (user + system) over wall time, as a fraction.
+double cpu_fraction(const CaseResult& c);
+// The median share of the input in the page cache before a run, or -1.
+double median_resident(const CaseResult& c);
+
+// Why a case cannot be ranked as stable, for people: "varied ±15.2% after its budget", or "".
+std::string instability(const CaseResult& c);
 
 // slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap
 // interval of that ratio (stats.hpp), as findings and iolab compare use it.

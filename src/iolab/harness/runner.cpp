@@ -11,6 +11,7 @@
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/standing.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 
@@ -37,7 +38,16 @@ struct CaseState {
     std::uint64_t target = 0;  // a fixed number of measured iterations; 0: adaptive
     double spent_s = 0;        // time spent on its measured iterations, harness work included
     bool done = false;
+    // An external tool's probe: the same command on a one-page input, run beside each of its
+    // runs; its time is the tool's fixed cost (Sample::fixed_s).
+    std::unique_ptr<Fixture> probe;
+    Sink probe_sink;
 };
+
+void stop(CaseState& c, StopReason why) {
+    c.done = true;
+    c.r.stopped = why;
+}
 
 void fail(CaseState& c, const std::exception& e) {
     if (dynamic_cast<const CannotRun*>(&e)) {
@@ -50,23 +60,50 @@ void fail(CaseState& c, const std::exception& e) {
     c.done = true;
 }
 
-// Whether a case has enough measured iterations.
-bool enough(const CaseState& c, const RunOptions& opts) {
-    const std::size_t n = c.r.samples.size();
-    if (n >= opts.max_iterations) return true;
-    if (c.target > 0) return n >= c.target;
-    if (n < opts.min_iterations) return false;
-    if (c.spent_s >= opts.budget_s) return true;
-    std::vector<double> walls;
-    walls.reserve(n);
-    for (const auto& smp : c.r.samples) walls.push_back(smp.wall_s);
-    const Summary st = summarize(walls);
-    return st.median_confidence >= kMedianConfidence && st.median_precision() <= opts.precision;
+// Whether the group has no time left (its share of the run's time budget, when racing).
+bool past(Clock& clock, std::uint64_t deadline_ns) { return deadline_ns > 0 && clock.now_ns() >= deadline_ns; }
+
+// The fewest samples of a racing case: the U test can tell five from five apart (p = 2/252 at
+// most), and not four from four (2/70).
+constexpr std::size_t kMinRaceSamples = 5;
+
+bool precise(const CaseResult& r, const RunOptions& opts) {
+    std::vector<double> times;
+    times.reserve(r.samples.size());
+    for (const auto& smp : r.samples) times.push_back(smp.time_s());
+    const Summary st = summarize(times);
+    return st.n >= opts.min_iterations && st.median > 0 && st.median_confidence >= kMedianConfidence &&
+           st.median_precision() <= opts.precision;
 }
 
-// One run of a case: its one job, or all of its jobs at once.
+// Why a case has enough measured iterations, or none: the cap, a fixed count, its own budget
+// (past its fewest samples) or, without racing, the precision target.
+StopReason enough(const CaseState& c, const RunOptions& opts) {
+    const std::size_t n = c.r.samples.size();
+    if (n >= opts.max_iterations) return StopReason::cap;
+    if (c.target > 0) return n >= c.target ? StopReason::count : StopReason::none;
+    if (n < (opts.race ? kMinRaceSamples : opts.min_iterations)) return StopReason::none;
+    if (c.spent_s >= opts.budget_s) return StopReason::case_budget;
+    if (!opts.race && precise(c.r, opts)) return StopReason::precise;
+    return StopReason::none;
+}
+
+// One run of a case: its one job, or all of its jobs at once; a tool's beside its probe (before it
+// in one run, after it in the next, so that a drift of the machine falls on both alike).
 std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
+    if (c.probe) {
+        const bool probe_first = c.r.samples.size() % 2 == 1;
+        double fixed = 0;
+        const auto probe = [&] {
+            fixed = measure_once(s, *c.probe, c.probe_sink, opts, clock, nullptr, mode).first.wall_s;
+        };
+        if (probe_first) probe();
+        auto out = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+        if (!probe_first) probe();
+        out.first.fixed_s = fixed;
+        return out;
+    }
     if (c.more_fx.empty() && !team().mpi()) return measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
     std::vector<Fixture*> fixtures{c.fx.get()};
     std::vector<Sink*> sinks{&c.sink};
@@ -75,6 +112,19 @@ std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock&
         sinks.push_back(c.more_sinks[j].get());
     }
     return measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
+}
+
+// A tool that can repeat its work in one process (fio) repeats it until its job takes about this
+// long: fio notices a job's end in steps of 10 ms (its main loop sleeps 10 ms between looks), so
+// a shorter job's time minus its probe's is a multiple of 10 ms, not the job's time.
+constexpr double kToolJobS = 0.1;
+
+// How many passes a repeating tool makes, from what one run of it reported (1 when it cannot
+// repeat, or when a pass after the first would not start from the cache state asked for).
+unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& one) {
+    if (!c.r.spec.strategy->repeats() || opts.cache == CacheMode::cold || one.tool_s <= 0) return 1;
+    const double per_pass = one.tool_s / one.passes;
+    return static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / per_pass), 1.0, 1000.0));
 }
 
 // The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
@@ -89,6 +139,11 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
         c.checked = checked;
         ++runs;
         last = smp.wall_s;
+        // A repeating tool: the passes of the next runs, from this one's own report (rank 0's).
+        if (const auto p = static_cast<unsigned>(team().leader(passes_for(c, opts, smp))); p != c.fx->passes()) {
+            c.fx->set_passes(p);
+            if (c.probe) c.probe->set_passes(p);
+        }
     };
     if (opts.warmup.seconds > 0) {
         const std::uint64_t start = clock.now_ns();
@@ -164,6 +219,14 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
             }
             shift_input(*c.fx, dir);
             for (auto& fx : c.more_fx) shift_input(*fx, dir);
+            // A tool's probe: the same command on one page (one block of its buffer, where that is
+            // larger: fio reads whole blocks), generated, whatever the case reads.
+            if (s.external() && w.jobs == 1 && !tm.mpi()) {
+                Workload pw = w;
+                pw.input.clear();
+                pw.size = std::max<std::uint64_t>(4096, s.honours(kParamBuffer) ? w.buffer : 0);
+                c.probe = std::make_unique<Fixture>(pw, dir, tag + "-probe", pool.get(pw));
+            }
         }));
         // One input and one output for every job (of every rank, under MPI), in rank 0's folder:
         // once rank 0 has made the input, each rank writes its own parts (rank R's jobs' parts
@@ -252,24 +315,74 @@ bool stop_agreed() {
     return true;
 }
 
+// Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
+// each family of the group (a table), a case with its fewest samples stops when it is precise, or
+// when it is shown slower than the family's fastest median (the leader): it cannot be in the winner
+// group. The leader, the cases tied with it and the cases a knee or finding holds sample on.
+void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vector<bool>& held) {
+    // The cases as they stand, with their statistics (finish() on a copy).
+    std::vector<CaseResult> now(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        now[i].spec = cases[i].r.spec;
+        now[i].samples = cases[i].r.samples;
+        finish(now[i], opts, 1e-9);
+    }
+    Comparator cmp;
+    for (Family f : {Family::read, Family::write, Family::copy}) {
+        const CaseResult* leader = nullptr;
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            if (cases[i].r.status == Status::ok && now[i].spec.workload.family == f &&
+                now[i].samples.size() >= kMinRaceSamples &&
+                (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
+                leader = &now[i];
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            CaseState& c = cases[i];
+            if (c.done || now[i].spec.workload.family != f || now[i].samples.size() < kMinRaceSamples) continue;
+            StopReason why = StopReason::none;
+            if (precise(c.r, opts))
+                why = StopReason::precise;
+            else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
+                why = StopReason::clearly_slower;
+            // Rank 0 holds every rank's samples and decides for all.
+            why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
+            if (why != StopReason::none) stop(c, why);
+        }
+    }
+}
+
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
-// that drift of a shared machine falls on every case alike.
-void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress) {
+// that drift of a shared machine falls on every case alike. Racing, a round measures only the
+// cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
+void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
+                    const std::vector<bool>& held, std::uint64_t deadline_ns) {
     std::mt19937_64 rng(opts.seed);
     std::vector<std::size_t> order;
+    const bool racing = opts.race && opts.iterations.adaptive;
     // The share of the group's work done, kept up to date case by case (a run only changes its
     // own case's share).
     std::vector<double> share(cases.size());
     double done = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) done += share[i] = done_share(cases[i], opts);
+    const auto update = [&](std::size_t i) {
+        const double now = done_share(cases[i], opts);
+        done += now - share[i];
+        share[i] = now;
+    };
+    const auto out_of_time = [&] {
+        if (!team().leader(racing && past(clock, deadline_ns))) return false;
+        for (auto& c : cases)
+            if (!c.done) stop(c, StopReason::run_budget);
+        return true;
+    };
     for (std::uint64_t round = 0; !stop_agreed(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
             if (!cases[i].done) order.push_back(i);
-        if (order.empty()) break;
+        if (order.empty() || out_of_time()) break;
         std::shuffle(order.begin(), order.end(), rng);
         for (std::size_t i : order) {
             CaseState& c = cases[i];
+            if (out_of_time()) break;
             if (progress) progress(i, c.r.spec, std::clamp(done / static_cast<double>(cases.size()), 0.0, 1.0));
             try {
                 const std::uint64_t t0 = clock.now_ns();
@@ -280,21 +393,24 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 // A time target without a warm-up: the first measured run tells.
                 if (opts.iterations.seconds > 0 && c.target == 0)
                     c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));
-                if (team().leader(enough(c, opts))) {  // rank 0 holds every rank's samples
-                    c.done = true;
-                    c.r.precision_met = opts.iterations.adaptive && c.spent_s < opts.budget_s &&
-                                        c.r.samples.size() < opts.max_iterations;
-                }
+                // Rank 0 holds every rank's samples.
+                const auto why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(enough(c, opts))));
+                if (why != StopReason::none) stop(c, why);
             } catch (const std::exception& e) {
                 if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
                 fail(c, e);
                 if (dynamic_cast<const Interrupted*>(&e)) break;
             }
-            const double now = done_share(c, opts);
-            done += now - share[i];
-            share[i] = now;
+            update(i);
+        }
+        if (racing) {
+            race(cases, opts, held);
+            for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
     }
+    // Cut short by a signal: what they have is kept, and says so.
+    for (auto& c : cases)
+        if (!c.done && c.r.status == Status::ok) c.r.stopped = StopReason::interrupted;
 }
 
 // Step 5: the result of a case, with its statistics and warnings.
@@ -309,6 +425,7 @@ CaseResult collect(CaseState& c, const RunOptions& opts, Clock& clock) {
     finish(c.r, opts, clock.resolution_s());
     c.fx.reset();
     c.more_fx.clear();
+    c.probe.reset();
     return std::move(c.r);
 }
 
@@ -321,13 +438,20 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 }
 
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
-                                  Clock& clock, const ProgressFn& progress) {
+                                  Clock& clock, const ProgressFn& progress, const std::vector<bool>& held) {
+    // Racing, the group's share of the run's time budget counts from here: the inputs and the
+    // warm-ups are in it.
+    const bool racing = opts.race && opts.iterations.adaptive && opts.group_budget_s > 0;
+    const std::uint64_t deadline =
+        racing ? clock.now_ns() + static_cast<std::uint64_t>(opts.group_budget_s * 1e9) : 0;
     std::vector<CaseState> cases(specs.size());
     InputPool pool(dir);
     prepare(cases, specs, opts, dir, pool);
     if (opts.cache == CacheMode::warm) bring_to_warm_state(pool);
     warm_up_all(cases, opts, clock);
-    measure_rounds(cases, opts, clock, progress);
+    std::vector<bool> hold(held);
+    hold.resize(specs.size(), false);
+    measure_rounds(cases, opts, clock, progress, hold, deadline);
     std::vector<CaseResult> out;
     out.reserve(cases.size());
     for (auto& c : cases) out.push_back(collect(c, opts, clock));

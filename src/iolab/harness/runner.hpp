@@ -22,13 +22,16 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 
 // Runs the cases of a group, interleaved. When a stop is requested (interrupt.hpp) it returns
-// at the next iteration boundary; the cases it cut short are then incomplete (check
-// interrupt::requested()).
+// at the next iteration boundary; the cases it cut short keep their samples and say so
+// (StopReason::interrupted). Racing (RunOptions::race), `held` names the cases that a knee or a
+// finding needs precise: they are not stopped for being slower than their table's fastest.
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
-                                  Clock& clock = system_clock(), const ProgressFn& progress = {});
+                                  Clock& clock = system_clock(), const ProgressFn& progress = {},
+                                  const std::vector<bool>& held = {});
 // As run_group, in `opts.forks` child processes whose samples are pooled case by case.
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
-                                         const ScratchDir& dir, const ProgressFn& progress = {});
+                                         const ScratchDir& dir, const ProgressFn& progress = {},
+                                         const std::vector<bool>& held = {});
 // One case alone.
 CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock = system_clock());
 CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir);

@@ -28,6 +28,9 @@ void to_json(nlohmann::json& j, const Sample& s) {
     if (s.resident_after >= 0) j["resident_after"] = s.resident_after;
     if (!s.job_s.empty()) j["job_s"] = s.job_s;
     if (!s.rank_s.empty()) j["rank_s"] = s.rank_s;
+    if (s.fixed_s >= 0) j["fixed_s"] = s.fixed_s;
+    if (s.tool_s >= 0) j["tool_s"] = s.tool_s;
+    if (s.passes != 1) j["passes"] = s.passes;
     if (s.latency)
         j["latency"] = {{"counts", s.latency->counts()}, {"max_ns", s.latency->max()}, {"slices", s.latency->slices()}};
 }
@@ -41,6 +44,9 @@ void from_json(const nlohmann::json& j, Sample& s) {
     s.resident_after = j.value("resident_after", -1.0);
     s.job_s = j.value("job_s", std::vector<double>{});
     s.rank_s = j.value("rank_s", std::vector<double>{});
+    s.fixed_s = j.value("fixed_s", -1.0);
+    s.tool_s = j.value("tool_s", -1.0);
+    s.passes = j.value("passes", 1u);
     if (const auto it = j.find("latency"); it != j.end()) {
         auto l = std::make_shared<Latency>();
         l->restore(it->at("counts").get<std::vector<std::pair<unsigned, std::uint64_t>>>(),

@@ -161,11 +161,21 @@ constexpr Setting kSettings[] = {
          o.iterations = parse_amount(v, "", false, true);
          if (o.iterations.count > o.max_iterations) throw InputError("too many");
      }},
-    {"precision", "With iterations auto: stop a case when its median's 95% interval is within this (default 3%)",
+    {"precision",
+     "With iterations auto: measure every case until its median's 95% interval is within this (default: race, "
+     "below)",
      "a relative precision above 0 and at most 1, such as 3% or 0.03", Kind::one,
-     [](std::string_view v, P&, O& o) { o.precision = parse_precision(v, ""); }},
+     [](std::string_view v, P&, O& o) {
+         o.precision = parse_precision(v, "");
+         o.race = false;
+     }},
     {"budget", "With iterations auto: measured time per case at most (default 1.5s)", "a time such as 1s or 500ms",
      Kind::one, [](std::string_view v, P&, O& o) { o.budget_s = parse_budget(v, ""); }},
+    {"time_budget",
+     "With iterations auto: the whole run's time, shared by racing: only cases still in doubt are measured again "
+     "(default 60s)",
+     "a time such as 60s, 90s or 5m", Kind::one,
+     [](std::string_view v, P&, O& o) { o.time_budget_s = parse_budget(v, ""); }},
     {"verify",
      "sampled (default): measured reads check a fingerprint of every page; full: hash every byte inside the clock",
      "sampled or full", Kind::one, [](std::string_view v, P&, O& o) { o.verify = named(kVerifyModes, v); }},

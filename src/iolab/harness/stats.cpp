@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 
@@ -75,27 +76,43 @@ Summary summarize(const std::vector<double>& xs, double mean_confidence) {
     return s;
 }
 
-RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den, double confidence,
-                               std::size_t resamples, std::uint64_t seed) {
-    RatioEstimate r;
-    if (num.empty() || den.empty()) return r;
-    const double d = median(den);
-    r.ratio = d > 0 ? median(num) / d : 0;
-    r.low = r.high = r.ratio;
-    if ((num.size() < 2 && den.size() < 2) || resamples == 0 || d <= 0) return r;
-    std::mt19937_64 rng(seed);
-    std::vector<double> ratios;
-    ratios.reserve(resamples);
-    std::vector<double> a(num.size()), b(den.size());
-    const auto resample = [&](const std::vector<double>& from, std::vector<double>& to) {
-        for (double& x : to) x = from[rng() % from.size()];
-        return median(to);
-    };
-    for (std::size_t i = 0; i < resamples; ++i) {
-        const double bd = resample(den, b);
-        const double an = resample(num, a);
-        if (bd > 0) ratios.push_back(an / bd);
+namespace {
+
+// A seed from the values themselves and a base: a case's resamples are the same in every
+// comparison it is in, and two different cases' are not alike.
+std::uint64_t seed_of(const std::vector<double>& xs, std::uint64_t base) {
+    std::uint64_t h = base ^ (0x9e3779b97f4a7c15ull * (xs.size() + 1));
+    for (double x : xs) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &x, sizeof bits);
+        h ^= bits + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     }
+    return h;
+}
+
+}  // namespace
+
+std::vector<double> bootstrap_medians(const std::vector<double>& xs, std::size_t resamples, std::uint64_t seed) {
+    std::vector<double> out;
+    if (xs.empty()) return out;
+    out.reserve(resamples);
+    std::mt19937_64 rng(seed_of(xs, seed));
+    std::vector<double> draw(xs.size());
+    for (std::size_t i = 0; i < resamples; ++i) {
+        for (double& x : draw) x = xs[rng() % xs.size()];
+        out.push_back(median(draw));
+    }
+    return out;
+}
+
+RatioEstimate ratio_from_bootstraps(double ratio, const std::vector<double>& num_medians,
+                                    const std::vector<double>& den_medians, double confidence) {
+    RatioEstimate r{ratio, ratio, ratio};
+    std::vector<double> ratios;
+    const std::size_t n = std::min(num_medians.size(), den_medians.size());
+    ratios.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+        if (den_medians[i] > 0) ratios.push_back(num_medians[i] / den_medians[i]);
     if (ratios.empty()) return r;
     std::sort(ratios.begin(), ratios.end());
     const double tail = (1 - confidence) / 2;
@@ -106,6 +123,26 @@ RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector
     r.low = std::min(at(tail), r.ratio);
     r.high = std::max(at(1 - tail), r.ratio);
     return r;
+}
+
+RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den, double confidence,
+                               std::size_t resamples, std::uint64_t seed) {
+    RatioEstimate r;
+    if (num.empty() || den.empty()) return r;
+    const double d = median(den);
+    r.ratio = d > 0 ? median(num) / d : 0;
+    r.low = r.high = r.ratio;
+    if ((num.size() < 2 && den.size() < 2) || resamples == 0 || d <= 0) return r;
+    return ratio_from_bootstraps(r.ratio, bootstrap_medians(num, resamples, seed),
+                                 bootstrap_medians(den, resamples, seed), confidence);
+}
+
+Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.empty() || b.empty() || mann_whitney_p(a, b) >= 1 - kRatioConfidence) return Order::tied;
+    const RatioEstimate r = ratio_of_medians(a, b);
+    if (r.low > 1) return Order::slower;
+    if (r.high < 1) return Order::faster;
+    return Order::tied;
 }
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {

@@ -62,6 +62,20 @@ RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector
                                double confidence = kRatioConfidence, std::size_t resamples = 10000,
                                std::uint64_t seed = 0x10ab5eedu);
 
+// The medians of `resamples` bootstrap resamples of xs (each of xs.size() values drawn with
+// replacement), from a generator seeded with `seed`: what ratio_of_medians pairs up, kept so that
+// one case's resamples serve every comparison it is in.
+std::vector<double> bootstrap_medians(const std::vector<double>& xs, std::size_t resamples, std::uint64_t seed);
+// The ratio num/den with the percentile interval of the paired ratios of their bootstrap medians.
+RatioEstimate ratio_from_bootstraps(double ratio, const std::vector<double>& num_medians,
+                                    const std::vector<double>& den_medians, double confidence = kRatioConfidence);
+
+// Whether two sets of times tell their medians apart: the U test gives p < 1 - kRatioConfidence
+// and the kRatioConfidence bootstrap interval of the ratio of the medians excludes 1. Otherwise
+// they are tied (the rule of ranks, winner groups and racing: docs/harness.md).
+enum class Order { tied, faster, slower };  // of the first against the second
+Order order_of(const std::vector<double>& a, const std::vector<double>& b);
+
 // Two-sided p-value of the Mann-Whitney U test that a and b come from one distribution: exact
 // for small samples without ties, else the normal approximation with tie and continuity
 // corrections. 1 when either side is empty.

@@ -28,7 +28,12 @@ std::string to_trace(const Report& report);     // trace.cpp: Chrome trace of th
 std::string to_html(const Report& report);
 std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names);
 // terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
-std::string render_terminal(const Report& report, bool colour);
+struct TerminalOptions {
+    bool colour = false;
+    std::size_t columns = 0;  // the terminal's width; 0: not a terminal (every column, full width)
+    bool all = false;         // every row of every table, every warning
+};
+std::string render_terminal(const Report& report, const TerminalOptions& options);
 // The progress of a run on a terminal, as hyperfine shows it: a bar, the share of the measured
 // work done, the case in progress, the time spent and an estimate of the time left (at the pace
 // of the `measuring_s` seconds since the first measured iteration); at most `columns` wide.

@@ -11,6 +11,7 @@
 
 #include "iolab/core/units.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -47,21 +48,24 @@ json table_json(const Table& t) {
 std::string shown_status(const CaseResult& c) {
     if (c.status != Status::ok) return std::string(to_string(c.status));
     if (!c.ranked()) return "unranked";
+    if (!c.stable) return "unstable";
     return c.verified ? "verified" : "unverified";
 }
 
-// The median's interval of times as one of throughputs, which are inversely proportional to
-// times (null where the samples are too few).
+// The median's interval of times as one of throughputs (null where the samples are too few).
 std::pair<json, json> throughput_interval(const CaseResult& c) {
-    const double t = c.throughput_mib_s, m = c.stats.median;
-    const bool interval = c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence;
-    return {interval && c.stats.median_high > 0 ? json(t * m / c.stats.median_high) : json(),
-            interval && c.stats.median_low > 0 ? json(t * m / c.stats.median_low) : json()};
+    const auto [low, high] = rate_interval(c);
+    return {low > 0 ? json(low) : json(), high > 0 ? json(high) : json()};
 }
 
-json case_json(const CaseResult& c) {
+json case_json(const CaseResult& c, const Standing::Place* place = nullptr, const CaseResult* pick = nullptr) {
     json j{
         {"label", c.spec.label()}, {"name", c.name()}, {"params", c.spec.label_params()}, {"status", shown_status(c)}};
+    if (place) {
+        j["rank"] = place->rank_text();
+        j["winner"] = place->winner;
+        j["pick"] = &c == pick;  // the answer's case: its bar is the highlighted one
+    }
     if (c.status != Status::ok) {
         j["reason"] = c.reason;
         return j;
@@ -146,63 +150,48 @@ json timeline_json(const CaseResult& c) {
 }
 
 json run_json(const Report& r, const std::string& name) {
-    const Environment& e = r.environment;
-    json env = json::array();
-    const auto add = [&](const char* k, const std::string& v) {
-        if (!v.empty()) env.push_back({k, v});
-    };
-    add("iolab", e.iolab_version.empty() ? ""
-                                         : fmt::format("{} (commit {}, {} build, {})", e.iolab_version, e.commit,
-                                                       e.build_type, e.compiler));
-    if (e.iolab_version.empty()) add("commit", e.commit);
-    add("date", e.date);
-    add("kernel", e.kernel.empty() ? "" : "Linux " + e.kernel);
-    add("cpu", e.cpus ? fmt::format("{} x {}", e.cpus, e.cpu_model) : e.cpu_model);
-    add("memory", e.memory_bytes ? format_size(e.memory_bytes) : "");
-    add("filesystem", e.fs_type.empty() ? "" : fmt::format("{} ({})", e.fs_type, e.mount_options));
-    add("scratch", e.scratch_dir);
-    add("device", e.device.empty() ? "" : e.device + (e.device_model.empty() ? "" : " (" + e.device_model + ")"));
-    std::vector<ReportGroup> groups = r.groups;
-    if (groups.empty()) groups.push_back(ReportGroup{"", "", r.options});
-    for (const auto& g : groups)
-        add(g.title.empty() ? "options" : ("options of " + g.title).c_str(),
-            fmt::format("{}; warm-up {}, iterations {}", options_text(g.options), g.options.warmup.describe(),
-                        g.options.iterations.describe()));
-
-    json sections = json::array();
-    for (const Table& t : ranked_tables(r)) {
-        const auto cases = r.ranked(t.group, t.family);
-        json cj = json::array();
-        for (const CaseResult* c : cases) cj.push_back(case_json(*c));
-        json timelines = json::array();
-        for (const CaseResult* c : cases)
-            if (c->timeline && c->status == Status::ok) timelines.push_back(timeline_json(*c));
-        sections.push_back({{"title", t.title},
-                            {"family", to_string(t.family)},
-                            {"cases", cj},
-                            {"limit", number_or_null(t.limit_mib_s)},
-                            {"limit_label", t.limit_label},
-                            {"sweeps", sweeps_json(cases, r, t.group, false)},
-                            {"job_sweeps", sweeps_json(cases, r, t.group, true)},
-                            {"timelines", timelines},
-                            {"table", table_json(t)}});
+    const Document d = build_document(r);
+    // The sections in the document's order, each with what the page draws for it.
+    json blocks = json::array();
+    for (const Section& sec : d.sections) {
+        json b{{"kind", to_string(sec.kind)}, {"title", sec.title}, {"lines", sec.lines}};
+        if (sec.table) b["table"] = table_json(*sec.table);
+        if (sec.kind == SectionKind::table) {
+            const RankedTable& t = d.tables[sec.ranked];
+            json cj = json::array(), timelines = json::array(), limits = json::array();
+            for (std::size_t i = 0; i < t.cases.size(); ++i) {
+                const CaseResult* c = t.cases[i];
+                cj.push_back(case_json(*c, &t.standing.places[i], t.standing.pick));
+                if (c->timeline && c->status == Status::ok) timelines.push_back(timeline_json(*c));
+                // Each ceiling the table's ranked cases are held against, once.
+                if (const Ceiling* l = t.ceilings[i]; l && has_interval(*c)) {
+                    const json lj{{"label", l->key.describe()}, {"mib_s", l->mib_s}};
+                    if (std::find(limits.begin(), limits.end(), lj) == limits.end()) limits.push_back(lj);
+                }
+            }
+            b["family"] = to_string(t.table.family);
+            b["cases"] = cj;
+            b["limits"] = limits;
+            b["sweeps"] = sweeps_json(t.cases, r, t.table.group, false);
+            b["job_sweeps"] = sweeps_json(t.cases, r, t.table.group, true);
+            b["timelines"] = timelines;
+        }
+        if (sec.kind == SectionKind::findings) {
+            json findings = json::array();
+            for (const auto& f : r.findings)
+                findings.push_back({{"claim", (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim},
+                                    {"verdict", to_string(f.verdict)},
+                                    {"published", number_or_null(f.finding.published)},
+                                    {"measured", number_or_null(f.ratio)},
+                                    {"low", f.ratio > 0 ? number_or_null(f.low) : json()},
+                                    {"high", f.ratio > 0 ? number_or_null(f.high) : json()},
+                                    {"threshold", f.threshold()},
+                                    {"note", f.note}});
+            b["findings"] = findings;
+        }
+        blocks.push_back(std::move(b));
     }
-    json findings = json::array();
-    for (const auto& f : r.findings)
-        findings.push_back({{"claim", (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim},
-                            {"verdict", to_string(f.verdict)},
-                            {"published", number_or_null(f.finding.published)},
-                            {"measured", number_or_null(f.ratio)},
-                            {"low", f.ratio > 0 ? number_or_null(f.low) : json()},
-                            {"high", f.ratio > 0 ? number_or_null(f.high) : json()},
-                            {"threshold", f.threshold()},
-                            {"note", f.note}});
-    json j{{"name", name},         {"header", r.header()},          {"partial", r.partial},
-           {"environment", env},   {"warnings", r.warning_lines()}, {"sections", sections},
-           {"findings", findings}, {"knees", knee_lines(r)}};
-    if (!r.findings.empty()) j["findings_table"] = table_json(findings_table(r));
-    if (const Table lt = latency_table(r); !lt.rows.empty()) j["latency_table"] = table_json(lt);
-    return j;
+    return {{"name", name}, {"title", d.title}, {"header", d.header}, {"partial", r.partial}, {"blocks", blocks}};
 }
 
 // Several runs side by side: every case (by group and label) found in more than one run, with

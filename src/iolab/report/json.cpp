@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "iolab/harness/serialize.hpp"
+#include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -38,8 +39,11 @@ nlohmann::json environment_json(const Environment& e) {
 
 // The samples without their latency histograms: the case's, below, holds them all.
 nlohmann::json samples_json(const std::vector<Sample>& samples) {
-    nlohmann::json j = samples;
-    for (auto& s : j) s.erase("latency");
+    nlohmann::json j = nlohmann::json::array();
+    for (Sample s : samples) {
+        s.latency.reset();
+        j.push_back(s);
+    }
     return j;
 }
 
@@ -56,12 +60,19 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
                      {"verification", to_string(c.checked)},
                      {"cold_unproven", c.cold_unproven},
                      {"budget_unheld", c.budget_unheld},
-                     {"precision_met", c.precision_met},
+                     {"precision_met", c.stopped == StopReason::precise},
+                     {"stopped", to_string(c.stopped)},
+                     {"stable", c.stable},
                      {"scale", c.spec.scale()},
                      {"in_syscall_layer", c.spec.strategy->in_syscall_layer()},
                      {"samples", samples_json(c.samples)},
                      {"stats", stats},
                      {"warnings", c.warnings}};
+    // A tool: its stats are net of its fixed cost; the process's own time and that cost beside.
+    if (c.net()) {
+        j["gross"] = c.gross;
+        j["fixed"] = c.fixed;
+    }
     if (c.status != Status::ok) j["reason"] = c.reason;
     if (const auto ranks = rank_figures(c, hosts); !ranks.empty()) {
         j["ranks"] = nlohmann::json::array();
@@ -116,6 +127,8 @@ nlohmann::json options_json(const RunOptions& o) {
             {"iterations", o.iterations.describe()},
             {"precision", o.precision},
             {"budget_s", o.budget_s},
+            {"race", o.race},
+            {"time_budget_s", o.time_budget_s},
             {"min_iterations", o.min_iterations},
             {"verify", to_string(o.verify)},
             {"seed", o.seed},
@@ -149,6 +162,38 @@ nlohmann::json finding_json(const FindingResult& f) {
     return j;
 }
 
+nlohmann::json interval_or_null(double low, double high) {
+    return low > 0 && high > 0 ? nlohmann::json::array({low, high}) : nlohmann::json();
+}
+
+nlohmann::json answers_json(const std::vector<Answer>& answers) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Answer& a : answers) {
+        nlohmann::json versus = nlohmann::json::array();
+        for (const Versus& v : a.versus)
+            versus.push_back({{"reference", v.role},
+                              {"case", v.label},
+                              {"ratio", v.ratio.ratio},
+                              {"interval", interval_or_null(v.ratio.low, v.ratio.high)}});
+        nlohmann::json j{{"group", a.group},
+                         {"family", to_string(a.family)},
+                         {"table", a.table},
+                         {"winner", a.winner.empty() ? nlohmann::json() : nlohmann::json(a.winner)},
+                         {"tied", a.tied},
+                         {"versus", versus},
+                         {"partial", a.partial},
+                         {"text", a.text()}};
+        if (!a.winner.empty()) {
+            j["mib_s"] = a.mib_s;
+            j["interval_mib_s"] = interval_or_null(a.low, a.high);
+        } else {
+            j["no_winner"] = a.no_winner;
+        }
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
 }  // namespace
 
 nlohmann::json report_to_json(const Report& r) {
@@ -156,7 +201,8 @@ nlohmann::json report_to_json(const Report& r) {
     for (const auto& c : r.cases) cases.push_back(case_json(c, r.environment.hosts));
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : r.groups)
-        groups.push_back({{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}});
+        groups.push_back(
+            {{"id", g.id}, {"title", g.title}, {"options", options_json(g.options)}, {"partial", g.partial}});
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : r.findings) findings.push_back(finding_json(f));
     nlohmann::json knees = nlohmann::json::array();
@@ -179,13 +225,20 @@ nlohmann::json report_to_json(const Report& r) {
                      {"findings", findings},
                      {"knees", knees},
                      {"warnings", r.warnings()}};
-    if (r.process_startup_s >= 0) j["process_startup_s"] = r.process_startup_s;
     if (r.clock_read_ns >= 0) j["clock_read_ns"] = r.clock_read_ns;
     if (r.limits.measured()) {
-        j["limits"] = {{"memcpy_large_mib_s", r.limits.memcpy_large_mib_s},
-                       {"memcpy_cache_mib_s", r.limits.memcpy_cache_mib_s}};
-        if (r.limits.device_read_mib_s > 0) j["limits"]["device_read_mib_s"] = r.limits.device_read_mib_s;
+        j["limits"] = nlohmann::json::array();
+        for (const Ceiling& l : r.limits.ceilings)
+            j["limits"].push_back({{"kind", to_string(l.key.kind)},
+                                   {"size", l.key.size},
+                                   {"buffer", l.key.buffer},
+                                   {"mib_s", l.mib_s},
+                                   {"what", l.key.describe()},
+                                   {"note", l.note}});
     }
+    if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;
+    j["elapsed_s"] = r.elapsed_s;
+    j["answer"] = answers_json(build_document(r).answers);
     return j;
 }
 

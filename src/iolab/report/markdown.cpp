@@ -1,6 +1,9 @@
-// The Markdown exporter: the ranked tables and findings, ready to paste into an issue or a post.
+// The Markdown exporter: the report's document (document.hpp), every row, ready to paste into an issue or a post.
 #include <fmt/format.h>
 
+#include <cctype>
+
+#include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -34,34 +37,36 @@ std::string markdown_table(const Table& t) {
 }
 
 std::string to_markdown(const Report& report) {
-    const std::string header = report.header();
-    const auto nl = header.find('\n');
-    std::string out = fmt::format("## {}\n", markdown_escape(header.substr(0, nl)));
-    if (nl != std::string::npos) out += fmt::format("\n{}\n", markdown_escape(header.substr(nl + 1)));
-    for (const Table& t : ranked_tables(report)) {
-        out += fmt::format("\n### {}\n\n", markdown_escape(t.title));
-        out += markdown_table(t);
-        for (const auto& n : t.notes) out += fmt::format("\n{}\n", markdown_escape(n));
-    }
-    if (const Table rt = rank_table(report); !rt.rows.empty())
-        out += fmt::format("\n### {}\n\n", markdown_escape(rt.title)) + markdown_table(rt);
-    if (const Table lt = latency_table(report); !lt.rows.empty()) {
-        out += fmt::format("\n### {}\n\n", markdown_escape(lt.title)) + markdown_table(lt);
-        for (const auto& n : lt.notes) out += fmt::format("\n{}\n", markdown_escape(n));
-    }
-    if (!report.findings.empty()) {
-        const Table ft = findings_table(report);
-        out += "\n### Findings\n\n" + markdown_table(ft);
-        for (const auto& n : ft.notes) out += fmt::format("\n{}\n", markdown_escape(n));
-    }
-    for (const auto& k : knee_lines(report)) out += fmt::format("\n{}\n", markdown_escape(k));
-    if (report.process_startup_s >= 0)
-        out += fmt::format("\nExternal tools are timed as processes: starting one costs {} here.\n",
-                           format_seconds(report.process_startup_s));
-    const auto warnings = report.warning_lines();
-    if (!warnings.empty()) {
-        out += "\n**Warnings**\n\n";
-        for (const auto& w : warnings) out += fmt::format("- {}\n", markdown_escape(w));
+    const Document d = build_document(report);
+    std::string out = fmt::format("## {}\n", markdown_escape(d.title));
+    for (const auto& h : d.header) out += fmt::format("\n{}\n", markdown_escape(h));
+    if (d.partial) out += "\n**PARTIAL**: a signal stopped the run; the cases measured before it are here.\n";
+    for (const Section& s : d.sections) {
+        // Headings as the terminal's titles, the first letter raised.
+        std::string title = s.title;
+        if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+        switch (s.kind) {
+            case SectionKind::answer:
+                out += fmt::format("\n### {}\n\n", markdown_escape(title));
+                for (const auto& l : s.lines) out += fmt::format("- {}\n", markdown_escape(l));
+                break;
+            case SectionKind::table:
+            case SectionKind::ranks:
+            case SectionKind::latency:
+            case SectionKind::findings:
+                out += fmt::format("\n### {}\n\n", markdown_escape(s.kind == SectionKind::table ? s.title : title));
+                out += markdown_table(*s.table);
+                for (const auto& n : s.table->notes) out += fmt::format("\n{}\n", markdown_escape(n));
+                break;
+            case SectionKind::knees:
+            case SectionKind::limits:
+            case SectionKind::notes:
+            case SectionKind::warnings:
+            case SectionKind::environment:
+                out += fmt::format("\n**{}**\n\n", markdown_escape(title));
+                for (const auto& l : s.lines) out += fmt::format("- {}\n", markdown_escape(l));
+                break;
+        }
     }
     return out;
 }

@@ -142,6 +142,8 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     r.checked = r.verified ? Checked::content : value_of(kChecked, str(c, "verification")).value_or(Checked::none);
     const auto cold = c.find("cold_unproven");
     r.cold_unproven = cold != c.end() && cold->is_boolean() && cold->get<bool>();
+    const std::string stopped = str(c, "stopped");
+    r.stopped = value_of(kStopReasons, stopped).value_or(StopReason::none);
     const auto samples = c.find("samples");
     if (samples == c.end() || !samples->is_array()) throw where("missing samples");
     try {
@@ -155,6 +157,11 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
         if (!(s.wall_s >= 1e-9) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s) ||
             !std::isfinite(s.user_s) || !std::isfinite(s.sys_s))
             throw where("a sample has a time that is not finite and at least 1 ns");
+    // A tool's fixed cost and own time: absent (-1), or finite and not negative; passes from 1.
+    for (const auto& s : r.samples)
+        if (!(s.fixed_s == -1 || (s.fixed_s >= 0 && std::isfinite(s.fixed_s))) ||
+            !(s.tool_s == -1 || (s.tool_s >= 0 && std::isfinite(s.tool_s))) || s.passes < 1 || s.passes > 1000000)
+            throw where("a sample's fixed_s, tool_s or passes is out of range");
     // A job's or a rank's own time lies inside the sample's span.
     for (const auto& s : r.samples)
         for (const auto* times : {&s.job_s, &s.rank_s})
@@ -184,6 +191,8 @@ RunOptions read_options(const json& o, const std::string& where) {
     }
     opts.precision = num(o, "precision", opts.precision);
     opts.budget_s = num(o, "budget_s", opts.budget_s);
+    opts.time_budget_s = num(o, "time_budget_s", opts.time_budget_s);
+    if (const auto race = o.find("race"); race != o.end() && race->is_boolean()) opts.race = race->get<bool>();
     opts.forks = static_cast<unsigned>(std::clamp(num(o, "forks"), 0.0, 1e6));
     if (const auto m = o.find("min_iterations"); m != o.end() && m->is_number_unsigned())
         opts.min_iterations = std::max<std::uint64_t>(1, m->get<std::uint64_t>());
@@ -296,8 +305,10 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     if (const auto groups = j.find("groups"); groups != j.end() && groups->is_array())
         for (const auto& g : *groups) {
             if (!g.is_object()) throw ResultFormatError(fmt::format("{}: a group is not an object", origin));
+            const auto partial_group = g.find("partial");
             r.groups.push_back({one_line(str(g, "id")), one_line(str(g, "title")),
-                                read_options(g.value("options", json::object()), origin)});
+                                read_options(g.value("options", json::object()), origin),
+                                partial_group != g.end() && partial_group->is_boolean() && partial_group->get<bool>()});
         }
     if (const auto findings = j.find("findings"); findings != j.end() && findings->is_array())
         for (std::size_t i = 0; i < findings->size(); ++i)
@@ -314,12 +325,21 @@ Report read_report_json(std::string_view text, const std::string& origin) {
             kr.best_mib_s = std::max(0.0, num(k, "best_mib_s"));
             r.knees.push_back(kr);
         }
-    if (const auto l = j.find("limits"); l != j.end() && l->is_object()) {
-        r.limits.memcpy_large_mib_s = std::max(0.0, num(*l, "memcpy_large_mib_s"));
-        r.limits.memcpy_cache_mib_s = std::max(0.0, num(*l, "memcpy_cache_mib_s"));
-        r.limits.device_read_mib_s = std::max(0.0, num(*l, "device_read_mib_s"));
+    if (const auto l = j.find("limits"); l != j.end() && l->is_array()) {
+        for (const auto& c : *l) {
+            const auto kind = c.is_object() ? value_of(kLimitKinds, str(c, "kind")) : std::nullopt;
+            if (!kind) throw ResultFormatError(fmt::format("{}: a limit is not an object with a known kind", origin));
+            Ceiling ceiling;
+            ceiling.key.kind = *kind;
+            ceiling.key.size = static_cast<std::uint64_t>(std::clamp(num(c, "size"), 0.0, 1e18));
+            ceiling.key.buffer = static_cast<std::size_t>(std::clamp(num(c, "buffer"), 0.0, 1e18));
+            ceiling.mib_s = std::clamp(num(c, "mib_s"), 0.0, 1e12);
+            ceiling.note = one_line(str(c, "note"));
+            r.limits.ceilings.push_back(std::move(ceiling));
+        }
     }
-    r.process_startup_s = num(j, "process_startup_s", -1);
+    r.time_budget_s = std::clamp(num(j, "time_budget_s"), 0.0, 1e9);
+    r.elapsed_s = std::clamp(num(j, "elapsed_s"), 0.0, 1e9);
     r.clock_read_ns = num(j, "clock_read_ns", -1);
     if (r.clock_read_ns > 1e9) throw ResultFormatError(fmt::format("{}: clock_read_ns is over a second", origin));
     const auto cases = j.find("cases");

@@ -7,12 +7,23 @@
 
 #include "iolab/core/units.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/report/table.hpp"
 
 namespace iolab {
 
 std::vector<Warning> Report::warnings() const {
     std::vector<Warning> out;
-    for (const auto& c : cases) out.insert(out.end(), c.warnings.begin(), c.warnings.end());
+    for (const auto& c : cases) {
+        out.insert(out.end(), c.warnings.begin(), c.warnings.end());
+        // A ranked case above the ceiling of its kind of work by more than its interval: the
+        // ceiling or the measurement is wrong.
+        const RunOptions& o = groups.empty() ? options : group(c.spec.group).options;
+        const Ceiling* l = c.ranked() ? ceiling_for(limits, c.spec, o) : nullptr;
+        if (l && rate_interval(c).first > l->mib_s)
+            out.push_back({WarningKind::above_limit, c.spec.label(),
+                           fmt::format("{:.0f}% of its ceiling ({}: {}) even at the low end of its interval",
+                                       100 * c.throughput_mib_s / l->mib_s, l->key.describe(), format_rate(l->mib_s))});
+    }
     return out;
 }
 
@@ -45,19 +56,6 @@ const ReportGroup& Report::group(const std::string& id) const {
     return none;
 }
 
-std::vector<const CaseResult*> Report::ranked(const std::string& group, Family f) const {
-    std::vector<const CaseResult*> ok, rest;
-    for (const auto& c : cases) {
-        if (c.spec.workload.family != f || c.spec.group != group) continue;
-        (c.ranked() ? ok : rest).push_back(&c);
-    }
-    std::stable_sort(ok.begin(), ok.end(), [](const CaseResult* a, const CaseResult* b) {
-        return a->throughput_mib_s > b->throughput_mib_s;
-    });
-    ok.insert(ok.end(), rest.begin(), rest.end());
-    return ok;
-}
-
 bool Report::any_failed() const {
     return std::any_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.status == Status::failed; });
 }
@@ -84,39 +82,13 @@ std::string Report::header() const {
         suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "),
         data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""), to_string(options.cache),
         to_string(options.sync), throttle, to_string(options.verify), options.warmup.describe(),
-        options.iterations.adaptive
-            ? fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s)
-            : options.iterations.describe(),
+        !options.iterations.adaptive ? options.iterations.describe()
+        : options.race ? fmt::format("racing within {:g} s (cases stop once their place is decided)", options.time_budget_s)
+                       : fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s),
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
             (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))
                                   : std::string()),
         environment.one_line());
-}
-
-double calls_per_mib(const CaseResult& c) {
-    if (!c.spec.strategy->in_syscall_layer() || c.samples.empty()) return -1;
-    double calls = 0, bytes = 0;
-    for (const auto& s : c.samples) {
-        calls += static_cast<double>(s.syscalls);
-        bytes += static_cast<double>(s.bytes);
-    }
-    return bytes > 0 ? calls / (bytes / (1 << 20)) : 0;
-}
-
-double cpu_fraction(const CaseResult& c) {
-    double cpu = 0, wall = 0;
-    for (const auto& s : c.samples) {
-        cpu += s.user_s + s.sys_s;
-        wall += s.wall_s;
-    }
-    return wall > 0 ? cpu / wall : 0;
-}
-
-double median_resident(const CaseResult& c) {
-    std::vector<double> r;
-    for (const auto& s : c.samples)
-        if (s.resident >= 0) r.push_back(s.resident);
-    return r.empty() ? -1 : median(r);
 }
 
 }  // namespace iolab

@@ -18,6 +18,7 @@ struct ReportGroup {
     std::string id;
     std::string title;
     RunOptions options;
+    bool partial = false;  // a signal stopped the run while this group was measured
 };
 
 struct Report {
@@ -29,27 +30,21 @@ struct Report {
     std::vector<CaseResult> cases;
     std::vector<FindingResult> findings;
     std::vector<KneeResult> knees;
-    double process_startup_s = -1;  // measured when external tools ran: what starting one costs
-    double clock_read_ns = -1;      // measured when patterned cases ran: one read of the clock
-    Limits limits;                  // reference limits, when measured
-    bool partial = false;           // interrupted: only the cases that completed are here
+    double clock_read_ns = -1;  // measured when patterned cases ran: one read of the clock
+    Limits limits;              // the ceiling of each kind of work, when measured
+    double time_budget_s = 0;   // racing: the run's time budget (0: none)
+    double elapsed_s = 0;       // how long the run took
+    // Interrupted: the cases measured before the signal are here (those it cut short say so).
+    bool partial = false;
 
     const ReportGroup& group(const std::string& id) const;
 
     std::vector<Warning> warnings() const;
     // The warnings as lines for people: outliers, common on a shared machine, in one line.
     std::vector<std::string> warning_lines() const;
-    // Cases of one group and family: the ok ones fastest first, then failed and skipped
-    // (never ranked).
-    std::vector<const CaseResult*> ranked(const std::string& group, Family f) const;
     bool any_failed() const;
     std::string header() const;  // what was measured, in one or two lines
 };
 
-// Data calls per MiB for a case, or -1 when its I/O is not in the syscall layer.
-double calls_per_mib(const CaseResult& c);
-// CPU time (user + system) over wall time, as a fraction.
-double cpu_fraction(const CaseResult& c);
-double median_resident(const CaseResult& c);
 
 }  // namespace iolab

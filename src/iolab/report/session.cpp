@@ -26,16 +26,6 @@ std::uint64_t free_space(const std::string& dir) {
     return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
-double process_startup_seconds(int runs) {
-    std::vector<double> t;
-    for (int i = 0; i < runs; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        run_process({"true"});
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return median(t);
-}
-
 std::vector<CaseSpec> group_cases(const Group& g) {
     auto cases = build_plan(g.plan);
     for (auto& c : cases) c.group = g.id;
@@ -88,45 +78,68 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         plan.push_back(group_cases(g));
         total += plan.back().size();
     }
-    // The reference rows of read and copy tables: about half a second, measured once.
-    const bool reads_or_copies = std::any_of(plan.begin(), plan.end(), [](const auto& cases) {
-        return std::any_of(cases.begin(), cases.end(),
-                           [](const CaseSpec& c) { return c.workload.family != Family::write; });
-    });
-    if (settings.limits && reads_or_copies) report.limits = measure_memory_limits();
-    bool external = false;
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    // The ceilings of the tables' kinds of work, measured once (a second or less, more for a cold
+    // table: a file of its size is read from the device).
+    if (settings.limits) {
+        std::vector<CeilingKey> keys;
+        for (std::size_t gi = 0; gi < plan.size(); ++gi)
+            for (const CaseSpec& c : plan[gi])
+                for (const CeilingKey& k : ceilings_of(c, suite.groups[gi].options))
+                    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+        report.limits = measure_limits(keys, scratch.path());
+
+    }
+    // Racing groups share the run's time budget in proportion to their cases, each group taking
+    // its share of what is left when it starts.
+    const auto racing = [](const Group& g) { return g.options.race && g.options.iterations.adaptive; };
+    const double budget = suite.groups.empty() ? 0 : suite.groups.front().options.time_budget_s;
+    if (std::any_of(suite.groups.begin(), suite.groups.end(), racing)) report.time_budget_s = budget;
     std::size_t first = 0;  // index of the group's first case in the whole run
     for (std::size_t gi = 0; gi < plan.size(); ++gi) {
-        const Group& group = suite.groups[gi];
+        Group group = suite.groups[gi];
         const auto& cases = plan[gi];
-        for (const auto& c : cases) external = external || c.strategy->external();
+        if (racing(group)) {
+            std::size_t left = 0;
+            for (std::size_t k = gi; k < plan.size(); ++k)
+                if (racing(suite.groups[k])) left += plan[k].size();
+            group.options.group_budget_s = std::max(1e-3, (budget - elapsed()) * static_cast<double>(cases.size()) /
+                                                              static_cast<double>(std::max<std::size_t>(1, left)));
+        }
         const ProgressFn progress = [&](std::size_t i, const CaseSpec& c, double done) {
             if (settings.on_case)
                 settings.on_case(first + i, total, c,
                                  (static_cast<double>(first) + done * static_cast<double>(cases.size())) /
                                      static_cast<double>(total));
         };
+        const std::vector<bool> held = held_cases(suite, cases);
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
-                           ? run_group_forked(cases, group.options, scratch, progress)
-                           : run_group(cases, group.options, scratch, system_clock(), progress);
-        // A stop request ends the run at this safe point; the group it cut short is dropped. Under
-        // MPI a stop on any rank is a stop on all.
-        if (tm.any(interrupt::requested())) {
+                           ? run_group_forked(cases, group.options, scratch, progress, held)
+                           : run_group(cases, group.options, scratch, system_clock(), progress, held);
+        // A stop request ends the run at this safe point. The group it cut short keeps what it
+        // measured, marked partial. Under MPI a stop on any rank is a stop on all.
+        const bool stopped = tm.any(interrupt::requested());
+        for (auto& r : results)
+            if (!stopped || r.status != Status::ok || !r.samples.empty()) report.cases.push_back(std::move(r));
+        first += cases.size();
+        if (settings.on_group) settings.on_group(gi, plan.size(), report.groups[gi], elapsed());
+        if (stopped) {
             interrupt::request(SIGTERM);
             report.partial = true;
+            report.groups[gi].partial = true;
             break;
         }
-        for (auto& r : results) report.cases.push_back(std::move(r));
-        first += cases.size();
     }
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
+    report.elapsed_s = elapsed();
     if (report.partial) return report;
-    if (external && find_program("true")) report.process_startup_s = process_startup_seconds();
     if (std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
         report.clock_read_ns = clock_read_cost_ns();
     for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));
     for (const auto& k : suite.knees) report.knees.push_back(find_knee(k, report.cases));
+    report.elapsed_s = elapsed();
     return report;
 }
 

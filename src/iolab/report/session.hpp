@@ -16,10 +16,13 @@ struct SessionSettings {
     std::string description;
     std::string scratch_parent;  // empty: the system temp folder
     bool keep = false;           // keep the scratch folder
-    bool limits = true;          // measure the memory-copy limits for reference rows
+    bool limits = true;          // measure the ceilings of the tables' kinds of work
     // Called before each measured iteration: (index of the case from 0, total cases, the case,
     // the share of the whole run's measured work done, 0 to 1).
     std::function<void(std::size_t, std::size_t, const CaseSpec&, double)> on_case;
+    // Called when a group is over: (its index from 0, the number of groups, the group, the
+    // seconds since the run began).
+    std::function<void(std::size_t, std::size_t, const ReportGroup&, double)> on_group;
 };
 
 // The cases of a group, each tagged with the group's id.
@@ -32,7 +35,5 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
 
 // Free bytes for an unprivileged writer on the filesystem holding dir.
 std::uint64_t free_space(const std::string& dir);
-// The median wall time of starting and waiting for /bin/true, over `runs` runs.
-double process_startup_seconds(int runs = 20);
 
 }  // namespace iolab

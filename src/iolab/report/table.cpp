@@ -10,8 +10,6 @@
 
 namespace iolab {
 
-namespace {}  // namespace
-
 std::string options_text(const RunOptions& o) {
     std::string t =
         fmt::format("cache {}, sync {}, verify {}", to_string(o.cache), to_string(o.sync), to_string(o.verify));
@@ -135,90 +133,152 @@ Table latency_table(const Report& report) {
     return t;
 }
 
-std::vector<Table> ranked_tables(const Report& report) {
-    std::vector<Table> tables;
-    std::vector<ReportGroup> groups = report.groups;
-    if (groups.empty()) groups.push_back(ReportGroup{"", "", report.options});
-    for (const ReportGroup& g : groups)
+namespace {
+
+std::string verified_cell(const CaseResult& c) {
+    return c.verified                          ? "yes"
+           : c.checked == Checked::byte_count  ? "bytes"
+           : c.spec.strategy->output_checked() ? "NO"
+                                               : "n/a";
+}
+
+// Why a case has no rank, in its row.
+std::pair<std::string, std::string> unranked(const CaseResult& c, const Report& report) {
+    if (c.status == Status::failed) return {"FAILED", c.reason};
+    if (c.status == Status::skipped) return {"skipped", c.reason};
+    if (c.budget_unheld)
+        return {"not ranked", fmt::format("the page cache held more of the input than the budget of {}",
+                                          format_size(report.group(c.spec.group).options.cache_budget))};
+    return {"not ranked", fmt::format("not proven cold ({:.0f}% of the input cached, median)", median_resident(c) * 100)};
+}
+
+
+// How many rows of each kind a terminal shows without --all.
+constexpr std::size_t kShownWinners = 4, kShownNext = 2;
+
+}  // namespace
+
+std::pair<double, double> rate_interval(const CaseResult& c) {
+    if (!has_interval(c) || c.stats.median_low <= 0 || c.stats.median_high <= 0) return {0, 0};
+    const double t = c.throughput_mib_s, m = c.stats.median;
+    return {t * m / c.stats.median_high, t * m / c.stats.median_low};
+}
+
+bool has_interval(const CaseResult& c) { return c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence; }
+
+std::string format_rate(double mib_s) {
+    if (mib_s >= 1024) return fmt::format("{:.3g} GiB/s", mib_s / 1024);
+    return fmt::format("{:.3g} MiB/s", mib_s);
+}
+
+std::string table_name(const RankedTable& t) {
+    const ReportGroup& g = *t.group;
+    std::string where = g.title;
+    if (where.empty() && !t.cases.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
+    return fmt::format("{}{}, cache {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
+                       to_string(g.options.cache));
+}
+
+std::vector<RankedTable> ranked_tables(const Report& report) {
+    std::vector<RankedTable> tables;
+    static const ReportGroup kNone;
+    std::vector<const ReportGroup*> groups;
+    for (const ReportGroup& g : report.groups) groups.push_back(&g);
+    ReportGroup plain{"", "", report.options};
+    if (groups.empty()) groups.push_back(&plain);
+    for (const ReportGroup* gp : groups)
         for (Family f : {Family::read, Family::write, Family::copy}) {
-            const auto cases = report.ranked(g.id, f);
+            const ReportGroup& g = *gp;
+            std::vector<const CaseResult*> cases;
+            for (const auto& c : report.cases)
+                if (c.spec.workload.family == f && c.spec.group == g.id) cases.push_back(&c);
             if (cases.empty()) continue;
+            RankedTable rt;
+            rt.group = gp == &plain ? &kNone : gp;
+            rt.standing = stand(cases);
             const bool cold = g.options.cache == CacheMode::cold;
-            Table t;
+            Table& t = rt.table;
             t.family = f;
             t.group = g.id;
-            t.title =
-                fmt::format("{}{} ({})", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options));
-            // Reads are held against a memcpy into a cache-sized buffer (what a page-cache read
-            // does), copies against a large memcpy.
-            const double limit = !report.limits.measured() || f == Family::write ? 0
-                                 : f == Family::read                             ? report.limits.memcpy_cache_mib_s
-                                                                                 : report.limits.memcpy_large_mib_s;
-            t.columns = {{"#"},       {"strategy", true}, {"params", true},
-                         {"median"},  {"MiB/s"},          {fmt::format("±{:.0f}%", kMedianConfidence * 100)},
-                         {"vs best"}, {"calls/MiB"},      {"CPU"}};
-            if (limit > 0) t.columns.insert(t.columns.begin() + 5, {"of limit"});
-            if (cold && f != Family::write) t.columns.push_back({"cached"});
-            t.columns.push_back({"verified"});
-            const double best = cases.front()->ranked() ? cases.front()->throughput_mib_s : 0;
-            int rank = 0;
-            bool scaled = false;
-            for (const CaseResult* c : cases) {
+            t.title = fmt::format("{}{} ({}){}", g.title.empty() ? "" : g.title + ": ", to_string(f),
+                                  options_text(g.options), g.partial ? " PARTIAL: interrupted" : "");
+            // A row's ceiling, and how far it reaches: shown only where the median has its interval
+            // (a smoke run's one sample says nothing of a ceiling).
+            const auto ceiling = [&](const CaseResult& c) { return ceiling_for(report.limits, c.spec, g.options); };
+            const bool limits = std::any_of(rt.standing.places.begin(), rt.standing.places.end(), [&](const auto& p) {
+                return p.c->ranked() && has_interval(*p.c) && ceiling(*p.c);
+            });
+            // The order of the columns, and below how many terminal columns each gives way.
+            t.columns = {{"#"},
+                         {"strategy", true},
+                         {"params", true},
+                         {"median", false, 80},
+                         {"MiB/s"},
+                         {fmt::format("±{:.0f}%", kMedianConfidence * 100)}};
+            if (limits) t.columns.push_back({"of limit", false, 100});
+            t.columns.push_back({"vs best", false, 80});
+            t.columns.push_back({"calls/MiB", false, 120});
+            t.columns.push_back({"CPU", false, 120});
+            if (cold && f != Family::write) t.columns.push_back({"cached", false, 100});
+            t.columns.push_back({"verified", false, 100});
+            const CaseResult* best = rt.standing.pick ? rt.standing.pick : rt.standing.leader;
+            std::size_t winners = 0, next = 0;
+            const CaseResult* slowest = nullptr;
+            for (const auto& p : rt.standing.places)
+                if (p.rank > 0) slowest = p.c;
+            for (const Standing::Place& p : rt.standing.places) {
+                const CaseResult* c = p.c;
+                rt.cases.push_back(c);
+                rt.ceilings.push_back(c->ranked() ? ceiling(*c) : nullptr);
                 Row row;
                 if (!c->ranked()) {
-                    const bool not_cold = c->status == Status::ok;
                     row.kind = c->status == Status::failed ? RowKind::failed : RowKind::skipped;
                     row.cells = {"-", c->name(), c->spec.label_params()};
-                    row.status = c->status == Status::failed ? "FAILED" : not_cold ? "not ranked" : "skipped";
-                    row.reason = not_cold && c->budget_unheld
-                                     ? fmt::format("the page cache held more of the input than the budget of {}",
-                                                   format_size(report.group(c->spec.group).options.cache_budget))
-                                 : not_cold ? fmt::format("not proven cold ({:.0f}% of the input cached, median)",
-                                                          median_resident(*c) * 100)
-                                            : c->reason;
+                    std::tie(row.status, row.reason) = unranked(*c, report);
+                    row.shown = c->status == Status::failed;
                     t.rows.push_back(std::move(row));
                     continue;
                 }
-                const double scale = c->spec.scale();
-                std::string median = format_seconds(c->stats.median * scale);
-                if (c->spec.full_bytes) {
-                    median = "~" + median + "*";
-                    scaled = true;
-                }
-                // The interval of the median printed beside it; "?" when the samples are too few for
-                // the stated confidence.
-                const double half = c->stats.median_precision();
-                const bool interval = c->stats.n > 1 && c->stats.median_confidence >= kMedianConfidence;
+                std::string median = format_seconds(c->stats.median * c->spec.scale());
+                if (c->spec.full_bytes) median = "~" + median + "*";
+                if (c->net()) median += " net";
+                // The interval of the median beside it: "?" where the samples are too few for its
+                // confidence, "!" where the case is unstable.
+                std::string interval = has_interval(*c) ? fmt::format("±{:.1f}%", c->stats.median_precision() * 100)
+                                                        : fmt::format("? (n={})", c->stats.n);
+                if (!c->stable) interval += "!";
                 const double cpm = calls_per_mib(*c);
-                row.cells = {std::to_string(++rank),
-                             c->name(),
-                             c->spec.label_params(),
-                             median,
-                             fmt::format("{:.1f}", c->throughput_mib_s),
-                             interval ? fmt::format("±{:.1f}%", half * 100) : fmt::format("? (n={})", c->stats.n),
-                             format_ratio(c->throughput_mib_s > 0 ? best / c->throughput_mib_s : 0),
-                             cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm),
-                             fmt::format("{:.0f}%", cpu_fraction(*c) * 100)};
-                if (limit > 0)
-                    row.cells.insert(row.cells.begin() + 5, fmt::format("{:.0f}%", 100 * c->throughput_mib_s / limit));
+                row.cells = {p.rank_text(), c->name(), c->spec.label_params(), median,
+                             fmt::format("{:.1f}", c->throughput_mib_s), interval};
+                if (limits) {
+                    const Ceiling* l = rt.ceilings.back();
+                    row.cells.push_back(l && has_interval(*c) ? fmt::format("{:.0f}%", 100 * c->throughput_mib_s / l->mib_s)
+                                                              : "-");
+                }
+                row.cells.push_back(best && c->throughput_mib_s > 0 ? format_ratio(best->throughput_mib_s / c->throughput_mib_s)
+                                                                    : "-");
+                row.cells.push_back(cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm));
+                row.cells.push_back(fmt::format("{:.0f}%", cpu_fraction(*c) * 100));
                 if (cold && f != Family::write) {
                     const double r = median_resident(*c);
                     row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
                 }
-                row.cells.push_back(c->verified                          ? "yes"
-                                    : c->checked == Checked::byte_count  ? "bytes"
-                                    : c->spec.strategy->output_checked() ? "NO"
-                                                                         : "n/a");
+                row.cells.push_back(verified_cell(*c));
+                // What a terminal shows: the first of the winner group, the next few, the slowest, and
+                // the unstable case that kept the table from a stable winner.
+                row.shown = (p.winner && winners++ < kShownWinners) || (p.rank > 0 && !p.winner && next++ < kShownNext) ||
+                            c == slowest || c == rt.standing.unsettled;
+                row.tone = p.winner && rt.standing.pick ? Tone::good : c->stable ? Tone::plain : Tone::doubtful;
                 t.rows.push_back(std::move(row));
             }
-            for (const CaseResult* c : cases)
+            for (const CaseResult* c : rt.cases)
                 if (c->timeline)
                     t.notes.push_back(fmt::format("timeline of {}{}: {}", c->spec.label(),
                                                   c->spec.workload.jobs > 1
                                                       ? fmt::format(" (job 1 of {})", c->spec.workload.jobs)
                                                       : std::string(),
                                                   c->timeline->summary()));
-            for (const CaseResult* c : cases) {
+            for (const CaseResult* c : rt.cases) {
                 // Scaled as the median is (a byte-at-a-time slice stands for the whole file).
                 std::vector<double> each;
                 for (const Sample& s : c->samples)
@@ -231,30 +291,81 @@ std::vector<Table> ranked_tables(const Report& report) {
                     c->spec.label(), format_seconds(each.front()), format_seconds(each.back()),
                     format_seconds(median(each))));
             }
-            if (limit > 0) {
-                t.limit_mib_s = limit;
-                t.limit_label = f == Family::read ? "memcpy into a 64 KiB buffer" : "memcpy, 256 MiB to 256 MiB";
-                Row ref;
-                ref.kind = RowKind::reference;
-                ref.cells = {"ref", t.limit_label, ""};
-                ref.status = "limit";
-                ref.reason = fmt::format("{:.1f} MiB/s: in-process reference, not ranked", limit);
-                t.rows.insert(t.rows.begin(), std::move(ref));
-            }
-            if (scaled)
-                t.notes.push_back(
-                    "* byte-at-a-time case measured on a slice of the file; its time is scaled to the "
-                    "whole size (throughput is as measured)");
-            if (std::any_of(cases.begin(), cases.end(), [](const CaseResult* c) {
-                    return c->status == Status::ok && !c->spec.strategy->in_syscall_layer();
-                }))
-                t.notes.push_back(
-                    "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count "
-                    "calls (or, for verified, leaves no output to check); bytes: only the byte count "
-                    "the tool reported was checked");
-            tables.push_back(std::move(t));
+            tables.push_back(std::move(rt));
         }
     return tables;
+}
+
+std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all) {
+    std::vector<std::string> out;
+    bool scaled = false, uncounted = false, unstable = false, early = false, limit = false;
+    std::vector<const CaseResult*> tools;
+    for (const RankedTable& t : tables)
+        for (const CaseResult* c : t.cases) {
+            if (c->status != Status::ok) continue;
+            scaled = scaled || (c->spec.full_bytes && c->ranked());
+            uncounted = uncounted || !c->spec.strategy->in_syscall_layer();
+            unstable = unstable || (c->ranked() && !c->stable);
+            early = early || c->stopped == StopReason::clearly_slower;
+            if (c->net()) tools.push_back(c);
+        }
+    for (const RankedTable& t : tables)
+        for (const Column& col : t.table.columns) limit = limit || col.name == "of limit";
+    (void)report;
+    if (scaled)
+        out.push_back(
+            "* byte-at-a-time case measured on a slice of the file; its time is scaled to the whole size "
+            "(throughput is as measured)");
+    if (uncounted)
+        out.push_back(
+            "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count calls (or, for "
+            "verified, leaves no output to check); bytes: only the byte count the tool reported was checked");
+    if (unstable)
+        out.push_back(fmt::format(
+            "!: unstable: the median's interval was still wider than ±{:.0f}% when its budget was spent; not ranked, "
+            "and it decides nothing",
+            kStableBound * 100));
+    if (early)
+        out.push_back(fmt::format(
+            "? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once it was shown slower than "
+            "its table's fastest; --precision measures every case to its end",
+            kMedianConfidence * 100));
+    if (limit)
+        out.push_back(
+            "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "
+            "(see limits)");
+    if (!tools.empty()) {
+        std::vector<std::string> parts;
+        if (all) {
+            for (const CaseResult* c : tools) {
+                std::vector<double> own;
+                for (const Sample& smp : c->samples)
+                    if (smp.tool_s >= 0) own.push_back(smp.tool_s / smp.passes);
+                const unsigned passes = c->samples.back().passes;
+                parts.push_back(fmt::format(
+                    "{}: net {}, process {}, fixed {}{}{}", c->spec.label(), format_seconds(c->stats.median),
+                    format_seconds(c->gross.median), format_seconds(c->fixed.median),
+                    own.empty() ? "" : fmt::format(", its own report {}", format_seconds(median(own))),
+                    passes > 1 ? fmt::format(" (a pass of {} in each run)", passes) : ""));
+            }
+        } else {
+            // One figure a tool: the largest fixed cost among its cases.
+            for (const CaseResult* c : tools) {
+                const std::string head = c->name() + " ";
+                if (std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return p.starts_with(head); }))
+                    continue;
+                double most = 0;
+                for (const CaseResult* d : tools)
+                    if (d->name() == c->name()) most = std::max(most, d->fixed.median);
+                parts.push_back(head + format_seconds(most));
+            }
+        }
+        out.push_back(fmt::format(
+            "net: a tool's time less its fixed cost (the same command on a one-page input, run beside it){}: {}{}",
+            all ? "" : ", up to", fmt::join(parts, "; "),
+            all ? "" : "; --all shows each case with the time the tool reports itself"));
+    }
+    return out;
 }
 
 Table findings_table(const Report& report) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/harness/standing.hpp"
 #include "iolab/report/report.hpp"
 
 namespace iolab {
@@ -23,11 +24,18 @@ struct Row {
     std::vector<std::string> cells;  // ranked: one per column; otherwise the leading ones
     std::string status, reason;      // failed, skipped, reference
     Tone tone = Tone::plain;
+    // Drawn on a terminal without --all: the winner group, the next few, the slowest and every
+    // failure. Markdown, HTML and JSON hold every row.
+    bool shown = true;
 };
 
 struct Column {
     std::string name;
     bool left = false;  // text (names, claims) is left-aligned; figures right-aligned
+    // A terminal narrower than this many columns goes without it (0: always drawn). The order is
+    // stated once, in ranked_tables: below 120 columns CPU and calls/MiB go, below 100 also
+    // verified, of limit and cached, below 80 also median and vs best.
+    std::size_t needs = 0;
 };
 
 struct Table {
@@ -36,10 +44,16 @@ struct Table {
     std::string title;  // "copy (cache warm, sync none)" or "small: copy (...)"
     std::vector<Column> columns;
     std::vector<Row> rows;
-    std::vector<std::string> notes;  // footnotes (scaled slices)
-    // The memcpy limit of its reference row (reads and copies, when measured), else 0.
-    double limit_mib_s = 0;
-    std::string limit_label;
+    std::vector<std::string> notes;  // footnotes of this table alone (timelines, jobs)
+};
+
+// A group's cases of one family, ranked: the table people read, and how its cases stand.
+struct RankedTable {
+    Table table;
+    const ReportGroup* group = nullptr;
+    std::vector<const CaseResult*> cases;  // in the table's order
+    Standing standing;
+    std::vector<const Ceiling*> ceilings;  // each case's, or nullptr
 };
 
 // Under MPI: one rank's part of a case, from its own times (Sample::rank_s; each rank moved an
@@ -62,16 +76,31 @@ std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t
 // "850 ns", "12.3 us", "4.56 ms", "1.20 s".
 std::string format_ns(std::uint64_t ns);
 
-// A ranked table per group and family.
-std::vector<Table> ranked_tables(const Report& report);
+// A ranked table per group and family, the cases in the order of their standing.
+std::vector<RankedTable> ranked_tables(const Report& report);
+// Notes that hold for every table they apply to (scaled slices, uncounted calls, tools' fixed
+// costs, unstable and early-stopped cases), once each. `all`: every tool's figures.
+std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all);
+// "read, 64 MiB, cache warm": a table in the words of its answer.
+std::string table_name(const RankedTable& t);
+// The median's interval as one of throughputs (low, high); (0, 0) without a 95 % interval.
+std::pair<double, double> rate_interval(const CaseResult& c);
+bool has_interval(const CaseResult& c);
+// "17.9 GiB/s" or "812 MiB/s".
+std::string format_rate(double mib_s);
 // The findings: verdict, measured ratio and interval, threshold, claim.
 Table findings_table(const Report& report);
 std::vector<std::string> knee_lines(const Report& report);
 // "cache warm, sync none, verify sampled[, writes to a SIMULATED device of ...]"
 std::string options_text(const RunOptions& o);
 
-// A table as aligned text columns (UTF-8 aware), optionally coloured, without its title.
-std::string text_table(const Table& t, bool colour);
+// A table as aligned text columns (UTF-8 aware), optionally coloured, without its title: within
+// `columns` glyphs (0: no limit; columns give way in their stated order, then long text is cut
+// with "…"), every row or (all false) the rows a terminal shows.
+std::string text_table(const Table& t, bool colour, std::size_t columns = 0, bool all = true);
+// Text in lines of at most `columns` glyphs (0: one line), broken at spaces, the lines after the
+// first indented.
+std::vector<std::string> wrap(const std::string& text, std::size_t columns, std::size_t indent = 2);
 // A table as a Markdown pipe table, without its title.
 std::string markdown_table(const Table& t);
 std::string markdown_escape(const std::string& s);

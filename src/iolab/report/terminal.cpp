@@ -1,9 +1,11 @@
-// The terminal exporter: the header, a table per group and family, the findings, the warnings.
+// The terminal exporter: draws the report's document (document.hpp) to the terminal's width, each
+// table with its winner group, the next few and the slowest (every row with --all).
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -31,79 +33,150 @@ const char* colour_of(Tone tone) {
 
 }  // namespace
 
-std::string text_table(const Table& t, bool colour) {
-    std::vector<std::size_t> width(t.columns.size(), 0);
-    for (std::size_t i = 0; i < t.columns.size(); ++i) width[i] = utf8_length(t.columns[i].name);
-    // Failed and skipped rows fill only the leading columns; their reason runs on.
+// s cut to n glyphs, never inside one, with "…" where it was cut.
+std::string cut_to(std::string s, std::size_t n) {
+    if (utf8_length(s) <= n) return s;
+    const std::size_t keep = n > 0 ? n - 1 : 0;
+    while (utf8_length(s) > keep) {
+        while (!s.empty() && (s.back() & 0xC0) == 0x80) s.pop_back();  // continuation bytes
+        if (!s.empty()) s.pop_back();                                  // and their lead byte
+    }
+    return n > 0 ? s + "\u2026" : s;
+}
+
+std::string text_table(const Table& t, bool colour, std::size_t columns, bool all) {
+    // The columns this width keeps: each gives way below the width it needs.
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (columns == 0 || t.columns[i].needs == 0 || columns >= t.columns[i].needs) keep.push_back(i);
+    std::vector<const Row*> rows;
     for (const auto& r : t.rows)
-        for (std::size_t i = 0; i < r.cells.size() && i < width.size(); ++i)
-            width[i] = std::max(width[i], utf8_length(r.cells[i]));
-    const auto cell = [&](const std::string& text, std::size_t i) {
-        const std::string pad(width[i] - std::min(width[i], utf8_length(text)), ' ');
-        return t.columns[i].left ? text + pad : pad + text;
+        if (all || r.shown) rows.push_back(&r);
+    std::vector<std::size_t> width(keep.size(), 0);
+    for (std::size_t k = 0; k < keep.size(); ++k) width[k] = utf8_length(t.columns[keep[k]].name);
+    // Failed and skipped rows fill only the leading columns; their reason runs on.
+    for (const Row* r : rows)
+        for (std::size_t k = 0; k < keep.size(); ++k)
+            if (keep[k] < r->cells.size()) width[k] = std::max(width[k], utf8_length(r->cells[keep[k]]));
+    // Too wide still: the widest text columns (params, names) give way, down to 8 glyphs.
+    const auto total = [&] {
+        std::size_t w = 0;
+        for (std::size_t x : width) w += x;
+        return w + 2 * (width.empty() ? 0 : width.size() - 1);
     };
-    const auto finish = [](std::string l) {
+    while (columns > 0 && total() > columns) {
+        std::size_t widest = SIZE_MAX;
+        for (std::size_t k = 0; k < keep.size(); ++k)
+            if (t.columns[keep[k]].left && width[k] > 8 && (widest == SIZE_MAX || width[k] > width[widest])) widest = k;
+        if (widest == SIZE_MAX) break;
+        width[widest] -= std::min(width[widest] - 8, total() - columns);
+    }
+    const auto cell = [&](const std::string& text, std::size_t k) {
+        const std::string shown = cut_to(text, width[k]);
+        const std::string pad(width[k] - std::min(width[k], utf8_length(shown)), ' ');
+        return t.columns[keep[k]].left ? shown + pad : pad + shown;
+    };
+    const auto finish = [&](std::string l, const std::string& tail, Tone tone) {
+        if (!tail.empty()) {
+            const std::size_t room = columns == 0 ? SIZE_MAX : columns > utf8_length(l) ? columns - utf8_length(l) : 0;
+            l += paint(cut_to(tail, room), colour_of(tone), colour);
+        }
         while (!l.empty() && l.back() == ' ') l.pop_back();
         return l + "\n";
     };
-    std::vector<std::string> names;
-    for (const auto& c : t.columns) names.push_back(c.name);
     std::string out;
     const auto line = [&](const std::vector<std::string>& cells, Tone tone) {
         std::string l;
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-            std::string c = cell(cells[i], i);
-            if (i == 0 && tone != Tone::plain) c = paint(c, colour_of(tone), colour);
-            l += (i ? "  " : "") + c;
+        for (std::size_t k = 0; k < keep.size(); ++k) {
+            std::string c = cell(keep[k] < cells.size() ? cells[keep[k]] : std::string(), k);
+            if (k == 0 && tone != Tone::plain) c = paint(c, colour_of(tone), colour);
+            l += (k ? "  " : "") + c;
         }
-        return finish(l);
+        return finish(l, "", Tone::plain);
     };
+    std::vector<std::string> names;
+    for (const auto& c : t.columns) names.push_back(c.name);
     out += line(names, Tone::plain);
-    for (const auto& r : t.rows) {
-        if (r.kind == RowKind::ranked) {
-            out += line(r.cells, r.tone);
+    for (const Row* r : rows) {
+        if (r->kind == RowKind::ranked) {
+            out += line(r->cells, r->tone);
             continue;
         }
         std::string l;
-        for (std::size_t i = 0; i < r.cells.size(); ++i) l += cell(r.cells[i], i) + "  ";
-        const Tone tone = r.kind == RowKind::failed ? Tone::bad : Tone::doubtful;
-        out += finish(l + paint(r.status + ": " + r.reason, colour_of(tone), colour));
+        for (std::size_t k = 0; k < keep.size() && keep[k] < r->cells.size(); ++k) l += cell(r->cells[keep[k]], k) + "  ";
+        out += finish(l, r->status + ": " + r->reason, r->kind == RowKind::failed ? Tone::bad : Tone::doubtful);
     }
     return out;
 }
 
-std::string render_terminal(const Report& report, bool colour) {
-    std::string out = paint(report.header(), "1", colour) + "\n";
-    for (const Table& t : ranked_tables(report)) {
-        out += fmt::format("\n{}\n", paint(t.title, "1", colour));
-        out += text_table(t, colour);
-        for (const auto& n : t.notes) out += n + "\n";
+std::vector<std::string> wrap(const std::string& text, std::size_t columns, std::size_t indent) {
+    if (columns == 0 || utf8_length(text) <= columns) return {text};
+    std::vector<std::string> out;
+    std::string line;
+    std::size_t start = 0;
+    const std::string pad(indent, ' ');
+    while (start < text.size()) {
+        std::size_t end = text.find(' ', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string word = text.substr(start, end - start);
+        const std::string next = line.empty() ? (out.empty() ? word : pad + word) : line + " " + word;
+        if (!line.empty() && utf8_length(next) > columns) {
+            out.push_back(line);
+            line = cut_to(pad + word, columns);
+        } else {
+            line = cut_to(next, columns);
+        }
+        start = end + 1;
     }
-    if (const Table rt = rank_table(report); !rt.rows.empty()) {
-        out += fmt::format("\n{}\n", paint(rt.title, "1", colour));
-        out += text_table(rt, colour);
-    }
-    if (const Table lt = latency_table(report); !lt.rows.empty()) {
-        out += fmt::format("\n{}\n", paint(lt.title, "1", colour));
-        out += text_table(lt, colour);
-        for (const auto& n : lt.notes) out += n + "\n";
-    }
-    if (!report.findings.empty()) {
-        out += fmt::format("\n{}\n", paint("findings", "1", colour));
-        const Table ft = findings_table(report);
-        out += text_table(ft, colour);
-        for (const auto& n : ft.notes) out += n + "\n";
-    }
-    for (const auto& k : knee_lines(report)) out += k + "\n";
-    if (report.process_startup_s >= 0)
-        out += fmt::format(
-            "external tools are timed as processes: starting one costs {} here (median of 20 runs "
-            "of 'true'), included in their times\n",
-            format_seconds(report.process_startup_s));
-    const auto warnings = report.warning_lines();
-    if (!warnings.empty()) {
-        out += fmt::format("\n{}\n", paint("warnings", "1;33", colour));
-        for (const auto& w : warnings) out += fmt::format("  - {}\n", w);
+    if (!line.empty()) out.push_back(line);
+    return out;
+}
+
+std::string render_terminal(const Report& report, const TerminalOptions& o) {
+    const Document d = build_document(report, o.all);
+    const std::size_t w = o.columns;
+    std::string out;
+    const auto text = [&](const std::string& t, const char* code = nullptr, std::size_t indent = 2) {
+        for (const auto& l : wrap(t, w, indent)) out += (code ? paint(l, code, o.colour) : l) + "\n";
+    };
+    text(d.title, "1");
+    for (const auto& h : d.header) text(h);
+    for (const Section& s : d.sections) {
+        switch (s.kind) {
+            case SectionKind::answer:
+                out += "\n";
+                text(s.title, "1");
+                for (const auto& l : s.lines) text(l, nullptr, 4);
+                break;
+            case SectionKind::table:
+            case SectionKind::ranks:
+            case SectionKind::latency:
+            case SectionKind::findings: {
+                out += "\n";
+                text(s.title, "1");
+                const Table& t = *s.table;
+                out += text_table(t, o.colour, w, o.all);
+                const auto hidden = static_cast<std::size_t>(
+                    std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
+                if (!o.all && hidden > 0) text(fmt::format("{} more row{}: --all, --markdown or --html", hidden,
+                                                           hidden == 1 ? "" : "s"));
+                for (const auto& n : t.notes) text(n);
+                break;
+            }
+            case SectionKind::knees:
+            case SectionKind::limits:
+            case SectionKind::notes:
+                out += "\n";
+                text(s.title, "1");
+                for (const auto& l : s.lines) text("  " + l, nullptr, 4);
+                break;
+            case SectionKind::warnings:
+                out += "\n";
+                text(s.title, "1;33");
+                for (const auto& l : o.all ? s.lines : s.brief) text("  - " + l, nullptr, 4);
+                break;
+            case SectionKind::environment: break;  // the header's machine line says it
+        }
     }
     return out;
 }

@@ -82,10 +82,10 @@ void write_dsync(const Job& j) {
 // One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kDirectIo[] = {
-    {.name = "read.direct", .params = kParamBuffer, .flags = kDirect, .run = read_direct,
+    {.name = "read.direct", .params = kParamBuffer, .flags = kDirect | kBypassesCache, .run = read_direct,
      .unavailable = direct_unavailable,
      .description = "pread(2) with O_DIRECT into an aligned N-byte buffer (no page cache)"},
-    {.name = "write.direct", .params = kParamBuffer | kParamRecord, .flags = kDirect, .run = write_direct,
+    {.name = "write.direct", .params = kParamBuffer | kParamRecord, .flags = kDirect | kBypassesCache, .run = write_direct,
      .unavailable = direct_unavailable,
      .description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated"},
     {.name = "write.dsync", .params = kParamBuffer | kParamRecord, .run = write_dsync,

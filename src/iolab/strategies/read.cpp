@@ -160,7 +160,7 @@ constexpr StrategyDef kReads[] = {
     {.name = "read.mmap-chunks", .params = kParamBuffer, .run = read_mmap_chunks,
      .description = "mmap(2) the file, copy it out N bytes at a time",
      .jvm = "FileChannel.map() + MappedByteBuffer.get(byte[N])"},
-    {.name = "read.mmap-scan", .run = read_mmap_scan,
+    {.name = "read.mmap-scan", .flags = kInPlace, .run = read_mmap_scan,
      .description = "mmap(2) with MADV_SEQUENTIAL, every byte read in place (no copy out)"},
 };
 // clang-format on

@@ -55,30 +55,11 @@ std::vector<const Strategy*> Registry::match(std::string_view pattern) const {
     return out;
 }
 
-namespace {
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-}  // namespace
 
 std::vector<std::string> Registry::closest(std::string_view name, std::size_t n) const {
-    std::vector<std::pair<std::size_t, std::string>> scored;
-    for (const auto& s : strategies_) scored.emplace_back(edit_distance(name, s.name), s.name);
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
-    return out;
+    std::vector<std::string> names;
+    for (const auto& s : strategies_) names.push_back(s.name);
+    return closest_names(name, names, n);
 }
 
 const Registry& Registry::builtin() {

@@ -70,6 +70,11 @@ struct Job {
     // (device, inode, and change time: an inode number is reused), so that the strategy writes
     // into that file and no other. 0: the strategy makes it, new.
     std::uint64_t dst_dev = 0, dst_ino = 0, dst_ctime_ns = 0;
+    // A tool that can repeat its work in one process (kRepeats: fio --loops) does it this many
+    // times, and reports each pass's bytes (Sink::count_only of one pass).
+    unsigned passes = 1;
+    // Where a tool puts the time it reports for its own work (all passes), when it reports one.
+    double* tool_s = nullptr;
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
@@ -92,6 +97,9 @@ enum StrategyFlag : unsigned {
     kUnthrottled = 1u << 6,  // writes through a mapping or a clone: a throttle cannot slow it
     kOwnThreads = 1u << 7,   // moves data on threads of its own: a stop for one thread cannot end it
     kParts = 1u << 8,        // honours Job::offset and Job::length: can do one part of a shared file
+    kRepeats = 1u << 9,      // a tool that honours Job::passes (its start-up is then paid once for them all)
+    kInPlace = 1u << 10,     // reads the data where it lies (a mapping), copying none of it
+    kBypassesCache = 1u << 11,  // always O_DIRECT: its reads or writes go to the device
     kTool = kExternal | kUncounted,
 };
 
@@ -119,6 +127,9 @@ struct Strategy {
     bool own_threads() const { return flags & kOwnThreads; }
     bool throttleable() const { return !(flags & kUnthrottled); }
     bool does_parts() const { return flags & kParts; }
+    bool repeats() const { return flags & kRepeats; }
+    bool in_place() const { return flags & kInPlace; }
+    bool bypasses_cache() const { return flags & kBypassesCache; }
     std::optional<std::string> skip_reason(const std::string& dir) const {
         return unavailable ? unavailable(dir) : std::nullopt;
     }

@@ -33,15 +33,7 @@ bool param_matches(const CaseSpec& c, const std::string& key, const std::string&
     }
 }
 
-bool matches(const Selector& s, const CaseResult& c) {
-    if (c.spec.group != s.group) return false;
-    bool name = false;
-    for (const auto& p : s.strategies) name = name || ::fnmatch(p.c_str(), c.name().c_str(), 0) == 0;
-    if (!name) return false;
-    for (const auto& [k, v] : s.params)
-        if (!param_matches(c.spec, k, v)) return false;
-    return true;
-}
+bool matches(const Selector& s, const CaseResult& c) { return selects(s, c.spec); }
 
 // Why a case cannot decide a finding, or "".
 std::string untrusted(const CaseResult& c) {
@@ -54,6 +46,27 @@ std::string untrusted(const CaseResult& c) {
 }
 
 }  // namespace
+
+bool selects(const Selector& s, const CaseSpec& c) {
+    if (c.group != s.group || !c.strategy) return false;
+    bool name = false;
+    for (const auto& p : s.strategies) name = name || ::fnmatch(p.c_str(), c.strategy->name.c_str(), 0) == 0;
+    if (!name) return false;
+    for (const auto& [k, v] : s.params)
+        if (!param_matches(c, k, v)) return false;
+    return true;
+}
+
+std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& group_cases) {
+    std::vector<bool> held(group_cases.size(), false);
+    for (std::size_t i = 0; i < group_cases.size(); ++i) {
+        const CaseSpec& c = group_cases[i];
+        for (const Finding& f : suite.findings) held[i] = held[i] || selects(f.faster, c) || selects(f.slower, c);
+        for (const KneeSpec& k : suite.knees)
+            held[i] = held[i] || (c.group == k.group && c.strategy && c.strategy->name == k.strategy);
+    }
+    return held;
+}
 
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
     const CaseResult* pick = nullptr;

@@ -36,6 +36,11 @@ struct KneeResult {
     std::string describe() const;
 };
 
+// Whether a selector can pick this case (its group, strategy and parameters match).
+bool selects(const Selector& s, const CaseSpec& c);
+// The cases of a group (its plan, in order) that a finding or a knee of the suite needs: racing
+// measures them until they are precise, whatever the rest of their table does.
+std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& group_cases);
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
 FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases);

@@ -1,5 +1,7 @@
 #include "iolab/suite/suite.hpp"
 
+#include "iolab/core/names.hpp"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -288,8 +290,10 @@ std::vector<std::string> builtin_suite_names() {
 Suite builtin_suite(const std::string& name) {
     for (const auto& [n, text] : builtin_suite_texts())
         if (n == name) return parse_suite(text, "built-in suite " + name);
-    throw SuiteError(
-        fmt::format("unknown suite '{}': expected one of {}", name, fmt::join(builtin_suite_names(), ", ")));
+    const std::string meant = likely_meant(name, builtin_suite_names());
+    throw SuiteError(fmt::format("unknown suite '{}': {}expected one of {}", name,
+                                 meant.empty() ? "" : "did you mean '" + meant + "'? ",
+                                 fmt::join(builtin_suite_names(), ", ")));
 }
 
 std::vector<std::string> replication_suites() {

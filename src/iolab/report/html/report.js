@@ -12,8 +12,10 @@
   Chart.defaults.maintainAspectRatio = false;
 
   const STATUS = {
+    answer: { colour: '#2f855a', text: 'the answer (picked in the winner group)' },
     verified: { colour: '#2b6cb0', text: 'verified' },
     unverified: { colour: '#dd8a1f', text: 'unverified (output not checked)' },
+    unstable: { colour: '#d69e2e', text: 'unstable (not ranked, decides nothing)' },
     unranked: { colour: '#a0aec0', text: 'not ranked (cold state not proven)' },
     failed: { colour: '#c53030', text: 'failed' },
     skipped: { colour: '#718096', text: 'skipped' },
@@ -103,19 +105,24 @@
 
   function suffix(c) {
     return c.status === 'failed' ? ' (failed)' : c.status === 'skipped' ? ' (skipped)'
-      : c.status === 'unranked' ? ' (not ranked)' : '';
+      : c.status === 'unranked' ? ' (not ranked)' : c.status === 'unstable' ? ' (unstable)' : '';
   }
 
-  // Ranked throughput bars with the median's interval as whiskers and the memcpy limit as a line.
+  // How a case's bar is drawn: the answer's case stands out.
+  function barStatus(c) {
+    return c.pick ? 'answer' : c.status;
+  }
+
+  // Ranked throughput bars with the median's interval as whiskers and each ceiling as a line.
   function rankedChart(parent, s) {
     const cases = s.cases;
-    const labels = cases.map((c) => short(c.label, 60) + suffix(c));
+    const labels = cases.map((c) => (c.rank && c.rank !== '-' ? c.rank + ' ' : '') + short(c.label, 60) + suffix(c));
     const datasets = [];
-    for (const st of ['verified', 'unverified', 'unranked']) {
-      if (!cases.some((c) => c.status === st)) continue;
+    for (const st of ['answer', 'verified', 'unverified', 'unstable', 'unranked']) {
+      if (!cases.some((c) => barStatus(c) === st)) continue;
       datasets.push({
         label: STATUS[st].text,
-        data: cases.map((c) => (c.status === st ? c.mib_s : null)),
+        data: cases.map((c) => (barStatus(c) === st ? c.mib_s : null)),
         backgroundColor: STATUS[st].colour,
         grouped: false,
         barPercentage: 0.8,
@@ -136,19 +143,20 @@
       if (cases.some((c) => c.status === st))
         datasets.push({ label: STATUS[st].text + ' (no bar)', data: [], backgroundColor: STATUS[st].colour });
     }
-    if (s.limit != null) {
+    const limitColours = ['#805ad5', '#d53f8c', '#319795', '#975a16', '#4a5568'];
+    (s.limits || []).forEach((l, i) => {
       datasets.push({
         type: 'line',
-        label: 'limit: ' + s.limit_label + ' (' + mib(s.limit) + ' MiB/s)',
-        data: [{ x: s.limit, y: labels[0] }, { x: s.limit, y: labels[labels.length - 1] }],
-        borderColor: '#805ad5',
+        label: 'ceiling: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s)',
+        data: [{ x: l.mib_s, y: labels[0] }, { x: l.mib_s, y: labels[labels.length - 1] }],
+        borderColor: limitColours[i % limitColours.length],
         borderDash: [6, 4],
         borderWidth: 2,
         pointRadius: 0,
         indexAxis: 'y',
         order: 0,
       });
-    }
+    });
     const ok = cases.filter((c) => c.mib_s != null).length;
     chart(parent, 'ranked', 
       'throughput, MiB/s (median of the samples; whiskers: its ' + MEDIAN_CI + ')',
@@ -191,7 +199,7 @@
     if (!cases.length) return;
     const datasets = [];
     let points = 0;
-    for (const st of ['verified', 'unverified', 'unranked']) {
+    for (const st of ['verified', 'unverified', 'unstable', 'unranked']) {
       const data = [];
       cases.forEach((c, i) => {
         if (c.status !== st) return;
@@ -504,41 +512,43 @@
   function run(r) {
     const section = el('section', { class: 'run' });
     root.appendChild(section);
-    const lines = r.header.split('\n');
-    section.appendChild(el('h2', { text: (r.name ? r.name + ' — ' : '') + lines[0] }));
-    if (r.partial) section.appendChild(el('p', { class: 'partial', text: 'PARTIAL: the run was interrupted; only the cases that completed are here.' }));
-    for (const l of lines.slice(1)) section.appendChild(el('p', { class: 'machine', text: l }));
-    if (r.findings.length) {
-      section.appendChild(el('h3', { text: 'Do the published findings hold here?' }));
-      replicationChart(section, r.findings);
+    section.appendChild(el('h2', { text: (r.name ? r.name + ' — ' : '') + r.title }));
+    if (r.partial) section.appendChild(el('p', { class: 'partial', text: 'PARTIAL: a signal stopped the run; the cases measured before it are here.' }));
+    for (const l of r.header) section.appendChild(el('p', { class: 'machine', text: l }));
+    // The document's sections, in its order.
+    for (const b of r.blocks) {
+      if (b.kind === 'answer') {
+        section.appendChild(el('h3', { text: 'The answer' }));
+        list(section, b.lines, 'answer');
+      } else if (b.kind === 'table') {
+        const box = el('section', { class: 'group' });
+        section.appendChild(box);
+        box.appendChild(el('h3', { text: b.title }));
+        rankedChart(box, b);
+        samplesChart(box, b);
+        sweepChart(box, b.sweeps, false);
+        sweepChart(box, b.job_sweeps, true);
+        for (const t of b.timelines) timelineChart(box, t);
+        table(box, b.table);
+      } else if (b.kind === 'findings') {
+        section.appendChild(el('h3', { text: 'Do the published findings hold here?' }));
+        replicationChart(section, b.findings);
+        table(section, b.table);
+      } else if (b.table) {
+        section.appendChild(el('h3', { text: b.table.title || b.title }));
+        table(section, b.table);
+      } else if (b.kind === 'environment') {
+        section.appendChild(el('h3', { text: 'Environment' }));
+        section.appendChild(el('table', { class: 'environment' },
+          b.lines.map((kv) => {
+            const at = kv.indexOf(': ');
+            return el('tr', {}, [el('th', { text: kv.slice(0, at), class: 'left' }), el('td', { text: kv.slice(at + 2), class: 'left' })]);
+          })));
+      } else {
+        section.appendChild(el('h3', { text: b.title.charAt(0).toUpperCase() + b.title.slice(1) }));
+        list(section, b.lines, b.kind);
+      }
     }
-    for (const s of r.sections) {
-      const box = el('section', { class: 'group' });
-      section.appendChild(box);
-      box.appendChild(el('h3', { text: s.title }));
-      rankedChart(box, s);
-      samplesChart(box, s);
-      sweepChart(box, s.sweeps, false);
-      sweepChart(box, s.job_sweeps, true);
-      for (const t of s.timelines) timelineChart(box, t);
-      table(box, s.table);
-    }
-    if (r.latency_table) {
-      section.appendChild(el('h3', { text: r.latency_table.title }));
-      table(section, r.latency_table);
-    }
-    if (r.findings_table) {
-      section.appendChild(el('h3', { text: 'Findings' }));
-      table(section, r.findings_table);
-    }
-    list(section, r.knees, 'knees');
-    if (r.warnings.length) {
-      section.appendChild(el('h3', { text: 'Warnings' }));
-      list(section, r.warnings, 'warnings');
-    }
-    section.appendChild(el('h3', { text: 'Environment' }));
-    section.appendChild(el('table', { class: 'environment' },
-      r.environment.map((kv) => el('tr', {}, [el('th', { text: kv[0], class: 'left' }), el('td', { text: kv[1], class: 'left' })]))));
   }
 
   document.title = model.title;

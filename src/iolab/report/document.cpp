@@ -1,0 +1,142 @@
+#include "iolab/report/document.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+
+namespace iolab {
+
+namespace {
+
+std::vector<std::string> environment_lines(const Report& r) {
+    const Environment& e = r.environment;
+    std::vector<std::string> out;
+    const auto add = [&](const char* k, const std::string& v) {
+        if (!v.empty()) out.push_back(fmt::format("{}: {}", k, v));
+    };
+    add("iolab", e.iolab_version.empty() ? ""
+                                         : fmt::format("{} (commit {}, {} build, {})", e.iolab_version, e.commit,
+                                                       e.build_type, e.compiler));
+    if (e.iolab_version.empty()) add("commit", e.commit);
+    add("date", e.date);
+    add("kernel", e.kernel.empty() ? "" : "Linux " + e.kernel);
+    add("cpu", e.cpus ? fmt::format("{} x {}", e.cpus, e.cpu_model) : e.cpu_model);
+    add("memory", e.memory_bytes ? format_size(e.memory_bytes) : "");
+    add("filesystem", e.fs_type.empty() ? "" : fmt::format("{} ({})", e.fs_type, e.mount_options));
+    add("scratch", e.scratch_dir);
+    add("device", e.device.empty() ? "" : e.device + (e.device_model.empty() ? "" : " (" + e.device_model + ")"));
+    std::vector<ReportGroup> groups = r.groups;
+    if (groups.empty()) groups.push_back(ReportGroup{"", "", r.options});
+    for (const auto& g : groups)
+        out.push_back(fmt::format("{}: {}; warm-up {}, iterations {}",
+                                  g.title.empty() ? "options" : "options of " + g.title, options_text(g.options),
+                                  g.options.warmup.describe(), g.options.iterations.describe()));
+    if (r.time_budget_s > 0)
+        out.push_back(fmt::format("time: {:.0f} s of a budget of {:.0f} s", r.elapsed_s, r.time_budget_s));
+    return out;
+}
+
+std::vector<std::string> limit_lines(const Report& r) {
+    std::vector<std::string> out;
+    for (const Ceiling& c : r.limits.ceilings)
+        out.push_back(c.mib_s > 0 ? fmt::format("{}: {}", c.key.describe(), format_rate(c.mib_s))
+                                  : fmt::format("{}: not measured here: {}", c.key.describe(), c.note));
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> brief_warnings(const Report& report, std::size_t most) {
+    // One line a kind, the kinds that cast most doubt first.
+    static constexpr WarningKind kOrder[] = {WarningKind::above_limit, WarningKind::not_cold,
+                                             WarningKind::over_budget, WarningKind::unstable,
+                                             WarningKind::first_iteration, WarningKind::outliers,
+                                             WarningKind::resolution};
+    std::map<WarningKind, std::vector<std::string>> cases;
+    for (const Warning& w : report.warnings()) cases[w.kind].push_back(w.subject);
+    std::vector<std::string> lines;
+    for (WarningKind k : kOrder) {
+        const auto it = cases.find(k);
+        if (it == cases.end()) continue;
+        const std::size_t n = it->second.size();
+        const std::string some = fmt::format("{}{}", it->second.front(), n > 1 ? fmt::format(" and {} more", n - 1) : "");
+        switch (k) {
+            case WarningKind::above_limit:
+                lines.push_back(fmt::format("{} case(s) above the ceiling of their kind of work by more than their "
+                                            "interval: the ceiling or the measurement is wrong ({})",
+                                            n, some));
+                break;
+            case WarningKind::not_cold:
+                lines.push_back(fmt::format("{} cold case(s) not proven cold, so not ranked as cold ({})", n, some));
+                break;
+            case WarningKind::over_budget:
+                lines.push_back(fmt::format("{} case(s) cached over the page-cache budget, not ranked ({})", n, some));
+                break;
+            case WarningKind::unstable:
+                lines.push_back(fmt::format("{} case(s) unstable, wider than ±{:.0f}% after their budget: not ranked, "
+                                            "they decide nothing ({})",
+                                            n, kStableBound * 100, some));
+                break;
+            case WarningKind::first_iteration:
+                lines.push_back(fmt::format("{} case(s) whose first measured iteration took over twice the rest: a "
+                                            "longer --warmup ({})",
+                                            n, some));
+                break;
+            case WarningKind::outliers:
+                lines.push_back(fmt::format("statistical outliers in {} case(s): the machine may be busy ({})", n, some));
+                break;
+            case WarningKind::resolution:
+                lines.push_back(
+                    fmt::format("{} case(s) under 1,000 ticks of the clock: a larger --size ({})", n, some));
+                break;
+        }
+    }
+    if (lines.size() > most) {
+        const std::size_t more = lines.size() - (most - 1);
+        lines.resize(most - 1);
+        lines.push_back(fmt::format("and {} more kind(s) of warning: --all, or the JSON's warnings", more));
+    }
+    return lines;
+}
+
+Document build_document(const Report& report, bool all) {
+    Document d;
+    const std::string header = report.header();
+    const auto nl = header.find('\n');
+    d.title = header.substr(0, nl);
+    if (nl != std::string::npos) d.header.push_back(header.substr(nl + 1));
+    d.partial = report.partial;
+    d.tables = ranked_tables(report);
+    d.answers = answers(d.tables);
+
+    // The order of the sections, for every exporter.
+    if (!d.answers.empty()) {
+        Section s{SectionKind::answer, "the answer", {}, {}, {}, SIZE_MAX};
+        for (const Answer& a : d.answers) s.lines.push_back(a.text());
+        d.sections.push_back(std::move(s));
+    }
+    for (std::size_t i = 0; i < d.tables.size(); ++i)
+        d.sections.push_back({SectionKind::table, d.tables[i].table.title, {}, {}, d.tables[i].table, i});
+    if (Table t = rank_table(report); !t.rows.empty())
+        d.sections.push_back({SectionKind::ranks, t.title, {}, {}, std::move(t), SIZE_MAX});
+    if (Table t = latency_table(report); !t.rows.empty())
+        d.sections.push_back({SectionKind::latency, t.title, {}, {}, std::move(t), SIZE_MAX});
+    if (!report.findings.empty())
+        d.sections.push_back({SectionKind::findings, "findings", {}, {}, findings_table(report), SIZE_MAX});
+    if (auto k = knee_lines(report); !k.empty())
+        d.sections.push_back({SectionKind::knees, "knees", std::move(k), {}, {}, SIZE_MAX});
+    if (auto l = limit_lines(report); !l.empty())
+        d.sections.push_back(
+            {SectionKind::limits, "limits: the ceiling of each kind of work here", std::move(l), {}, {}, SIZE_MAX});
+    if (auto n = table_notes(report, d.tables, all); !n.empty())
+        d.sections.push_back({SectionKind::notes, "notes", std::move(n), {}, {}, SIZE_MAX});
+    if (auto w = report.warning_lines(); !w.empty())
+        d.sections.push_back({SectionKind::warnings, "warnings", std::move(w), brief_warnings(report), {}, SIZE_MAX});
+    d.sections.push_back({SectionKind::environment, "environment", environment_lines(report), {}, {}, SIZE_MAX});
+    return d;
+}
+
+}  // namespace iolab

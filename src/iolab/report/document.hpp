@@ -1,0 +1,48 @@
+#pragma once
+// A report as one document, built once from a run: an ordered list of typed sections. The terminal,
+// Markdown, HTML and JSON exporters only draw it; the order of the sections is written once, in
+// build_document (document.cpp).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iolab/report/answer.hpp"
+#include "iolab/report/table.hpp"
+
+namespace iolab {
+
+enum class SectionKind { answer, table, ranks, latency, findings, knees, limits, notes, warnings, environment };
+inline constexpr Named<SectionKind> kSectionKinds[] = {
+    {SectionKind::answer, "answer"},     {SectionKind::table, "table"},       {SectionKind::ranks, "ranks"},
+    {SectionKind::latency, "latency"},   {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
+    {SectionKind::limits, "limits"},     {SectionKind::notes, "notes"},       {SectionKind::warnings, "warnings"},
+    {SectionKind::environment, "environment"}};
+inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
+
+struct Section {
+    SectionKind kind = SectionKind::notes;
+    std::string title;
+    std::vector<std::string> lines;  // answer, knees, limits, notes, warnings; environment "key: value"
+    // What a terminal shows without --all, where that is less than lines (warnings: one line a kind).
+    std::vector<std::string> brief;
+    std::optional<Table> table;  // table, ranks, latency, findings
+    // A table section's place in Document::tables (the cases behind it, for charts).
+    std::size_t ranked = SIZE_MAX;
+};
+
+struct Document {
+    std::string title;                // "iolab quick: 64 MiB of random data, cache warm, ..."
+    std::vector<std::string> header;  // more lines under it (the machine)
+    bool partial = false;
+    std::vector<RankedTable> tables;
+    std::vector<Answer> answers;
+    std::vector<Section> sections;
+};
+
+// `all`: the notes name every tool case's figures (the terminal's --all; files always).
+Document build_document(const Report& report, bool all = true);
+
+// The warnings, at most `most` lines, one a kind with its count (the JSON has every case).
+std::vector<std::string> brief_warnings(const Report& report, std::size_t most = 3);
+
+}  // namespace iolab
