@@ -37,7 +37,7 @@ Report fixed_report() {
     r.environment.device = "/dev/vda";
     r.environment.rotational = 0;
     r.environment.date = "2026-01-01T00:00:00Z";
-    r.options.iterations = Amount{3, 0};
+    r.options.iterations = Amount{6, 0};
     const auto& reg = Registry::builtin();
     const auto add = [&](const char* name, std::uint64_t size, std::vector<double> walls, Status st,
                          std::uint64_t full = 0) {
@@ -66,10 +66,12 @@ Report fixed_report() {
         finish(c, r.options, 1e-9);
         r.cases.push_back(c);
     };
-    add("read.chunk", 1 << 20, {0.001, 0.0011, 0.0009}, Status::ok);
-    add("read.mmap-scan", 1 << 20, {0.0005, 0.0005, 0.0005}, Status::ok);
-    add("read.byte-syscall", 1 << 16, {0.5, 0.52, 0.48}, Status::ok, 1 << 20);
-    add("copy.chunk", 1 << 20, {0.002, 0.002, 0.002}, Status::ok);
+    // Six samples each: the fewest with a 95 % interval of the median.
+    add("read.chunk", 1 << 20, {0.001, 0.00105, 0.00095, 0.00101, 0.00099, 0.001}, Status::ok);
+    add("read.mmap-scan", 1 << 20, {0.0005, 0.0005, 0.0005, 0.00051, 0.00049, 0.0005}, Status::ok);
+    add("read.byte-syscall", 1 << 16, {0.5, 0.52, 0.48, 0.5, 0.51, 0.49}, Status::ok, 1 << 20);
+    add("read.stdio-chunk", 1 << 20, {0.0015, 0.0016, 0.0014, 0.0015, 0.00151, 0.00149}, Status::ok);
+    add("copy.chunk", 1 << 20, {0.002, 0.002, 0.002, 0.0021, 0.0019, 0.002}, Status::ok);
     add("copy.sendfile", 1 << 20, {}, Status::failed);
     add("copy.reflink", 1 << 20, {}, Status::skipped);
     {  // a patterned case: every operation's latency, and the rate over the run
@@ -84,9 +86,9 @@ Report fixed_report() {
         c.status = Status::ok;
         c.verified = true;
         c.checked = Checked::content;
-        for (int k = 0; k < 3; ++k) {
+        for (int k = 0; k < 6; ++k) {
             Sample s;
-            s.wall_s = 0.0006 + k * 0.0001;
+            s.wall_s = 0.0006 + (k % 3) * 0.00001;
             s.user_s = s.wall_s / 4;
             s.sys_s = s.wall_s / 2;
             s.bytes = w.bytes();
@@ -113,7 +115,32 @@ Report fixed_report() {
     f.at_least = 1.5;
     r.findings.push_back(evaluate(f, r.cases));
     r.knees.push_back(find_knee(KneeSpec{"golden", "", "read.chunk", 0.95}, r.cases));
-    r.process_startup_s = 0.001;
+    {  // a tool, timed net of its fixed cost, with the time it reports itself
+        CaseResult c;
+        c.spec.strategy = reg.find("read.dd");
+        c.spec.workload.family = Family::read;
+        c.spec.workload.size = 1 << 20;
+        c.spec.workload.buffer = 65536;
+        c.status = Status::ok;
+        c.checked = Checked::byte_count;
+        for (int k = 0; k < 6; ++k) {
+            Sample s;
+            s.wall_s = 0.0031 + k * 0.00001;
+            s.fixed_s = 0.002 + (k % 2) * 0.00001;
+            s.tool_s = 0.0011;
+            s.user_s = s.wall_s / 4;
+            s.sys_s = s.wall_s / 2;
+            s.bytes = 1 << 20;
+            s.resident = 1.0;
+            c.samples.push_back(s);
+        }
+        finish(c, r.options, 1e-9);
+        r.cases.push_back(c);
+    }
+    r.limits.ceilings = {{{LimitKind::memcpy_into_buffer, 1 << 20, 65536}, 20000, "memcpy, best of 9"},
+                         {{LimitKind::scan, 1 << 20, 0}, 30000, "a scan, best of 9"},
+                         {{LimitKind::memcpy, 1 << 20, 0}, 9000, "memcpy, best of 9"},
+                         {{LimitKind::byte_loop, 1 << 16, 0}, 2000, "one byte at a time"}};
     return r;
 }
 
@@ -129,7 +156,10 @@ void expect_golden(const std::string& name, const std::string& actual) {
 TEST(Export, JsonMatchesGolden) { expect_golden("report.json", to_json(fixed_report())); }
 TEST(Export, CsvMatchesGolden) { expect_golden("report.csv", to_csv(fixed_report())); }
 TEST(Export, MarkdownMatchesGolden) { expect_golden("report.md", to_markdown(fixed_report())); }
-TEST(Export, TerminalMatchesGolden) { expect_golden("report.txt", render_terminal(fixed_report(), false)); }
+TEST(Export, TerminalMatchesGolden) { expect_golden("report.txt", render_terminal(fixed_report(), {})); }
+TEST(Export, TerminalOf80ColumnsMatchesGolden) {
+    expect_golden("report-80.txt", render_terminal(fixed_report(), {false, 80, false}));
+}
 
 // The contract of docs/results-format.md, checked on any result document.
 void expect_contract(const nlohmann::json& j) {
@@ -164,22 +194,28 @@ TEST(Export, AFindingsNoteIsShownUnderTheTableAndInTheJson) {
     Report r = fixed_report();
     r.findings[0].finding.explanation = "measured: one call costs 17 ns here";
     // Shown only where the verdict contradicts the write-up; the JSON keeps it always.
-    EXPECT_EQ(render_terminal(r, false).find("why, "), std::string::npos);  // INCONCLUSIVE
+    EXPECT_EQ(render_terminal(r, {}).find("why, "), std::string::npos);  // INCONCLUSIVE
     r.findings[0].verdict = Verdict3::does_not_hold;
     const std::string why = "why, golden: mmap-scan beats a chunked read: measured: one call costs 17 ns here";
-    EXPECT_NE(render_terminal(r, false).find(why + "\n"), std::string::npos);
+    EXPECT_NE(render_terminal(r, {}).find(why + "\n"), std::string::npos);
     EXPECT_NE(to_markdown(r).find(why), std::string::npos);
     EXPECT_EQ(report_to_json(r)["findings"][0]["explanation"], "measured: one call costs 17 ns here");
-    EXPECT_EQ(render_terminal(fixed_report(), false).find("why, "), std::string::npos);  // none without a note
+    EXPECT_EQ(render_terminal(fixed_report(), {}).find("why, "), std::string::npos);  // none without a note
 }
 
 TEST(Export, RankingPutsFastestFirstAndNeverRanksFailures) {
     const Report r = fixed_report();
-    const auto copies = r.ranked("", Family::copy);
+    const auto tables = ranked_tables(r);
+    const auto table = [&](Family f) {
+        for (const auto& t : tables)
+            if (t.table.family == f) return t.cases;
+        return std::vector<const CaseResult*>{};
+    };
+    const auto copies = table(Family::copy);
     ASSERT_EQ(copies.size(), 3u);
     EXPECT_EQ(copies[0]->name(), "copy.chunk");
     EXPECT_NE(copies[1]->status, Status::ok);
-    const auto reads = r.ranked("", Family::read);
+    const auto reads = table(Family::read);
     EXPECT_EQ(reads[0]->name(), "read.mmap-scan");
     EXPECT_EQ(reads.back()->name(), "read.byte-syscall");
     EXPECT_TRUE(r.any_failed());
@@ -192,8 +228,6 @@ Report full_report() {
     r.options.throttle = Device{840000, 0.045};
     r.options.warmup = Amount{0, 2};
     r.groups.push_back({"", "", r.options});
-    r.limits.memcpy_cache_mib_s = 20000;
-    r.limits.memcpy_large_mib_s = 9000;
     auto t = std::make_shared<Timeline>(2);
     t->add(0, {Timeline::Kind::read, true, 1, 1000, 65536});
     t->add(0, {Timeline::Kind::read, false, 1, 5000, 65536});
@@ -290,9 +324,9 @@ TEST(Export, ACaseOfAGroupTheFileDoesNotListIsStillShown) {
     nlohmann::json j = report_to_json(fixed_report());
     j["cases"][0]["group"] = "elsewhere";
     j["suite"] = "a\x1b[2Jb";
-    j["cases"][4]["reason"] = "x\x1b[31my\nz";
+    j["cases"][5]["reason"] = "x\x1b[31my\nz";
     const Report r = read_report_json(j.dump(), "r.json");
-    const std::string out = render_terminal(r, false);
+    const std::string out = render_terminal(r, {});
     EXPECT_NE(out.find("elsewhere: read"), std::string::npos) << out;
     EXPECT_NE(out.find("read.chunk"), std::string::npos) << out;
     // Control characters from a file are shown escaped, never sent to the terminal.
@@ -319,7 +353,7 @@ TEST(Html, TextFromARunCannotEndItsScript) {
     const std::string evil = "</script><script>alert(1)</script><!--";
     r.suite = evil;
     r.groups[0].title = evil;
-    r.cases[4].reason = evil;
+    r.cases[5].reason = evil;
     r.findings[0].finding.claim = evil;
     const std::string html = to_html(r);
     EXPECT_EQ(html.find(evil), std::string::npos);
@@ -427,7 +461,7 @@ TEST(Export, UnprovenColdCaseIsNotRanked) {
     }
     EXPECT_FALSE(r.cases[0].cold_unproven);
     EXPECT_TRUE(r.cases[1].cold_unproven);
-    const std::string out = render_terminal(r, false);
+    const std::string out = render_terminal(r, {false, 0, true});
     EXPECT_NE(out.find("1  read.chunk"), std::string::npos) << out;
     EXPECT_NE(out.find("-  read.pread-chunk"), std::string::npos) << out;
     EXPECT_NE(out.find("not ranked: not proven cold (90% of the input cached, median)"), std::string::npos) << out;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -66,12 +67,69 @@ void interrupt_with(int sig, int expected_status) {
     EXPECT_EQ(processes_mentioning(scratch), 0) << "a child process outlived the run";
     const auto j = nlohmann::json::parse(test::slurp(json));
     EXPECT_TRUE(j["partial"].get<bool>());
-    ASSERT_EQ(j["cases"].size(), 1u);  // the quick case completed; the cut one is dropped
+    // The quick case completed; the cut one had measured nothing yet, so it is not there.
+    ASSERT_EQ(j["cases"].size(), 1u);
     EXPECT_EQ(j["cases"][0]["strategy"], "read.chunk");
+    EXPECT_FALSE(j["groups"][0]["partial"].get<bool>());
+    EXPECT_TRUE(j["groups"][1]["partial"].get<bool>());
 }
 
 TEST(Interrupt, SigintStopsChildrenRemovesScratchWritesPartialJson) { interrupt_with(SIGINT, 130); }
 TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143); }
+
+// The group a signal cuts short keeps what it measured: its second group measures a quick read and
+// a slow dd copy in the same rounds, and the signal comes once dd's second run has begun (so the
+// read has been measured at least once).
+const char* kCutSuite = R"(
+name = "cut"
+description = "a quick group, then a quick read beside a slow copy"
+[[group]]
+id = "first"
+strategies = ["read.chunk"]
+size = "1M"
+iterations = "2"
+[[group]]
+id = "second"
+strategies = ["read.mmap-scan", "copy.dd"]
+size = "2M"
+buffer = "1"
+warmup = "0"
+iterations = "20"
+)";
+
+TEST(Interrupt, TheGroupASignalCutsShortKeepsItsMeasuredCasesMarkedPartial) {
+    ScratchDir dir;
+    const std::string suite = dir.file("cut.toml");
+    std::ofstream(suite) << kCutSuite;
+    const std::string json = dir.file("r.json");
+    const pid_t pid = spawn({"run", "--suite-file", suite, "--dir", dir.path(), "--json", json}, dir.file("out"));
+    // dd's runs of the 2 MiB input (not its probe's page), each a process of its own.
+    std::set<int> seen;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            for (int p : pids_mentioning({"bs=1", "input-random-2097152"})) seen.insert(p);
+            return seen.size() >= 2;
+        },
+        300s))
+        << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 60s), 130) << test::slurp(dir.file("out"));
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+    EXPECT_FALSE(j["groups"][0]["partial"].get<bool>());
+    EXPECT_TRUE(j["groups"][1]["partial"].get<bool>());
+    bool read = false;
+    for (const auto& c : j["cases"]) {
+        if (c["group"] != "second") continue;
+        EXPECT_EQ(c["status"], "ok") << c.dump();
+        EXPECT_EQ(c["stopped"], "interrupted") << c.dump();
+        EXPECT_GE(c["samples"].size(), 1u) << c.dump();
+        read = read || c["strategy"] == "read.mmap-scan";
+    }
+    EXPECT_TRUE(read) << "the second group's measured read is missing: " << j["cases"].dump();
+    // Every output it was asked for says so: the terminal too.
+    EXPECT_NE(test::slurp(dir.file("out")).find("PARTIAL"), std::string::npos) << test::slurp(dir.file("out"));
+}
 
 TEST(Interrupt, SecondSigintExitsAtOnceAndStillRemovesTheScratchFolder) {
     ScratchDir dir;

@@ -63,6 +63,23 @@ inline std::vector<std::string> scratch_folders(const std::string& dir) {
     return out;
 }
 
+// The processes whose command line contains every one of `texts`.
+inline std::vector<int> pids_mentioning(const std::vector<std::string>& texts) {
+    std::vector<int> out;
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmd = slurp((it->path() / "cmdline").string());
+        for (char& c : cmd)
+            if (c == '\0') c = ' ';
+        if (!cmd.empty() &&
+            std::all_of(texts.begin(), texts.end(), [&](const std::string& t) { return cmd.find(t) != std::string::npos; }))
+            out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
 // Processes whose command line contains text. Processes come and go while /proc is read: one
 // that is gone (its cmdline unreadable) simply does not count.
 inline int processes_mentioning(const std::string& text) {

@@ -133,9 +133,13 @@ TEST_F(RunnerTest, WarningsForOutliersAndASlowFirstIteration) {
         r.samples.push_back(smp);
     }
     finish(r, RunOptions{}, 1e-9);
-    ASSERT_EQ(r.warnings.size(), 2u);
+    // Eight samples give the median's 95 % interval only as [min, max]: the slow first one makes
+    // the case unstable too.
+    ASSERT_EQ(r.warnings.size(), 3u);
     EXPECT_EQ(r.warnings[0].kind, WarningKind::outliers);
     EXPECT_EQ(r.warnings[1].kind, WarningKind::first_iteration);
+    EXPECT_EQ(r.warnings[2].kind, WarningKind::unstable);
+    EXPECT_FALSE(r.stable);
     EXPECT_NEAR(r.throughput_mib_s, 1.0, 1e-9);
 }
 
@@ -152,9 +156,10 @@ TEST_F(RunnerTest, ColdIterationsThatStartCachedAreFlagged) {
     RunOptions cold;
     cold.cache = CacheMode::cold;
     finish(r, cold, 1e-9);
-    ASSERT_EQ(r.warnings.size(), 1u);
+    ASSERT_EQ(r.warnings.size(), 2u);
     EXPECT_EQ(r.warnings[0].kind, WarningKind::not_cold);
     EXPECT_NE(r.warnings[0].message.find("1 of 3"), std::string::npos);
+    EXPECT_EQ(r.warnings[1].kind, WarningKind::unstable);  // three samples: no 95 % interval
 }
 
 TEST(Cache, EvictionLeavesTheFileMostlyUncached) {

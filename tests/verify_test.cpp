@@ -248,16 +248,19 @@ TEST(Adaptive, StopsAtThePrecisionTargetOrTheBudget) {
     RunOptions opts;
     ASSERT_TRUE(opts.iterations.adaptive);
     opts.budget_s = 10;
+    opts.race = false;  // --precision or --budget given: every case to its own end
     g_steps = {100'000'000};  // 100 ms, every time: precise at once
     g_step = 0;
     CaseResult r = run_case(read_case(s, 0), opts, dir, clock);
     EXPECT_EQ(r.samples.size(), opts.min_iterations);
-    EXPECT_TRUE(r.precision_met);
+    EXPECT_EQ(r.stopped, StopReason::precise);
+    EXPECT_TRUE(r.stable);
     g_steps = {100'000'000, 200'000'000};  // never within 3 %: runs until 10 s are spent
     g_step = 0;
     r = run_case(read_case(s, 0), opts, dir, clock);
     EXPECT_EQ(r.samples.size(), 67u);  // 66 runs of 150 ms on average reach 9.9 s; the 67th passes 10 s
-    EXPECT_FALSE(r.precision_met);
+    EXPECT_EQ(r.stopped, StopReason::case_budget);
+    EXPECT_FALSE(r.stable);  // ±33 % after its budget: unstable
 }
 
 }  // namespace

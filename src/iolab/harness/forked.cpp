@@ -151,7 +151,12 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             stop = true;
         };
         if (interrupt::requested()) {
-            settle_all(Status::failed, "interrupted");
+            // Cut short: what earlier forks measured is kept (a fork's own samples die with it).
+            for (std::size_t i = 0; i < specs.size(); ++i)
+                if (!settled[i]) {
+                    pooled[i].stopped = StopReason::interrupted;
+                    pooled[i].reason = "interrupted";
+                }
             break;
         }
         const auto j = nlohmann::json::parse(text, nullptr, false);

@@ -128,9 +128,14 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     const Usage u0 = Usage::now();
     const sys::Counters c0 = sys::thread_counters();
     const std::uint64_t t0 = clock.now_ns();
-    {
+    try {
         const sys::ScopedThrottle slow_device(opts.throttle.bytes_per_s, opts.throttle.latency_s);
         run_with_sync(s, job, opts);
+    } catch (const std::exception&) {
+        // A stop cancels the calls in progress and ends the child processes: what that makes a
+        // strategy throw (ECANCELED, a tool ended by a signal) is the stop, not a failure.
+        if (interrupt::requested()) throw Interrupted();
+        throw;
     }
     const std::uint64_t t1 = clock.now_ns();
     const sys::Counters made = sys::thread_counters() - c0;
@@ -285,6 +290,9 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     // Step 3: each job's outcome and output, on every rank.
     Checked checked = Checked::content;
     raise(tm.agree(outcome_of([&] {
+        // A job ended by a stop (its calls cancelled) was stopped, not failed.
+        if (interrupt::requested() && std::any_of(out.begin(), out.end(), [](const JobEnd& o) { return o.error; }))
+            throw Interrupted();
         for (std::size_t i = 0; i < n; ++i)
             if (out[i].error) {
                 try {

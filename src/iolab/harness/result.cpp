@@ -174,9 +174,9 @@ std::string instability(const CaseResult& c) {
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     std::vector<double> walls, times, fixed;
     for (const auto& smp : r.samples) {
-        walls.push_back(smp.wall_s / smp.passes);
+        walls.push_back(smp.wall_s);
         times.push_back(smp.time_s());
-        if (smp.fixed_s >= 0) fixed.push_back(smp.fixed_s / smp.passes);
+        if (smp.fixed_s >= 0) fixed.push_back(smp.fixed_s);
     }
     r.stats = summarize(times);
     // A tool's figures are net of its fixed cost only where every sample has one.
@@ -222,9 +222,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                                               "the warm-up may be too short (--warmup)",
                                               times[0] / rest)});
     }
-    if (r.status == Status::ok && !r.stable)
-        r.warnings.push_back({WarningKind::unstable, name,
-                              instability(r) + "; it is not ranked and decides nothing"});
+
     if (opts.cache == CacheMode::cold) {
         std::size_t warm = 0;
         double worst = 0;
@@ -261,6 +259,8 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         r.warnings.push_back({WarningKind::resolution, name,
                               "the median time is under 1,000 ticks of the clock; use a larger --size for a "
                               "meaningful figure"});
+    if (r.status == Status::ok && !r.stable)
+        r.warnings.push_back({WarningKind::unstable, name, instability(r) + "; it is not ranked and decides nothing"});
 }
 
 }  // namespace iolab

@@ -126,6 +126,7 @@ enum class StopReason {
     none,            // not measured (failed or skipped before its first sample)
     precise,         // its median's interval reached the precision target
     clearly_slower,  // racing: shown slower than its table's leader, so it cannot be in the winner group
+    settled,         // racing: stable, and the last of its table still measured
     case_budget,     // its own time budget (--budget) was spent
     run_budget,      // the run's time budget (--time-budget) was spent
     count,           // the iterations asked for (--iterations N, or a time)
@@ -134,7 +135,8 @@ enum class StopReason {
 };
 inline constexpr Named<StopReason> kStopReasons[] = {
     {StopReason::none, "none"},           {StopReason::precise, "precise"},
-    {StopReason::clearly_slower, "clearly slower"}, {StopReason::case_budget, "case budget"},
+    {StopReason::clearly_slower, "clearly slower"}, {StopReason::settled, "settled"},
+    {StopReason::case_budget, "case budget"},
     {StopReason::run_budget, "time budget"}, {StopReason::count, "count"},
     {StopReason::cap, "cap"},             {StopReason::interrupted, "interrupted"}};
 inline std::string_view to_string(StopReason r) { return name_of(kStopReasons, r); }
@@ -161,8 +163,8 @@ struct CaseResult {
     bool stable = false;
     std::vector<Sample> samples;
     Summary stats;  // of time_s per run: the wall time, or a tool's net time
-    // External tools: the summaries of the process's wall time and of its fixed cost (n = 0
-    // otherwise).
+    // External tools: the summaries of the process's wall time and of its fixed cost, for a whole
+    // run of all its passes (n = 0 otherwise).
     Summary gross, fixed;
     double throughput_mib_s = 0;  // bytes over the median wall time
     std::vector<Warning> warnings;

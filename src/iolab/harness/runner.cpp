@@ -60,6 +60,15 @@ void fail(CaseState& c, const std::exception& e) {
     c.done = true;
 }
 
+// A stop asked for (here, or on another rank) cuts the case short: it keeps what it measured,
+// and says why it stopped. Returns whether e was such a stop.
+bool cut_short(CaseState& c, const std::exception& e) {
+    if (!dynamic_cast<const Interrupted*>(&e)) return false;
+    c.r.stopped = StopReason::interrupted;
+    c.r.reason = e.what();
+    return true;
+}
+
 // Whether the group has no time left (its share of the run's time budget, when racing).
 bool past(Clock& clock, std::uint64_t deadline_ns) { return deadline_ns > 0 && clock.now_ns() >= deadline_ns; }
 
@@ -76,12 +85,14 @@ bool precise(const CaseResult& r, const RunOptions& opts) {
            st.median_precision() <= opts.precision;
 }
 
-// Why a case has enough measured iterations, or none: the cap, a fixed count, its own budget
-// (past its fewest samples) or, without racing, the precision target.
+// Why a case has enough measured iterations, or none: the cap, a fixed count, its own time budget
+// (past its fewest samples) or, without racing, the precision target. Racing within a share of
+// the run's time budget, that share and race() decide instead of the case's own budget.
 StopReason enough(const CaseState& c, const RunOptions& opts) {
     const std::size_t n = c.r.samples.size();
     if (n >= opts.max_iterations) return StopReason::cap;
     if (c.target > 0) return n >= c.target ? StopReason::count : StopReason::none;
+    if (opts.race && opts.group_budget_s > 0) return StopReason::none;
     if (n < (opts.race ? kMinRaceSamples : opts.min_iterations)) return StopReason::none;
     if (c.spent_s >= opts.budget_s) return StopReason::case_budget;
     if (!opts.race && precise(c.r, opts)) return StopReason::precise;
@@ -140,7 +151,8 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
         ++runs;
         last = smp.wall_s;
         // A repeating tool: the passes of the next runs, from this one's own report (rank 0's).
-        if (const auto p = static_cast<unsigned>(team().leader(passes_for(c, opts, smp))); p != c.fx->passes()) {
+        if (c.r.spec.strategy->repeats()) {
+            const auto p = std::max(1u, static_cast<unsigned>(team().leader(passes_for(c, opts, smp))));
             c.fx->set_passes(p);
             if (c.probe) c.probe->set_passes(p);
         }
@@ -292,8 +304,8 @@ void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& c
             c.target = team().leader(c.target);  // rank 0's warm-up decides for every rank
         } catch (const std::exception& e) {
             if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
+            if (cut_short(c, e)) break;
             fail(c, e);
-            if (dynamic_cast<const Interrupted*>(&e)) break;
         }
     }
 }
@@ -316,9 +328,11 @@ bool stop_agreed() {
 }
 
 // Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
-// each family of the group (a table), a case with its fewest samples stops when it is precise, or
-// when it is shown slower than the family's fastest median (the leader): it cannot be in the winner
-// group. The leader, the cases tied with it and the cases a knee or finding holds sample on.
+// each family of the group (a table), a case with its fewest samples stops when it is precise;
+// when it is shown slower than the family's fastest median (the leader), so that it cannot be in
+// the winner group; or when it is the last of its table still measured and is stable, so that
+// nothing is left to tell it from. The leader, the cases tied with it and the cases a knee or
+// finding holds sample on.
 void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vector<bool>& held) {
     // The cases as they stand, with their statistics (finish() on a copy).
     std::vector<CaseResult> now(cases.size());
@@ -335,6 +349,9 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
                 now[i].samples.size() >= kMinRaceSamples &&
                 (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
                 leader = &now[i];
+        std::size_t open = 0;  // cases of the family still measured
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            open += !cases[i].done && now[i].spec.workload.family == f;
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
             if (c.done || now[i].spec.workload.family != f || now[i].samples.size() < kMinRaceSamples) continue;
@@ -343,9 +360,14 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
                 why = StopReason::precise;
             else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
                 why = StopReason::clearly_slower;
+            else if (!held[i] && open == 1 && now[i].stable)
+                why = StopReason::settled;
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
-            if (why != StopReason::none) stop(c, why);
+            if (why != StopReason::none) {
+                stop(c, why);
+                --open;
+            }
         }
     }
 }
@@ -369,7 +391,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
         share[i] = now;
     };
     const auto out_of_time = [&] {
-        if (!team().leader(racing && past(clock, deadline_ns))) return false;
+        if (!racing || deadline_ns == 0 || !team().leader(past(clock, deadline_ns))) return false;
         for (auto& c : cases)
             if (!c.done) stop(c, StopReason::run_budget);
         return true;
@@ -398,8 +420,8 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 if (why != StopReason::none) stop(c, why);
             } catch (const std::exception& e) {
                 if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
+                if (cut_short(c, e)) break;
                 fail(c, e);
-                if (dynamic_cast<const Interrupted*>(&e)) break;
             }
             update(i);
         }

@@ -169,8 +169,12 @@ constexpr Setting kSettings[] = {
          o.precision = parse_precision(v, "");
          o.race = false;
      }},
-    {"budget", "With iterations auto: measured time per case at most (default 1.5s)", "a time such as 1s or 500ms",
-     Kind::one, [](std::string_view v, P&, O& o) { o.budget_s = parse_budget(v, ""); }},
+    {"budget", "With iterations auto: measure every case until --precision or this much time (default 1.5s)",
+     "a time such as 1s or 500ms", Kind::one,
+     [](std::string_view v, P&, O& o) {
+         o.budget_s = parse_budget(v, "");
+         o.race = false;
+     }},
     {"time_budget",
      "With iterations auto: the whole run's time, shared by racing: only cases still in doubt are measured again "
      "(default 60s)",

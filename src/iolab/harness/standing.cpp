@@ -102,11 +102,21 @@ Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
     }
     std::stable_sort(stable.begin(), stable.end(), faster);
     std::stable_sort(unstable.begin(), unstable.end(), faster);
-    if (!stable.empty()) s.leader = stable.front();
-    // The winner group: the leader and every stable case not shown slower than it.
+    // The leader: the fastest stable median, of a case that racing did not stop as slower than
+    // another (it was, so it cannot lead), where there is one.
+    for (const CaseResult* c : stable)
+        if (c->stopped != StopReason::clearly_slower) {
+            s.leader = c;
+            break;
+        }
+    if (!s.leader && !stable.empty()) s.leader = stable.front();
+    // The winner group: the leader and every stable case not shown slower than it. A case that
+    // racing stopped as shown slower than its table's fastest is not in it, whatever the leader
+    // is in the end.
     std::vector<const CaseResult*> group, others;
     for (const CaseResult* c : stable)
-        (c == s.leader || cmp.tied(*c, *s.leader) ? group : others).push_back(c);
+        (c == s.leader || (c->stopped != StopReason::clearly_slower && cmp.tied(*c, *s.leader)) ? group : others)
+            .push_back(c);
     // A noisy case never wins: an unstable median faster than every stable one leaves the table
     // without a stable winner.
     if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();

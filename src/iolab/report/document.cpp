@@ -47,6 +47,26 @@ std::vector<std::string> limit_lines(const Report& r) {
     return out;
 }
 
+// The ceilings in one line, by size: "on 64 MiB: memcpy into 4K 27.6 GiB/s, scan 20 GiB/s; ...".
+std::string brief_limits(const Report& r) {
+    std::vector<std::uint64_t> sizes;
+    for (const Ceiling& c : r.limits.ceilings)
+        if (std::find(sizes.begin(), sizes.end(), c.key.size) == sizes.end()) sizes.push_back(c.key.size);
+    std::vector<std::string> parts;
+    for (std::uint64_t size : sizes) {
+        std::vector<std::string> of;
+        for (const Ceiling& c : r.limits.ceilings) {
+            if (c.key.size != size) continue;
+            const std::string what = c.key.kind == LimitKind::memcpy_into_buffer
+                                         ? "memcpy into " + format_compact(c.key.buffer)
+                                         : std::string(to_string(c.key.kind));
+            of.push_back(what + " " + (c.mib_s > 0 ? format_rate(c.mib_s) : std::string("not measured")));
+        }
+        parts.push_back(fmt::format("on {}: {}", format_size(size), fmt::join(of, ", ")));
+    }
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 }  // namespace
 
 std::vector<std::string> brief_warnings(const Report& report, std::size_t most) {
@@ -129,10 +149,11 @@ Document build_document(const Report& report, bool all) {
     if (auto k = knee_lines(report); !k.empty())
         d.sections.push_back({SectionKind::knees, "knees", std::move(k), {}, {}, SIZE_MAX});
     if (auto l = limit_lines(report); !l.empty())
-        d.sections.push_back(
-            {SectionKind::limits, "limits: the ceiling of each kind of work here", std::move(l), {}, {}, SIZE_MAX});
-    if (auto n = table_notes(report, d.tables, all); !n.empty())
-        d.sections.push_back({SectionKind::notes, "notes", std::move(n), {}, {}, SIZE_MAX});
+        d.sections.push_back({SectionKind::limits, "limits: the ceiling of each kind of work here", std::move(l),
+                              {brief_limits(report)}, {}, SIZE_MAX});
+    std::vector<std::string> brief_notes;
+    if (auto n = table_notes(report, d.tables, all, &brief_notes); !n.empty())
+        d.sections.push_back({SectionKind::notes, "notes", std::move(n), std::move(brief_notes), {}, SIZE_MAX});
     if (auto w = report.warning_lines(); !w.empty())
         d.sections.push_back({SectionKind::warnings, "warnings", std::move(w), brief_warnings(report), {}, SIZE_MAX});
     d.sections.push_back({SectionKind::environment, "environment", environment_lines(report), {}, {}, SIZE_MAX});

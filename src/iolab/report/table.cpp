@@ -154,7 +154,7 @@ std::pair<std::string, std::string> unranked(const CaseResult& c, const Report& 
 
 
 // How many rows of each kind a terminal shows without --all.
-constexpr std::size_t kShownWinners = 4, kShownNext = 2;
+constexpr std::size_t kShownWinners = 3, kShownNext = 1;
 
 }  // namespace
 
@@ -175,7 +175,7 @@ std::string table_name(const RankedTable& t) {
     const ReportGroup& g = *t.group;
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
-    return fmt::format("{}{}, cache {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
+    return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
                        to_string(g.options.cache));
 }
 
@@ -296,8 +296,9 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     return tables;
 }
 
-std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all) {
-    std::vector<std::string> out;
+std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all,
+                                     std::vector<std::string>* brief) {
+    std::vector<std::string> out, marks;
     bool scaled = false, uncounted = false, unstable = false, early = false, limit = false;
     std::vector<const CaseResult*> tools;
     for (const RankedTable& t : tables)
@@ -312,28 +313,38 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
     for (const RankedTable& t : tables)
         for (const Column& col : t.table.columns) limit = limit || col.name == "of limit";
     (void)report;
-    if (scaled)
+    if (scaled) {
         out.push_back(
             "* byte-at-a-time case measured on a slice of the file; its time is scaled to the whole size "
             "(throughput is as measured)");
-    if (uncounted)
+        marks.push_back("*: timed on a slice, scaled");
+    }
+    if (uncounted) {
         out.push_back(
             "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count calls (or, for "
             "verified, leaves no output to check); bytes: only the byte count the tool reported was checked");
-    if (unstable)
+        marks.push_back("n/a: inside another program; bytes: its byte count checked");
+    }
+    if (unstable) {
         out.push_back(fmt::format(
             "!: unstable: the median's interval was still wider than ±{:.0f}% when its budget was spent; not ranked, "
             "and it decides nothing",
             kStableBound * 100));
-    if (early)
+        marks.push_back(fmt::format("!: unstable (over ±{:.0f}%), not ranked", kStableBound * 100));
+    }
+    if (early) {
         out.push_back(fmt::format(
             "? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once it was shown slower than "
             "its table's fastest; --precision measures every case to its end",
             kMedianConfidence * 100));
-    if (limit)
+        marks.push_back("? (n=N): stopped once shown slower");
+    }
+    if (limit) {
         out.push_back(
             "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "
             "(see limits)");
+        marks.push_back("of limit: against its kind's ceiling");
+    }
     if (!tools.empty()) {
         std::vector<std::string> parts;
         if (all) {
@@ -364,7 +375,10 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
             "net: a tool's time less its fixed cost (the same command on a one-page input, run beside it){}: {}{}",
             all ? "" : ", up to", fmt::join(parts, "; "),
             all ? "" : "; --all shows each case with the time the tool reports itself"));
+        marks.push_back("net: a tool less its start-up, measured on one page");
     }
+    if (brief && !marks.empty())
+        *brief = {fmt::format("{}; --all explains each", fmt::join(marks, "; "))};
     return out;
 }
 

@@ -79,8 +79,10 @@ std::string format_ns(std::uint64_t ns);
 // A ranked table per group and family, the cases in the order of their standing.
 std::vector<RankedTable> ranked_tables(const Report& report);
 // Notes that hold for every table they apply to (scaled slices, uncounted calls, tools' fixed
-// costs, unstable and early-stopped cases), once each. `all`: every tool's figures.
-std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all);
+// costs, unstable and early-stopped cases), once each. `all`: every tool's figures. `brief`, when
+// given, gets them as one line of their marks.
+std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all,
+                                     std::vector<std::string>* brief = nullptr);
 // "read, 64 MiB, cache warm": a table in the words of its answer.
 std::string table_name(const RankedTable& t);
 // The median's interval as one of throughputs (low, high); (0, 0) without a 95 % interval.

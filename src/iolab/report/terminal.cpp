@@ -58,18 +58,19 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
     for (const Row* r : rows)
         for (std::size_t k = 0; k < keep.size(); ++k)
             if (keep[k] < r->cells.size()) width[k] = std::max(width[k], utf8_length(r->cells[keep[k]]));
-    // Too wide still: the widest text columns (params, names) give way, down to 8 glyphs.
+    // Too wide still: the text columns give way, the last first (params before names), down to 8
+    // glyphs.
     const auto total = [&] {
         std::size_t w = 0;
         for (std::size_t x : width) w += x;
         return w + 2 * (width.empty() ? 0 : width.size() - 1);
     };
     while (columns > 0 && total() > columns) {
-        std::size_t widest = SIZE_MAX;
+        std::size_t last = SIZE_MAX;
         for (std::size_t k = 0; k < keep.size(); ++k)
-            if (t.columns[keep[k]].left && width[k] > 8 && (widest == SIZE_MAX || width[k] > width[widest])) widest = k;
-        if (widest == SIZE_MAX) break;
-        width[widest] -= std::min(width[widest] - 8, total() - columns);
+            if (t.columns[keep[k]].left && width[k] > 8) last = k;
+        if (last == SIZE_MAX) break;
+        width[last] -= std::min(width[last] - 8, total() - columns);
     }
     const auto cell = [&](const std::string& text, std::size_t k) {
         const std::string shown = cut_to(text, width[k]);
@@ -112,23 +113,27 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
 std::vector<std::string> wrap(const std::string& text, std::size_t columns, std::size_t indent) {
     if (columns == 0 || utf8_length(text) <= columns) return {text};
     std::vector<std::string> out;
-    std::string line;
-    std::size_t start = 0;
+    // Leading spaces stay on the first line; the words after them are wrapped.
+    std::size_t start = text.find_first_not_of(' ');
+    if (start == std::string::npos) return {text};
+    std::string line = text.substr(0, start);
+    bool first = true;
     const std::string pad(indent, ' ');
     while (start < text.size()) {
         std::size_t end = text.find(' ', start);
         if (end == std::string::npos) end = text.size();
         const std::string word = text.substr(start, end - start);
-        const std::string next = line.empty() ? (out.empty() ? word : pad + word) : line + " " + word;
-        if (!line.empty() && utf8_length(next) > columns) {
+        const std::string next = first ? line + word : line + " " + word;
+        if (!first && utf8_length(next) > columns) {
             out.push_back(line);
             line = cut_to(pad + word, columns);
         } else {
             line = cut_to(next, columns);
         }
+        first = false;
         start = end + 1;
     }
-    if (!line.empty()) out.push_back(line);
+    out.push_back(line);
     return out;
 }
 
@@ -160,7 +165,9 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
                     std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
                 if (!o.all && hidden > 0) text(fmt::format("{} more row{}: --all, --markdown or --html", hidden,
                                                            hidden == 1 ? "" : "s"));
-                for (const auto& n : t.notes) text(n);
+                // A latency table's notes explain it once: with --all (and in the files).
+                if (o.all || s.kind != SectionKind::latency)
+                    for (const auto& n : t.notes) text(n);
                 break;
             }
             case SectionKind::knees:
@@ -168,12 +175,18 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
             case SectionKind::notes:
                 out += "\n";
                 text(s.title, "1");
-                for (const auto& l : s.lines) text("  " + l, nullptr, 4);
+                for (const auto& l : o.all || s.brief.empty() ? s.lines : s.brief) text("  " + l, nullptr, 4);
                 break;
             case SectionKind::warnings:
                 out += "\n";
                 text(s.title, "1;33");
-                for (const auto& l : o.all ? s.lines : s.brief) text("  - " + l, nullptr, 4);
+                // One line each without --all, cut at the terminal's width.
+                for (const auto& l : o.all ? s.lines : s.brief) {
+                    if (o.all)
+                        text("  - " + l, nullptr, 4);
+                    else
+                        out += (w ? cut_to("  - " + l, w) : "  - " + l) + "\n";
+                }
                 break;
             case SectionKind::environment: break;  // the header's machine line says it
         }
