@@ -224,7 +224,11 @@ std::string replication_help() {
     double total = 0;
     for (const auto& name : replication_suites()) {
         const Suite s = load_named(name);
-        const double budget = s.groups.empty() ? 0 : s.groups.front().options.time_budget_s;
+        std::size_t cases = 0;
+        for (const auto& g : s.groups) cases += group_cases(g).size();
+        const double given = s.groups.empty() ? 0 : s.groups.front().options.time_budget_s;
+        const double budget =
+            given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
         total += budget;
         out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
     }

@@ -249,8 +249,13 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         fmt::print(stderr, "iolab: interrupted: no profile written\n");
         return 128 + interrupt::signal_received();
     }
-    const Profile p = profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev);
-    if (p.choices.empty()) throw std::runtime_error("no case of the tune suite was verified: no profile written");
+    std::vector<std::string> undecided;
+    const Profile p =
+        profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev, &undecided);
+    if (p.choices.empty() && undecided.empty())
+        throw std::runtime_error("no case of the tune suite was verified: no profile written");
+    // Noise decides nothing: a choice without a stable winner is the library's default.
+    for (const auto& u : undecided) fmt::print("{}\n", one_line(u));
     if (!quiet) {
         fmt::print("{}", render_terminal(report, terminal_options(false)));
         fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));

@@ -22,7 +22,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& c : r->cases)
         if (c.stats.n != c.samples.size()) std::abort();
     for (const iolab::Exporter& e : iolab::exporters()) (void)e.render(*r);
-    (void)iolab::render_terminal(*r, true);
+    (void)iolab::render_terminal(*r, {true, 0, true});
+    // Drawn to a narrow terminal, no line is wider than it (a cut never splits a character).
+    const std::string narrow = iolab::render_terminal(*r, {false, 60, false});
+    std::size_t glyphs = 0;
+    for (char c : narrow) {
+        if (c == '\n') {
+            if (glyphs > 60) std::abort();
+            glyphs = 0;
+        } else if ((c & 0xC0) != 0x80) {
+            ++glyphs;
+        }
+    }
     // Throws (and so fails the target) if iolab cannot read what it wrote.
     const iolab::Report again = iolab::read_report_json(iolab::to_json(*r), "again.json");
     if (again.cases.size() != r->cases.size() || again.findings.size() != r->findings.size()) std::abort();

@@ -98,7 +98,7 @@ TEST(ThrottleDevice, BufferSweepsModelReproducesSeed002) {
         c.spec.workload.buffer = buffer;
         c.checked = Checked::content;
         c.verified = true;
-        for (int i = 0; i < 5; ++i) {
+        for (int i = 0; i < 6; ++i) {
             Sample smp;
             smp.wall_s = seconds;
             smp.bytes = seed_file;

@@ -364,14 +364,22 @@ TEST(Jobs, AKneeOverJobsIsTheFewestJobsNearTheBest) {
         c.spec.strategy = Registry::builtin().find("read.chunk");
         c.spec.group = "g";
         c.spec.workload.jobs = jobs;
-        c.throughput_mib_s = mib;
+        c.spec.workload.size = 1 << 20;
+        c.status = Status::ok;
+        for (int i = 0; i < 6; ++i) {  // steady: stable
+            Sample smp;
+            smp.bytes = 1 << 20;
+            smp.wall_s = 1 / mib * (1 + 0.001 * i);
+            c.samples.push_back(smp);
+        }
+        finish(c, RunOptions{}, 1e-9);
         cases.push_back(c);
     }
     const KneeResult r = find_knee(KneeSpec{"s", "g", "read.chunk", 0.95, true}, cases);
     EXPECT_EQ(r.knee_buffer, 2u);
     EXPECT_EQ(r.best_buffer, 4u);
     EXPECT_EQ(r.describe(),
-              "read.chunk in g: 2 jobs reach 95% of the best aggregate throughput (200.0 MiB/s with 4 jobs)");
+              "read.chunk in g: 2 jobs reach 95% of the best aggregate throughput (199.5 MiB/s with 4 jobs)");
     // The suite says what it sweeps; anything else is refused with the value.
     const std::string suite = R"(name = "s"
 description = "d"

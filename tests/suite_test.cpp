@@ -3,10 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sys/stat.h>
+
+#include <cmath>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/process.hpp"
+#include "iolab/harness/stats.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"
@@ -208,10 +215,10 @@ TEST(Findings, OverlappingIntervalsAreInconclusive) {
 }
 
 TEST(Findings, WithinAndMissingCases) {
-    std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {1.0, 1.0, 1.0, 1.0, 1.0}),
-                                     crafted("g", "copy.sendfile", 4096, {1.05, 1.05, 1.05, 1.05, 1.05})};
+    std::vector<CaseResult> cases = {crafted("g", "copy.chunk", 4096, {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}),
+                                     crafted("g", "copy.sendfile", 4096, {1.05, 1.05, 1.05, 1.05, 1.05, 1.05})};
     EXPECT_EQ(evaluate(finding(0, 0.1), cases).verdict, Verdict3::holds);
-    cases[1] = crafted("g", "copy.sendfile", 4096, {2.0, 2.0, 2.0, 2.0, 2.0});
+    cases[1] = crafted("g", "copy.sendfile", 4096, {2.0, 2.0, 2.0, 2.0, 2.0, 2.0});
     EXPECT_EQ(evaluate(finding(0, 0.1), cases).verdict, Verdict3::does_not_hold);
     cases[1].status = Status::skipped;
     cases[1].reason = "not here";
@@ -235,12 +242,31 @@ TEST(Knee, SmallestBufferWithin95PercentOfTheBest) {
     // throughput 1 MiB / wall: 512 B -> 10, 4K -> 50, 64K -> 97, 1M -> 100 MiB/s
     const std::vector<std::pair<std::size_t, double>> points = {
         {512, 0.1}, {4096, 0.02}, {65536, 1.0 / 97}, {1 << 20, 0.01}};
-    for (const auto& [b, w] : points) sweep.push_back(crafted("g", "copy.chunk", b, {w, w, w}));
+    for (const auto& [b, w] : points) sweep.push_back(crafted("g", "copy.chunk", b, {w, w, w, w, w, w}));
     const KneeResult k = find_knee(KneeSpec{"", "g", "copy.chunk", 0.95}, sweep);
     EXPECT_EQ(k.knee_buffer, 65536u);
     EXPECT_EQ(k.best_buffer, 1u << 20);
     EXPECT_NEAR(k.best_mib_s, 100, 1e-9);
     EXPECT_EQ(find_knee(KneeSpec{"", "g", "copy.chunk", 0.4}, sweep).knee_buffer, 4096u);
+}
+
+// The best of a sweep is chosen inside its winner group by the stated rule (the smaller buffer),
+// and an unstable point decides nothing: a knee it could change is INCONCLUSIVE.
+TEST(Knee, TiesGoToTheSmallerBufferAndNoiseDecidesNothing) {
+    std::vector<CaseResult> sweep;
+    for (const auto& [b, w] : std::vector<std::pair<std::size_t, double>>{{4096, 0.02}, {65536, 0.01}, {1 << 20, 0.01}})
+        sweep.push_back(crafted("g", "copy.chunk", b, {w, w * 1.01, w * 0.99, w, w * 1.02, w * 0.98}));
+    KneeResult k = find_knee(KneeSpec{"", "g", "copy.chunk", 0.95}, sweep);
+    EXPECT_EQ(k.best_buffer, 65536u);  // tied with 1M: the smaller
+    EXPECT_EQ(k.knee_buffer, 65536u);
+    EXPECT_TRUE(k.note.empty()) << k.note;
+    // 1M's median is now the fastest, but it varies ±50 %: it cannot be the best.
+    sweep[2] = crafted("g", "copy.chunk", 1 << 20, {0.005, 0.01, 0.0025, 0.006, 0.004, 0.0075, 0.005});
+    k = find_knee(KneeSpec{"", "g", "copy.chunk", 0.95}, sweep);
+    EXPECT_FALSE(sweep[2].stable);
+    EXPECT_EQ(k.knee_buffer, 0u);
+    EXPECT_NE(k.note.find("copy.chunk buffer=1M is unstable"), std::string::npos) << k.note;
+    EXPECT_NE(k.describe().find("INCONCLUSIVE"), std::string::npos) << k.describe();
 }
 
 TEST(BuiltinSuites, AllParseAndTheFiveAreThere) {
@@ -329,6 +355,47 @@ TEST(External, MissingToolIsSkippedWithTheReason) {
     for (const auto& c : with["cases"]) {
         EXPECT_EQ(c["status"], "ok") << c.dump();
         EXPECT_EQ(c.contains("fixed"), c["strategy"] == "read.dd") << c.dump();
+    }
+}
+
+// A tool that takes 200 ms to start (a dd behind a `sleep 0.2`) is ranked by its net time: the
+// same command on a one-page input, run beside it, takes the start-up away. (64 MiB: a read of
+// tens of milliseconds, well above the few milliseconds a `sleep 0.2` varies by.)
+TEST(External, AToolIsRankedByItsTimeLessItsStartUp) {
+    ScratchDir dir, bin;
+    const auto dd = find_program("dd");
+    ASSERT_TRUE(dd);
+    {
+        std::ofstream(bin.file("dd")) << "#!/bin/sh\nsleep 0.2\nexec " << *dd << " \"$@\"\n";
+    }
+    ASSERT_EQ(::chmod(bin.file("dd").c_str(), 0755), 0);
+    const std::string json = dir.file("r.json");
+    const std::string cmd = "env PATH=" + bin.path() + ":$PATH " + IOLAB_BINARY +
+                            " run -s read.dd,read.cat --size 64M --buffer 1M --iterations 7 --quiet --dir " + dir.path() +
+                            " --json " + json;
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const Report r = read_report_file(json);
+    const CaseResult *slow_dd = nullptr, *cat = nullptr;
+    for (const CaseResult& c : r.cases) (c.name() == "read.dd" ? slow_dd : cat) = &c;
+    ASSERT_TRUE(slow_dd && cat);
+    // Its process and its probe both slept: each took 200 ms at least.
+    EXPECT_GE(slow_dd->gross.median, 0.2);
+    EXPECT_GE(slow_dd->fixed.median, 0.2);
+    // Its figure is the net one: each run less its probe's.
+    std::vector<double> net;
+    for (const Sample& smp : slow_dd->samples) net.push_back(smp.wall_s - smp.fixed_s);
+    EXPECT_DOUBLE_EQ(slow_dd->stats.median, median(net));
+    EXPECT_DOUBLE_EQ(slow_dd->throughput_mib_s, median(net) > 0 ? 64 / median(net) : 0);
+    // So it ranks beside cat, which reads the same 64 MiB: not 200 ms behind it.
+    EXPECT_LT(slow_dd->stats.median, 0.1);
+    EXPECT_LT(std::fabs(slow_dd->stats.median - cat->stats.median), 0.1);
+    // And the table says so.
+    const auto tables = ranked_tables(r);
+    ASSERT_EQ(tables.size(), 1u);
+    const auto& cases = tables[0].cases;
+    const auto at = [&](const CaseResult* c) { return std::find(cases.begin(), cases.end(), c) - cases.begin(); };
+    if (slow_dd->stable && cat->stable) {
+        EXPECT_EQ(at(slow_dd) < at(cat), slow_dd->throughput_mib_s >= cat->throughput_mib_s);
     }
 }
 

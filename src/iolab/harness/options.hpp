@@ -54,6 +54,10 @@ struct Device {
 // Throws InputError.
 Device parse_device(std::string_view text);
 
+// A racing run's time budget when none is given: a minute, or 3 s a case for a run of fewer than
+// twenty cases (a question about two ways need not take a minute).
+inline constexpr double kDefaultTimeBudget = 60, kDefaultTimePerCase = 3;
+
 struct RunOptions {
     Amount warmup{1, 0};
     Amount iterations = kAdaptive;
@@ -67,7 +71,7 @@ struct RunOptions {
     // cases whose place in an answer is still in doubt (runner.cpp), within the run's time budget,
     // which the session shares among the groups (group_budget_s: this group's; 0: none).
     bool race = true;
-    double time_budget_s = 60;
+    double time_budget_s = 0;  // 0: kDefaultTimeBudget, or less for a run of few cases
     double group_budget_s = 0;
     // What measured iterations of reads check (the first run of every case checks every byte).
     VerifyMode verify = VerifyMode::sampled;

@@ -126,9 +126,9 @@ std::vector<double> CaseResult::per_byte() const {
     const double asked = static_cast<double>(spec.workload.all_bytes());
     std::vector<double> out;
     out.reserve(samples.size());
-    // Its own bytes: a stonewalled run moves fewer than asked.
+    // Its own bytes: a stonewalled run moves fewer than asked (and an empty file counts one).
     for (const auto& smp : samples)
-        out.push_back(smp.time_s() / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : asked));
+        out.push_back(smp.time_s() / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : std::max(1.0, asked)));
     return out;
 }
 

@@ -177,7 +177,7 @@ constexpr Setting kSettings[] = {
      }},
     {"time_budget",
      "With iterations auto: the whole run's time, shared by racing: only cases still in doubt are measured again "
-     "(default 60s)",
+     "(default 60s, or 3s a case for fewer cases)",
      "a time such as 60s, 90s or 5m", Kind::one,
      [](std::string_view v, P&, O& o) { o.time_budget_s = parse_budget(v, ""); }},
     {"verify",

@@ -65,6 +65,7 @@ Order Comparator::order(const CaseResult& a, const CaseResult& b) {
 
 bool picked_before(const CaseResult& a, const CaseResult& b) {
     if (buffer_of(a) != buffer_of(b)) return buffer_of(a) < buffer_of(b);
+    if (a.spec.workload.jobs != b.spec.workload.jobs) return a.spec.workload.jobs < b.spec.workload.jobs;
     if (calls_of(a) != calls_of(b)) return calls_of(a) < calls_of(b);
     return faster(&a, &b);
 }

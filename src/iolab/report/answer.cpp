@@ -32,7 +32,7 @@ std::string interval_text(double mib_s, double low, double high) {
     if (low <= 0 || high <= 0) return "";
     const bool gib = mib_s >= 1024;
     const double unit = gib ? 1024 : 1;
-    return fmt::format(" ({:.3g}-{:.3g} {})", low / unit, high / unit, gib ? "GiB/s" : "MiB/s");
+    return fmt::format(" ({}-{} {})", format_figure(low / unit), format_figure(high / unit), gib ? "GiB/s" : "MiB/s");
 }
 
 }  // namespace

@@ -70,12 +70,13 @@ json case_json(const CaseResult& c, const Standing::Place* place = nullptr, cons
         j["reason"] = c.reason;
         return j;
     }
-    // Each sample's throughput is its own bytes over its own time.
+    // Each sample's throughput is its own bytes over its own time (a tool's net of its probe's; a
+    // net time not above 0 has no throughput to draw).
     j["mib_s"] = c.throughput_mib_s;
     std::tie(j["low"], j["high"]) = throughput_interval(c);
     json samples = json::array();
     for (const auto& s : c.samples)
-        samples.push_back(s.wall_s > 0 ? static_cast<double>(s.bytes) / s.wall_s / (1 << 20) : 0.0);
+        if (s.time_s() > 0) samples.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
     j["samples"] = samples;
     j["n"] = c.stats.n;
     return j;

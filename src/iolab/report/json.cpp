@@ -213,6 +213,7 @@ nlohmann::json report_to_json(const Report& r) {
                          {"fraction", k.spec.fraction},
                          {"over", k.spec.over_jobs ? "jobs" : "buffer"},
                          {"knee_buffer", k.knee_buffer},
+                         {"note", k.note},
                          {"best_buffer", k.best_buffer},
                          {"best_mib_s", k.best_mib_s}});
     nlohmann::json j{{"schema", kResultSchema},

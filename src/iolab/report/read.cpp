@@ -321,6 +321,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
             kr.spec = {kr.suite, one_line(str(k, "group")), one_line(str(k, "strategy")),
                        std::clamp(num(k, "fraction", 0.95), 0.0, 1.0), str(k, "over") == "jobs"};
             kr.knee_buffer = static_cast<std::size_t>(std::clamp(num(k, "knee_buffer"), 0.0, 1e15));
+            kr.note = one_line(str(k, "note"));
             kr.best_buffer = static_cast<std::size_t>(std::clamp(num(k, "best_buffer"), 0.0, 1e15));
             kr.best_mib_s = std::max(0.0, num(k, "best_mib_s"));
             r.knees.push_back(kr);

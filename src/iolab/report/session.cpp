@@ -94,7 +94,9 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     // Racing groups share the run's time budget in proportion to their cases, each group taking
     // its share of what is left when it starts.
     const auto racing = [](const Group& g) { return g.options.race && g.options.iterations.adaptive; };
-    const double budget = suite.groups.empty() ? 0 : suite.groups.front().options.time_budget_s;
+    const double given = suite.groups.empty() ? 0 : suite.groups.front().options.time_budget_s;
+    const double budget =
+        given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(total));
     if (std::any_of(suite.groups.begin(), suite.groups.end(), racing)) report.time_budget_s = budget;
     std::size_t first = 0;  // index of the group's first case in the whole run
     for (std::size_t gi = 0; gi < plan.size(); ++gi) {

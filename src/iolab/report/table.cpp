@@ -103,7 +103,8 @@ std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t
 Table latency_table(const Report& report) {
     Table t;
     t.title = "latency per operation";
-    t.columns = {{"case", true}, {"ops/s"}, {"p50"}, {"p90"}, {"p99"}, {"p99.9"}, {"max"}, {"rate over the run", true}};
+    t.columns = {{"case", true},        {"ops/s"},          {"p50"}, {"p90", false, 100}, {"p99"}, {"p99.9", false, 100},
+                 {"max", false, 80}, {"rate over the run", true, 100}};
     std::uint64_t ops = 0;
     for (const CaseResult& c : report.cases) {
         if (!c.ranked() || !c.latency) continue;
@@ -166,9 +167,13 @@ std::pair<double, double> rate_interval(const CaseResult& c) {
 
 bool has_interval(const CaseResult& c) { return c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence; }
 
+std::string format_figure(double x) {
+    return x >= 100 ? fmt::format("{:.0f}", x) : x >= 10 ? fmt::format("{:.1f}", x) : fmt::format("{:.2f}", x);
+}
+
 std::string format_rate(double mib_s) {
-    if (mib_s >= 1024) return fmt::format("{:.3g} GiB/s", mib_s / 1024);
-    return fmt::format("{:.3g} MiB/s", mib_s);
+    if (mib_s >= 1024) return format_figure(mib_s / 1024) + " GiB/s";
+    return format_figure(mib_s) + " MiB/s";
 }
 
 std::string table_name(const RankedTable& t) {

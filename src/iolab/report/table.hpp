@@ -90,6 +90,8 @@ std::pair<double, double> rate_interval(const CaseResult& c);
 bool has_interval(const CaseResult& c);
 // "17.9 GiB/s" or "812 MiB/s".
 std::string format_rate(double mib_s);
+// A figure with three digits or so: "812", "17.9", "1.23".
+std::string format_figure(double x);
 // The findings: verdict, measured ratio and interval, threshold, claim.
 Table findings_table(const Report& report);
 std::vector<std::string> knee_lines(const Report& report);

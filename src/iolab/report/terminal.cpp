@@ -17,6 +17,19 @@ std::size_t utf8_length(const std::string& s) {
     return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
+// s without its colour codes (ESC [ ... m).
+std::string plain(const std::string& s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+            while (i < s.size() && s[i] != 'm') ++i;
+            continue;
+        }
+        out += s[i];
+    }
+    return out;
+}
+
 std::string paint(const std::string& s, const char* code, bool colour) {
     return colour ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
 }
@@ -83,6 +96,8 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
             l += paint(cut_to(tail, room), colour_of(tone), colour);
         }
         while (!l.empty() && l.back() == ' ') l.pop_back();
+        // Columns that cannot give way further: the line is cut (uncoloured) at the width.
+        if (columns > 0 && utf8_length(plain(l)) > columns) l = cut_to(plain(l), columns);
         return l + "\n";
     };
     std::string out;

@@ -3,6 +3,10 @@
 #include <ctime>
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "iolab/harness/standing.hpp"
+
 namespace iolab {
 
 namespace {
@@ -20,21 +24,31 @@ std::optional<Tuned> method_of(const CaseResult& c) {
     return std::nullopt;
 }
 
-// The fastest verified case of a group that `keep` accepts.
+// The winner of a group's verified cases that `keep` accepts, picked inside its winner group by
+// the rule of standing.hpp; nothing where the group has no stable winner (why goes to `undecided`).
 template <class Keep>
-std::optional<Tuned> fastest(const Report& r, const std::string& group, Keep keep) {
-    std::optional<Tuned> best;
-    for (const CaseResult& c : r.cases) {
-        if (c.spec.group != group || !c.ranked() || !c.verified || !keep(c)) continue;
-        const auto m = method_of(c);
-        if (m && (!best || m->mib_s > best->mib_s)) best = m;
+std::optional<Tuned> fastest(const Report& r, const std::string& group, Keep keep, const std::string& key,
+                             std::vector<std::string>* undecided) {
+    std::vector<const CaseResult*> cases;
+    for (const CaseResult& c : r.cases)
+        if (c.spec.group == group && c.ranked() && c.verified && keep(c) && method_of(c)) cases.push_back(&c);
+    if (cases.empty()) return std::nullopt;
+    const Standing s = stand(cases);
+    if (!s.pick) {
+        if (undecided) {
+            const CaseResult* why = s.unsettled ? s.unsettled : cases.front();
+            undecided->push_back(fmt::format("{}: no stable winner ({}: {}); the library keeps its default", key,
+                                             why->spec.label(), instability(*why)));
+        }
+        return std::nullopt;
     }
-    return best;
+    return method_of(*s.pick);
 }
 
 }  // namespace
 
-Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device) {
+Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device,
+                     std::vector<std::string>* undecided) {
     Profile p;
     p.version = std::string(library_version());
     p.machine = this_machine();
@@ -44,14 +58,15 @@ Profile profile_from(const Report& tuned, const std::string& folder, std::uint64
     p.device = device;
     const auto all = [](const CaseResult&) { return true; };
     for (const char* kind : {"read", "copy"})
-        for (const char* cls : {"small", "medium", "large"})
-            if (const auto t = fastest(tuned, std::string(kind) + "-" + cls, all))
-                p.choices[std::string(kind) + "." + cls] = *t;
+        for (const char* cls : {"small", "medium", "large"}) {
+            const std::string key = std::string(kind) + "." + cls;
+            if (const auto t = fastest(tuned, std::string(kind) + "-" + cls, all, key, undecided)) p.choices[key] = *t;
+        }
     const auto buffered = [](const CaseResult& c) {
         return c.spec.strategy->name == "read.chunk" && c.spec.workload.buffer <= (std::size_t{1} << 20);
     };
-    if (const auto t = fastest(tuned, "read-medium", buffered)) p.read_buffer = t->buffer;
-    if (const auto t = fastest(tuned, "buffer-write", all)) p.write_buffer = t->buffer;
+    if (const auto t = fastest(tuned, "read-medium", buffered, "buffer.read", undecided)) p.read_buffer = t->buffer;
+    if (const auto t = fastest(tuned, "buffer-write", all, "buffer.write", undecided)) p.write_buffer = t->buffer;
     return p;
 }
 

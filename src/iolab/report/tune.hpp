@@ -2,6 +2,7 @@
 // What `iolab tune` keeps of a run of the tune suite: each group's fastest verified case, as the
 // library's profile (include/iolab/io/profile.hpp).
 #include <string>
+#include <vector>
 
 #include "iolab/io/profile.hpp"
 #include "iolab/report/report.hpp"
@@ -9,8 +10,11 @@
 namespace iolab {
 
 // The profile of a run of the tune suite made in `folder` (device: its st_dev): read.small from
-// group read-small and so on, buffer.read from the fastest read.chunk of read-medium with a buffer
-// of at most 1 MiB, buffer.write from buffer-write. A group without a verified case gives nothing.
-Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device);
+// group read-small and so on, buffer.read from the winner among read.chunk cases of read-medium
+// with a buffer of at most 1 MiB, buffer.write from buffer-write. Each is the winner of its group
+// as a table's answer picks it (standing.hpp). A group without a verified case gives nothing; one
+// without a stable winner gives nothing either, and says why in `undecided`.
+Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device,
+                     std::vector<std::string>* undecided = nullptr);
 
 }  // namespace iolab

@@ -10,6 +10,7 @@
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/standing.hpp"
 #include "iolab/harness/stats.hpp"
 
 namespace iolab {
@@ -42,6 +43,7 @@ std::string untrusted(const CaseResult& c) {
                            c.samples.size() == 1 ? "" : "s", kMinSamplesForVerdict);
     if (c.cold_unproven) return fmt::format("{} was not proven cold", c.spec.label());
     if (c.checked == Checked::none) return fmt::format("{} is unverified", c.spec.label());
+    if (!c.stable) return fmt::format("{} is unstable: {}", c.spec.label(), instability(c));
     return {};
 }
 
@@ -134,6 +136,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
 
 std::string KneeResult::describe() const {
     const std::string where = spec.group.empty() ? spec.strategy : spec.strategy + " in " + spec.group;
+    if (!note.empty()) return fmt::format("{}: INCONCLUSIVE: {}", where, note);
     if (spec.over_jobs) {
         if (knee_buffer == 0) return fmt::format("{}: fewer than two measured job counts", where);
         return fmt::format("{}: {} job{} reach{} {:.0f}% of the best aggregate throughput ({:.1f} MiB/s with {} job{})",
@@ -159,22 +162,33 @@ KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& swee
     const auto point = [&](const CaseResult* c) -> std::size_t {
         return k.over_jobs ? c->spec.workload.jobs : c->spec.workload.buffer;
     };
-    for (const auto* c : sweep)
-        if (c->throughput_mib_s > r.best_mib_s) {
-            r.best_mib_s = c->throughput_mib_s;
-            r.best_buffer = point(c);
-        }
     // A knee needs a sweep: two points at least.
     std::set<std::size_t> points;
     for (const auto* c : sweep) points.insert(point(c));
-    if (points.size() < 2) {
-        r.best_mib_s = 0;
-        r.best_buffer = 0;
+    if (points.size() < 2) return r;
+    // The best: the winner of the sweep as a table's answer picks it, inside its winner group
+    // (standing.hpp); no knee where noise could have decided it.
+    const Standing s = stand(sweep);
+    if (!s.pick) {
+        r.note = s.unsettled ? fmt::format("{} is unstable ({}) and its median beat every stable point",
+                                           s.unsettled->spec.label(), instability(*s.unsettled))
+                             : "no point of the sweep is stable";
         return r;
     }
-    for (const auto* c : sweep)
-        if (c->throughput_mib_s >= k.fraction * r.best_mib_s && (r.knee_buffer == 0 || point(c) < r.knee_buffer))
-            r.knee_buffer = point(c);
+    r.best_mib_s = s.pick->throughput_mib_s;
+    r.best_buffer = point(s.pick);
+    for (const auto& p : s.places)
+        if (p.rank > 0 && p.c->throughput_mib_s >= k.fraction * r.best_mib_s &&
+            (r.knee_buffer == 0 || point(p.c) < r.knee_buffer))
+            r.knee_buffer = point(p.c);
+    // An unstable point below the knee might have reached the fraction too.
+    for (const auto& p : s.places)
+        if (p.rank == 0 && p.c->status == Status::ok && p.c->ranked() && point(p.c) < r.knee_buffer &&
+            p.c->throughput_mib_s >= k.fraction * r.best_mib_s) {
+            r.note = fmt::format("{} is unstable ({}) and might be the knee", p.c->spec.label(), instability(*p.c));
+            r.knee_buffer = 0;
+            break;
+        }
     return r;
 }
 

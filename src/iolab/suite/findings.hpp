@@ -33,6 +33,7 @@ struct KneeResult {
     std::size_t knee_buffer = 0;  // 0: not found (a job count when the knee is over jobs)
     std::size_t best_buffer = 0;
     double best_mib_s = 0;
+    std::string note;  // why there is no knee although the sweep has points (an unstable case)
     std::string describe() const;
 };
 

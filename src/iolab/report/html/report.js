@@ -147,7 +147,7 @@
     (s.limits || []).forEach((l, i) => {
       datasets.push({
         type: 'line',
-        label: 'ceiling: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s)',
+        label: 'limit: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s)',
         data: [{ x: l.mib_s, y: labels[0] }, { x: l.mib_s, y: labels[labels.length - 1] }],
         borderColor: limitColours[i % limitColours.length],
         borderDash: [6, 4],

@@ -1,0 +1,288 @@
+// The answer and what it rests on: the tie test, stability, ranks with ties and the rule that picks
+// inside a tie group, a tool's net time, the ceiling each kind of work is held against, and racing
+// (on a fake clock). Each assertion fails when the rule it checks is broken.
+#include <gtest/gtest.h>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/harness/limits.hpp"
+#include "iolab/harness/plan.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/harness/standing.hpp"
+#include "iolab/report/answer.hpp"
+#include "iolab/report/exporter.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/report/table.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+// A case of `strategy` whose runs took these milliseconds (1 MiB each), finished as the runner
+// would finish it.
+CaseResult timed(const char* strategy, std::size_t buffer, const std::vector<double>& ms,
+                 StopReason stopped = StopReason::none) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find(strategy);
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.size = 1 << 20;
+    c.spec.workload.buffer = buffer;
+    c.status = Status::ok;
+    c.checked = Checked::content;
+    c.verified = true;
+    c.stopped = stopped;
+    for (double t : ms) {
+        Sample s;
+        s.wall_s = t * 1e-3;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
+}
+
+const std::vector<double> kSteady1 = {1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0};
+const std::vector<double> kSteady2 = {2.0, 2.02, 1.98, 2.0, 2.04, 1.96, 2.0};
+// Its median is the fastest of all, but it varies ±50 % and more.
+const std::vector<double> kNoisy = {0.9, 0.5, 1.5, 0.6, 0.85, 1.4, 0.45};
+
+TEST(Ties, TheTestNeedsBothTheUTestAndTheRatiosInterval) {
+    EXPECT_EQ(order_of({2.0, 2.01, 1.99, 2.0, 2.02, 1.98}, {1.0, 1.01, 0.99, 1.0, 1.02, 0.98}), Order::slower);
+    EXPECT_EQ(order_of({1.0, 1.01, 0.99, 1.0, 1.02, 0.98}, {2.0, 2.01, 1.99, 2.0, 2.02, 1.98}), Order::faster);
+    // Overlapping: tied.
+    EXPECT_EQ(order_of({1.0, 1.2, 0.9, 1.1, 1.05, 0.95}, {1.02, 1.15, 0.92, 1.12, 1.0, 0.97}), Order::tied);
+    // Three against three, wholly apart: the bootstrap interval excludes 1, but the exact U test
+    // cannot go below p = 0.1 with so few: tied.
+    EXPECT_EQ(order_of({2.0, 2.01, 1.99}, {1.0, 1.01, 0.99}), Order::tied);
+    // Five against five, wholly apart: p = 2/252, below 0.01.
+    EXPECT_EQ(order_of({2.0, 2.01, 1.99, 2.02, 1.98}, {1.0, 1.01, 0.99, 1.02, 0.98}), Order::slower);
+}
+
+TEST(Stability, ACaseAtFiftyPercentNeverRanksFirst) {
+    const CaseResult noisy = timed("read.mmap-scan", 0, kNoisy);
+    const CaseResult steady = timed("read.chunk", 65536, kSteady1);
+    EXPECT_FALSE(noisy.stable);
+    EXPECT_GT(noisy.stats.median_precision(), 0.5);
+    EXPECT_TRUE(steady.stable);
+    ASSERT_GT(noisy.throughput_mib_s, steady.throughput_mib_s);  // by its median it would win
+    const Standing s = stand({&noisy, &steady});
+    ASSERT_EQ(s.places.size(), 2u);
+    EXPECT_EQ(s.places[0].c, &steady);
+    EXPECT_EQ(s.places[0].rank_text(), "1");
+    EXPECT_EQ(s.places[1].c, &noisy);
+    EXPECT_EQ(s.places[1].rank_text(), "-");
+    // And the table has no stable winner: the noisy median beat every stable one.
+    EXPECT_EQ(s.pick, nullptr);
+    EXPECT_EQ(s.unsettled, &noisy);
+    // When the noisy case is slower by its median, the steady one wins.
+    const CaseResult slow_noisy = timed("read.mmap-scan", 0, {1.8, 1.0, 3.0, 1.2, 1.7, 2.8, 0.9});
+    const Standing t = stand({&slow_noisy, &steady});
+    EXPECT_EQ(t.pick, &steady);
+    EXPECT_EQ(t.unsettled, nullptr);
+}
+
+TEST(Stability, WithinTenPercentIsStableAndOverItIsNot) {
+    // Six samples: the 95 % interval of the median is [min, max].
+    EXPECT_TRUE(timed("read.chunk", 65536, {1.0, 1.09, 0.92, 1.0, 1.0, 1.0}).stable);
+    EXPECT_FALSE(timed("read.chunk", 65536, {1.0, 1.11, 0.92, 1.0, 1.0, 1.0}).stable);
+    // Five samples have no 95 % interval: unstable, unless racing stopped it as clearly slower.
+    EXPECT_FALSE(timed("read.chunk", 65536, {1.0, 1.0, 1.0, 1.0, 1.0}).stable);
+    EXPECT_TRUE(timed("read.chunk", 65536, {1.0, 1.0, 1.0, 1.0, 1.0}, StopReason::clearly_slower).stable);
+}
+
+TEST(Ranks, TiedCasesShareARankAndThePickIsTheSmallerBuffer) {
+    const CaseResult big = timed("read.chunk", 1 << 20, {0.99, 1.0, 0.98, 1.0, 1.01, 0.99, 1.0});
+    const CaseResult small = timed("read.chunk", 4096, kSteady1);
+    const CaseResult slow = timed("read.stdio-chunk", 65536, kSteady2);
+    const CaseResult slower = timed("read.byte-syscall", 0, {9.0, 9.1, 8.9, 9.0, 9.2, 8.8});
+    const Standing s = stand({&slow, &big, &slower, &small});
+    ASSERT_EQ(s.places.size(), 4u);
+    // big's median is a hair faster, but the two are tied: the smaller buffer is the pick.
+    EXPECT_EQ(s.leader, &big);
+    EXPECT_EQ(s.pick, &small);
+    EXPECT_EQ(s.places[0].c, &small);
+    EXPECT_EQ(s.places[0].rank_text(), "1");
+    EXPECT_EQ(s.places[1].c, &big);
+    EXPECT_EQ(s.places[1].rank_text(), "1=");
+    EXPECT_EQ(s.places[2].rank_text(), "3");
+    EXPECT_EQ(s.places[3].rank_text(), "4");
+    EXPECT_EQ(s.winners(), (std::vector<const CaseResult*>{&small, &big}));
+    // A case racing stopped as slower than another is never in the winner group.
+    const CaseResult stopped = timed("read.mmap-chunks", 65536, kSteady1, StopReason::clearly_slower);
+    const Standing t = stand({&big, &stopped});
+    EXPECT_EQ(t.pick, &big);
+    EXPECT_EQ(t.winners().size(), 1u);
+}
+
+TEST(NetTime, AToolIsTimedLessItsFixedCostPerPass) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find("read.fio");
+    c.spec.workload.family = Family::read;
+    c.spec.workload.size = 1 << 20;
+    c.status = Status::ok;
+    c.checked = Checked::byte_count;
+    // Four passes a run: process 0.3 s + 4 x 2 ms; its probe 0.3 s.
+    for (int i = 0; i < 6; ++i) {
+        Sample s;
+        s.passes = 4;
+        s.fixed_s = 0.300 + 0.001 * (i % 2);
+        s.wall_s = 0.308 + 0.001 * (i % 2);
+        s.tool_s = 0.0079;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    EXPECT_TRUE(c.net());
+    EXPECT_NEAR(c.stats.median, 0.002, 1e-9);             // (0.308 - 0.300) / 4
+    EXPECT_NEAR(c.throughput_mib_s, 1 / 0.002, 1e-6);     // 1 MiB a pass
+    EXPECT_NEAR(c.gross.median, 0.3085, 1e-9);            // the process, whole
+    EXPECT_NEAR(c.fixed.median, 0.3005, 1e-9);
+    // Written and read back, it is still net.
+    Report r;
+    r.cases.push_back(c);
+    const Report back = read_report_json(to_json(r), "r.json");
+    EXPECT_NEAR(back.cases[0].stats.median, 0.002, 1e-9);
+    EXPECT_TRUE(back.cases[0].net());
+}
+
+TEST(Limits, EachKindOfWorkHasItsOwnCeiling) {
+    const auto spec = [](const char* name, std::size_t buffer = 65536) {
+        PlanRequest req;
+        req.patterns = {name};
+        req.sizes = {64u << 20};
+        req.buffers = {buffer};
+        req.byte_slice = 1 << 20;
+        return build_plan(req).at(0);
+    };
+    const RunOptions warm;
+    RunOptions cold;
+    cold.cache = CacheMode::cold;
+    using K = CeilingKey;
+    const auto only = [&](const CaseSpec& c, const RunOptions& o) { return ceilings_of(c, o); };
+    EXPECT_EQ(only(spec("read.chunk", 4096), warm), (std::vector<K>{{LimitKind::memcpy_into_buffer, 64u << 20, 4096}}));
+    EXPECT_EQ(only(spec("read.mmap-chunks", 4096), warm),
+              (std::vector<K>{{LimitKind::memcpy_into_buffer, 64u << 20, 4096}}));
+    EXPECT_EQ(only(spec("read.mmap-scan"), warm), (std::vector<K>{{LimitKind::scan, 64u << 20, 0}}));
+    EXPECT_EQ(only(spec("read.cat"), warm), (std::vector<K>{{LimitKind::memcpy_into_buffer, 64u << 20, 128u << 10}}));
+    EXPECT_EQ(only(spec("read.byte-syscall"), warm), (std::vector<K>{{LimitKind::byte_loop, 1u << 20, 0}}));
+    EXPECT_EQ(only(spec("copy.chunk"), warm), (std::vector<K>{{LimitKind::memcpy, 64u << 20, 0}}));
+    EXPECT_TRUE(only(spec("write.record-buffered"), warm).empty());
+    // From the device: cold, or a strategy that always bypasses the cache.
+    EXPECT_EQ(only(spec("read.chunk"), cold), (std::vector<K>{{LimitKind::device, 64u << 20, 0},
+                                                              {LimitKind::memcpy_into_buffer, 64u << 20, 65536}}));
+    EXPECT_EQ(only(spec("read.direct"), warm).front(), (K{LimitKind::device, 64u << 20, 0}));
+    // The lowest measured one is the case's; one not measured here is no ceiling.
+    Limits l;
+    l.ceilings = {{{LimitKind::device, 64u << 20, 0}, 900, ""},
+                  {{LimitKind::memcpy_into_buffer, 64u << 20, 65536}, 20000, ""}};
+    EXPECT_EQ(ceiling_for(l, spec("read.chunk"), cold)->mib_s, 900);
+    EXPECT_EQ(ceiling_for(l, spec("read.chunk"), warm)->mib_s, 20000);
+    l.ceilings[0].mib_s = 0;
+    EXPECT_EQ(ceiling_for(l, spec("read.chunk"), cold)->mib_s, 20000);
+}
+
+// A report of the given cases, in one plain group.
+Report report_of(std::vector<CaseResult> cases) {
+    Report r;
+    r.options.iterations = Amount{7, 0};
+    r.cases = std::move(cases);
+    return r;
+}
+
+TEST(Answer, NamesTheWinnerItsTiesAndBothReferences) {
+    const Report r = report_of({timed("read.chunk", 1 << 20, {0.99, 1.0, 0.98, 1.0, 1.01, 0.99, 1.0}),
+                                timed("read.chunk", 4096, kSteady1), timed("read.stdio-chunk", 65536, kSteady2),
+                                timed("read.byte-syscall", 0, {9.0, 9.1, 8.9, 9.0, 9.2, 8.8})});
+    const auto a = answers(ranked_tables(r));
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].winner, "read.chunk buffer=4K");
+    EXPECT_EQ(a[0].tied, std::vector<std::string>{"read.chunk buffer=1M"});
+    ASSERT_EQ(a[0].versus.size(), 2u);
+    EXPECT_EQ(a[0].versus[0].role, "everyday");
+    EXPECT_EQ(a[0].versus[0].label, "read.stdio-chunk buffer=64K");
+    EXPECT_NEAR(a[0].versus[0].ratio.ratio, 2.0, 1e-9);
+    EXPECT_EQ(a[0].versus[1].role, "slowest");
+    EXPECT_EQ(a[0].text(),
+              "read, 1 MiB, warm: read.chunk buffer=4K, 1000 MiB/s (980-1020 MiB/s); tied: read.chunk buffer=1M; "
+              "2.00x (1.96-2.04) faster than read.stdio-chunk buffer=64K, 9.00x (8.80-9.23) faster than "
+              "read.byte-syscall");
+    // The answer stands first in the terminal and is `answer` in the JSON.
+    const std::string out = render_terminal(r, {});
+    EXPECT_EQ(out.find("the answer\n"), out.find('\n', out.find("machine:")) + 2) << out;
+    EXPECT_EQ(report_to_json(r)["answer"][0]["winner"], "read.chunk buffer=4K");
+}
+
+TEST(Answer, OneStrategyHasNoneAndNoiseHasNoWinner) {
+    EXPECT_TRUE(answers(ranked_tables(report_of({timed("read.chunk", 4096, kSteady1),
+                                                 timed("read.chunk", 65536, kSteady2)})))
+                    .empty());
+    const auto a = answers(ranked_tables(
+        report_of({timed("read.mmap-scan", 0, kNoisy), timed("read.chunk", 65536, kSteady1)})));
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_TRUE(a[0].winner.empty());
+    EXPECT_NE(a[0].text().find("no stable winner: read.mmap-scan (varied ±"), std::string::npos) << a[0].text();
+}
+
+// Racing on a fake clock: a fast case and a case four times slower, within a group budget.
+test::FakeClock* g_clock = nullptr;
+
+Strategy fake(const char* name, std::uint64_t ns, double spread) {
+    Strategy s;
+    s.name = name;
+    s.family = Family::read;
+    s.description = "fake";
+    s.run = [ns, spread](const Job& j) {
+        Registry::builtin().find("read.chunk")->run(j);  // reads the file, for the verification
+        static unsigned k = 0;
+        const double wobble = 1 + spread * (static_cast<double>(k % 7) - 3) / 3;  // -spread .. +spread
+        // And k ns more: no two runs take the same time (the exact U test is for samples without ties).
+        g_clock->t += static_cast<std::uint64_t>(static_cast<double>(ns) * wobble) + k++;
+    };
+    return s;
+}
+
+CaseSpec empty_read(const Strategy& s) {
+    CaseSpec c;
+    c.strategy = &s;
+    c.workload.family = Family::read;
+    c.workload.size = 4096;
+    return c;
+}
+
+TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestSettles) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    ScratchDir dir;
+    const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
+    RunOptions opts;
+    opts.group_budget_s = 100;  // far more than it needs
+    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock);
+    ASSERT_EQ(r.size(), 2u);
+    // The slow one: shown slower after the fewest samples the U test can decide with (5 against 5).
+    EXPECT_EQ(r[1].stopped, StopReason::clearly_slower);
+    EXPECT_EQ(r[1].samples.size(), 5u);
+    EXPECT_TRUE(r[1].stable);
+    // The fast one: alone in its table then, and within ±10 %: settled, not run to the budget.
+    EXPECT_TRUE(r[0].stopped == StopReason::settled || r[0].stopped == StopReason::precise) << to_string(r[0].stopped);
+    EXPECT_LT(clock.t, 1'000'000'000u);
+}
+
+TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    ScratchDir dir;
+    const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
+    RunOptions opts;
+    opts.group_budget_s = 0.2;
+    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock);
+    for (const auto& c : r) {
+        EXPECT_EQ(c.stopped, StopReason::run_budget);
+        EXPECT_GE(clock.t, 200'000'000u);
+    }
+    // ±50 % spread: never within ±10 %.
+    EXPECT_FALSE(r[0].stable);
+    EXPECT_FALSE(r[1].stable);
+}
+
+}  // namespace
+}  // namespace iolab
