@@ -165,7 +165,8 @@ def main():
                 f.write(os.urandom(MiB))
         dst = os.path.join(work, "copy")
         limits = run([IOLAB, "info", "--limits", "--dir", work]).stdout
-        cache_limit = float([l for l in limits.splitlines() if "64 KiB buffer" in l][0].split()[1])
+        # "limit         memcpy of 64 MiB into a 64 KiB buffer: 15683 MiB/s"
+        cache_limit = float([l for l in limits.splitlines() if "into a 64 KiB buffer" in l][0].split()[-2])
 
         # 1. warm sequential read
         t1 = Table(f"1. Warm sequential read of {gib // MiB} MiB", gib)

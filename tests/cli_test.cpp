@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/scratch.hpp"
 #include "iolab/report/exporter.hpp"
 #include "support.hpp"
 
@@ -80,7 +82,131 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run -s read.chunk --mpi --mpi-timeout soon", "'soon'"},
         BadInput{"run -s read.chunk --mpi --rank-shift -1", "'-1'"},
         BadInput{"run -s read.chunk --mpi --throttle 1MiB/s", "--throttle"},
-        BadInput{"run -s read.chunk --jobs 2 --shared-file --data zeros", "zeros"}));
+        BadInput{"run -s read.chunk --jobs 2 --shared-file --data zeros", "zeros"},
+        // What a mistyped word probably meant.
+        BadInput{"lst", "did you mean 'list'?"}, BadInput{"run -s read.chunk --siz 1M", "did you mean '--size'?"},
+        BadInput{"run qick", "did you mean 'quick'?"}, BadInput{"run -s read.chunk --time-budget 5", "'5'"},
+        BadInput{"compare a.json b.json c.json", "'c.json'"}));
+
+TEST(Cli, VersionNamesTheCommit) {
+    const auto r = run_cli("--version");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("iolab ", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+}
+
+TEST(Cli, ListIsGroupedByFamilyWithTheSettingsEachTakes) {
+    const auto r = run_cli("list");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto read = r.out.find("read ("), write = r.out.find("\nwrite ("), copy = r.out.find("\ncopy (");
+    ASSERT_NE(read, std::string::npos) << r.out;
+    ASSERT_NE(write, std::string::npos) << r.out;
+    ASSERT_NE(copy, std::string::npos) << r.out;
+    EXPECT_LT(read, write);
+    EXPECT_LT(write, copy);
+    // Every read strategy under read, before write: none of the write or copy family in between.
+    const std::string reads = r.out.substr(read, write - read);
+    EXPECT_EQ(reads.find("  write."), std::string::npos);
+    EXPECT_EQ(reads.find("  copy."), std::string::npos);
+    EXPECT_NE(reads.find("read.chunk"), std::string::npos);
+    // What each takes: read.chunk a buffer, a byte-at-a-time read its slice, a patterned read its pattern.
+    const auto settings_of = [&](const std::string& name) {
+        const auto at = r.out.find("  " + name + " ");
+        const auto line = r.out.find("settings: ", at);
+        return r.out.substr(line, r.out.find('\n', line) - line);
+    };
+    EXPECT_EQ(settings_of("read.chunk"), "settings: --buffer");
+    EXPECT_EQ(settings_of("read.byte-syscall"), "settings: --byte-slice");
+    EXPECT_NE(settings_of("read.pread-ops").find("--pattern"), std::string::npos);
+    EXPECT_EQ(settings_of("read.mmap-scan"), "settings: --size only");
+}
+
+TEST(Cli, ReplicateHelpNamesTheExperimentsAndTheirTime) {
+    const auto r = run_cli("replicate --help");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* suite : {"copy-basics", "buffer-sweep", "read-large", "log-writer", "compress-order"})
+        EXPECT_NE(r.out.find(std::string("  ") + suite), std::string::npos) << suite << "\n" << r.out;
+    EXPECT_NE(r.out.find("about "), std::string::npos) << r.out;
+}
+
+// With stderr not a terminal (a log, a CI job) a run says when each group is done.
+TEST(Cli, ProgressIsPlainLinesWhenStderrIsAFile) {
+    ScratchDir dir;
+    const std::string suite = dir.file("two.toml");
+    {
+        std::ofstream f(suite);
+        f << "name = \"two\"\ndescription = \"two groups\"\n[[group]]\nid = \"a\"\ntitle = \"first\"\n"
+             "strategies = [\"read.chunk\"]\nsize = \"64K\"\niterations = \"2\"\n[[group]]\nid = \"b\"\n"
+             "title = \"second\"\nstrategies = [\"read.pread-chunk\"]\nsize = \"64K\"\niterations = \"2\"\n";
+    }
+    const auto r = run_cli("run --suite-file " + suite + " --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("iolab: group 1 of 2 (first): done after "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("iolab: group 2 of 2 (second): done after "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\r'), std::string::npos) << "a terminal's progress bar in a file";
+    // --quiet says nothing.
+    EXPECT_TRUE(run_cli("run --suite-file " + suite + " --quiet --dir " + dir.path()).err.empty());
+}
+
+// The terminal's width: no line wider than it, the least useful columns gone first; the rows past
+// the winners, the next and the slowest counted, and shown with --all.
+TEST(Cli, TablesFitTheTerminalAndShowTheirWinnersFirst) {
+    ScratchDir dir;
+    const std::string args = "run -s 'read.chunk,read.pread-chunk,read.stdio-chunk,read.byte-syscall' --size 256K "
+                             "--buffer 4K,64K --byte-slice 16K --iterations 6 --dir " +
+                             dir.path();
+    const auto glyphs = [](const std::string& line) {
+        return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+    };
+    for (int columns : {80, 100, 120}) {
+        ScratchDir io;
+        const std::string cmd = "COLUMNS=" + std::to_string(columns) + " NO_COLOR=1 " + IOLAB_BINARY + " " + args +
+                                " >" + io.file("out") + " 2>/dev/null";
+        ASSERT_EQ(std::system(cmd.c_str()), 0);
+        const std::string out = test::slurp(io.file("out"));
+        std::size_t widest = 0;
+        for (std::size_t at = 0; at < out.size();) {
+            const std::size_t nl = out.find('\n', at);
+            widest = std::max(widest, glyphs(out.substr(at, nl - at)));
+            at = nl + 1;
+        }
+        EXPECT_LE(widest, static_cast<std::size_t>(columns)) << out;
+        EXPECT_EQ(out.find("CPU") != std::string::npos, columns >= 120) << columns << "\n" << out;
+        EXPECT_EQ(out.find("vs best") != std::string::npos, columns >= 80) << columns << "\n" << out;
+        EXPECT_NE(out.find("more rows: --all, --markdown or --html"), std::string::npos) << out;
+    }
+    const auto all = run_cli(args + " --all");
+    ASSERT_EQ(all.status, 0) << all.err;
+    EXPECT_EQ(all.out.find("more rows"), std::string::npos) << all.out;
+    for (const char* name : {"read.chunk", "read.pread-chunk", "read.stdio-chunk", "read.byte-syscall"})
+        EXPECT_NE(all.out.find(name), std::string::npos) << name;
+}
+
+// No ranked row is above the ceiling of its kind of work by more than its interval: in a real run
+// of the default suite's reads and copies (smaller), and in a smoke run, which shows no "of limit"
+// at all (one sample says nothing of a ceiling).
+TEST(Cli, NoRankedRowIsAboveItsCeiling) {
+    ScratchDir dir;
+    const auto above = [](const std::string& json) {
+        std::vector<std::string> out;
+        for (const auto& w : nlohmann::json::parse(json)["warnings"])
+            if (w["kind"] == "above-limit") out.push_back(w.dump());
+        return out;
+    };
+    const auto smoke = run_cli("run --smoke --json " + dir.file("smoke.json") + " --dir " + dir.path());
+    ASSERT_EQ(smoke.status, 0) << smoke.err;
+    EXPECT_EQ(smoke.out.find("of limit"), std::string::npos) << smoke.out;
+    EXPECT_TRUE(above(test::slurp(dir.file("smoke.json"))).empty());
+    const auto real = run_cli(
+        "run -s 'read.*chunk*,read.mmap-*,read.readv,read.io-uring,read.dd,read.byte-buffered,copy.chunk,"
+        "copy.copy-file-range,copy.sendfile,copy.mmap-write' --size 8M --buffer 4K,1M --byte-slice 64K --time-budget 40s "
+        "--json " + dir.file("real.json") + " --dir " + dir.path());
+    ASSERT_EQ(real.status, 0) << real.err;
+    const auto j = nlohmann::json::parse(test::slurp(dir.file("real.json")));
+    ASSERT_TRUE(j.contains("limits")) << "no ceilings measured";
+    EXPECT_TRUE(above(test::slurp(dir.file("real.json"))).empty())
+        << nlohmann::json(above(test::slurp(dir.file("real.json")))).dump(1) << "\n" << real.out;
+}
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {
     const auto names = run_cli("list --names");

@@ -108,7 +108,7 @@ Checked checked_by(const Verdict& v) {
 }  // namespace
 
 std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts,
-                                        Clock& clock, Timeline* timeline, VerifyMode mode) {
+                                        Clock& clock, Timeline* timeline, VerifyMode mode, bool keep_output) {
     if (interrupt::requested()) throw Interrupted();
     Job job = job_for(s, fx, sink, opts, mode);
     if (timeline) {
@@ -150,7 +150,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
 
     const Verdict v = fx.verify(job);
     if (!v.ok) throw VerificationFailed("output differs from the input: " + v.describe());
-    fx.remove_output();  // a group keeps one output on disk at a time
+    if (!keep_output) fx.remove_output();  // a group keeps one output on disk at a time
     return {smp, checked_by(v)};
 }
 

@@ -59,9 +59,10 @@ void raise(const Outcome& o);
 
 // Everything but the strategy (and durability, when the sync policy puts it inside) happens
 // outside the timed part. Returns the sample and what was checked; throws when the output is
-// wrong, Interrupted when a stop was asked for.
+// wrong, Interrupted when a stop was asked for. The output is removed once verified, or, with
+// keep_output, left for the caller to remove (just before the group's next write or copy).
 std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts,
-                                        Clock& clock, Timeline* timeline, VerifyMode mode);
+                                        Clock& clock, Timeline* timeline, VerifyMode mode, bool keep_output = false);
 
 // The same with one fixture and sink per job: the jobs run at once, one thread each, released
 // together by a barrier once every input is in its cache state; each job's output is verified.

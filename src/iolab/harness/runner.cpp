@@ -42,6 +42,9 @@ struct CaseState {
     // runs; its time is the tool's fixed cost (Sample::fixed_s).
     std::unique_ptr<Fixture> probe;
     Sink probe_sink;
+    // The group's write or copy whose output is still on disk (held by run_group): removed just
+    // before the next write or copy starts, so that the memory it frees is what that one fills.
+    Fixture** last_output = nullptr;
 };
 
 void stop(CaseState& c, StopReason why) {
@@ -99,6 +102,22 @@ StopReason enough(const CaseState& c, const RunOptions& opts) {
     return StopReason::none;
 }
 
+// One run of a case's own fixture (one job, one process). One write state for every write and
+// copy: the memory the group's last output held is freed just before (docs/harness.md: "The
+// write state"); a read leaves that output where it is.
+std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl,
+                                     VerifyMode mode) {
+    const Strategy& s = *c.r.spec.strategy;
+    const bool writes = s.family != Family::read && c.last_output;
+    if (writes && *c.last_output) {
+        (*c.last_output)->remove_output();
+        *c.last_output = nullptr;
+    }
+    auto out = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode, writes);
+    if (writes) *c.last_output = c.fx.get();
+    return out;
+}
+
 // One run of a case: its one job, or all of its jobs at once; a tool's beside its probe (before it
 // in one run, after it in the next, so that a drift of the machine falls on both alike).
 std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
@@ -110,12 +129,12 @@ std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock&
             fixed = measure_once(s, *c.probe, c.probe_sink, opts, clock, nullptr, mode).first.wall_s;
         };
         if (probe_first) probe();
-        auto out = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+        auto out = run_alone(c, opts, clock, tl, mode);
         if (!probe_first) probe();
         out.first.fixed_s = fixed;
         return out;
     }
-    if (c.more_fx.empty() && !team().mpi()) return measure_once(s, *c.fx, c.sink, opts, clock, tl, mode);
+    if (c.more_fx.empty() && !team().mpi()) return run_alone(c, opts, clock, tl, mode);
     std::vector<Fixture*> fixtures{c.fx.get()};
     std::vector<Sink*> sinks{&c.sink};
     for (std::size_t j = 0; j < c.more_fx.size(); ++j) {
@@ -461,12 +480,14 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock, const ProgressFn& progress, const std::vector<bool>& held) {
+    Fixture* last_output = nullptr;
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.
     const bool racing = opts.race && opts.iterations.adaptive && opts.group_budget_s > 0;
     const std::uint64_t deadline =
         racing ? clock.now_ns() + static_cast<std::uint64_t>(opts.group_budget_s * 1e9) : 0;
     std::vector<CaseState> cases(specs.size());
+    for (auto& c : cases) c.last_output = &last_output;
     InputPool pool(dir);
     prepare(cases, specs, opts, dir, pool);
     if (opts.cache == CacheMode::warm) bring_to_warm_state(pool);
