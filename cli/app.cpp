@@ -153,8 +153,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (lines && elapsed - said_at >= 60) {
-            fmt::print(stderr, "iolab: {:.0f}% after {:.0f} s; measuring case {} of {}, {}\n", done * 100, elapsed, i + 1,
-                       n, one_line(c.label()));
+            fmt::print(stderr, "iolab: {:.0f}% after {:.0f} s; measuring case {} of {}, {}\n", done * 100, elapsed,
+                       i + 1, n, one_line(c.label()));
             said_at = elapsed;
         }
         if (!progress) return;
@@ -214,8 +214,9 @@ std::string unknown_word(const std::string& word, const CLI::App& where) {
     const std::string meant = likely_meant(name, known);
     const std::string command = where.get_parent() ? "iolab " + where.get_name() : "iolab";
     const std::string what = option ? "option" : where.get_parent() ? "argument" : "command";
-    return fmt::format("unknown {} '{}' for {}{}", what, name, command,
-                       meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
+    return fmt::format(
+        "unknown {} '{}' for {}{}", what, name, command,
+        meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
 }
 
 // What `iolab replicate --help` ends with: the experiments, and how long each takes here at most.

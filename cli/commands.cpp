@@ -188,7 +188,8 @@ int show_reports(const std::vector<std::string>& files, const std::string& html,
     for (const auto& f : files) reports.push_back(read_report_file(f));
     if (html.empty()) {
         for (std::size_t i = 0; i < files.size(); ++i)
-            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]), render_terminal(reports[i], terminal_options(all)));
+            fmt::print("{}{}\n{}", i ? "\n" : "", one_line(files[i]),
+                       render_terminal(reports[i], terminal_options(all)));
         return 0;
     }
     // Each run is named by its file: the base name, or the whole path where two share one.

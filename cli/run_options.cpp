@@ -136,7 +136,9 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
         cmd->add_option("--" + std::string(e.option), a.outputs[e.option], std::string(e.help));
     cmd->add_flag("--force", a.force, "Replace existing result files");
     cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
-    cmd->add_flag("--all", a.all, "Every row of every table, and every warning (a terminal shows the winners, the next few and the slowest)");
+    cmd->add_flag(
+        "--all", a.all,
+        "Every row of every table, and every warning (a terminal shows the winners, the next few and the slowest)");
     cmd->add_flag("--smoke", a.smoke, "Tiny sizes and one iteration: check that a suite runs, measure nothing");
     cmd->add_flag("--mpi", a.mpi,
                   "Run as one rank of an MPI job (mpirun -np N iolab run --mpi ...): every rank runs the plan at "

@@ -133,9 +133,9 @@ TEST(NetTime, AToolIsTimedLessItsFixedCostPerPass) {
     }
     finish(c, RunOptions{}, 1e-9);
     EXPECT_TRUE(c.net());
-    EXPECT_NEAR(c.stats.median, 0.002, 1e-9);             // (0.308 - 0.300) / 4
-    EXPECT_NEAR(c.throughput_mib_s, 1 / 0.002, 1e-6);     // 1 MiB a pass
-    EXPECT_NEAR(c.gross.median, 0.3085, 1e-9);            // the process, whole
+    EXPECT_NEAR(c.stats.median, 0.002, 1e-9);          // (0.308 - 0.300) / 4
+    EXPECT_NEAR(c.throughput_mib_s, 1 / 0.002, 1e-6);  // 1 MiB a pass
+    EXPECT_NEAR(c.gross.median, 0.3085, 1e-9);         // the process, whole
     EXPECT_NEAR(c.fixed.median, 0.3005, 1e-9);
     // Written and read back, it is still net.
     Report r;
@@ -168,8 +168,8 @@ TEST(Limits, EachKindOfWorkHasItsOwnCeiling) {
     EXPECT_EQ(only(spec("copy.chunk"), warm), (std::vector<K>{{LimitKind::memcpy, 64u << 20, 0}}));
     EXPECT_TRUE(only(spec("write.record-buffered"), warm).empty());
     // From the device: cold, or a strategy that always bypasses the cache.
-    EXPECT_EQ(only(spec("read.chunk"), cold), (std::vector<K>{{LimitKind::device, 64u << 20, 0},
-                                                              {LimitKind::memcpy_into_buffer, 64u << 20, 65536}}));
+    EXPECT_EQ(only(spec("read.chunk"), cold),
+              (std::vector<K>{{LimitKind::device, 64u << 20, 0}, {LimitKind::memcpy_into_buffer, 64u << 20, 65536}}));
     EXPECT_EQ(only(spec("read.direct"), warm).front(), (K{LimitKind::device, 64u << 20, 0}));
     // The lowest measured one is the case's; one not measured here is no ceiling.
     Limits l;
@@ -213,11 +213,11 @@ TEST(Answer, NamesTheWinnerItsTiesAndBothReferences) {
 }
 
 TEST(Answer, OneStrategyHasNoneAndNoiseHasNoWinner) {
-    EXPECT_TRUE(answers(ranked_tables(report_of({timed("read.chunk", 4096, kSteady1),
-                                                 timed("read.chunk", 65536, kSteady2)})))
-                    .empty());
-    const auto a = answers(ranked_tables(
-        report_of({timed("read.mmap-scan", 0, kNoisy), timed("read.chunk", 65536, kSteady1)})));
+    EXPECT_TRUE(
+        answers(ranked_tables(report_of({timed("read.chunk", 4096, kSteady1), timed("read.chunk", 65536, kSteady2)})))
+            .empty());
+    const auto a =
+        answers(ranked_tables(report_of({timed("read.mmap-scan", 0, kNoisy), timed("read.chunk", 65536, kSteady1)})));
     ASSERT_EQ(a.size(), 1u);
     EXPECT_TRUE(a[0].winner.empty());
     EXPECT_NE(a[0].text().find("no stable winner: read.mmap-scan (varied ±"), std::string::npos) << a[0].text();

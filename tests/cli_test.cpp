@@ -152,11 +152,13 @@ TEST(Cli, ProgressIsPlainLinesWhenStderrIsAFile) {
 // the winners, the next and the slowest counted, and shown with --all.
 TEST(Cli, TablesFitTheTerminalAndShowTheirWinnersFirst) {
     ScratchDir dir;
-    const std::string args = "run -s 'read.chunk,read.pread-chunk,read.stdio-chunk,read.byte-syscall' --size 256K "
-                             "--buffer 4K,64K --byte-slice 16K --iterations 6 --dir " +
-                             dir.path();
+    const std::string args =
+        "run -s 'read.chunk,read.pread-chunk,read.stdio-chunk,read.byte-syscall' --size 256K "
+        "--buffer 4K,64K --byte-slice 16K --iterations 6 --dir " +
+        dir.path();
     const auto glyphs = [](const std::string& line) {
-        return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+        return static_cast<std::size_t>(
+            std::count_if(line.begin(), line.end(), [](char c) { return (c & 0xC0) != 0x80; }));
     };
     for (int columns : {80, 100, 120}) {
         ScratchDir io;
@@ -199,13 +201,16 @@ TEST(Cli, NoRankedRowIsAboveItsCeiling) {
     EXPECT_TRUE(above(test::slurp(dir.file("smoke.json"))).empty());
     const auto real = run_cli(
         "run -s 'read.*chunk*,read.mmap-*,read.readv,read.io-uring,read.dd,read.byte-buffered,copy.chunk,"
-        "copy.copy-file-range,copy.sendfile,copy.mmap-write' --size 8M --buffer 4K,1M --byte-slice 64K --time-budget 40s "
-        "--json " + dir.file("real.json") + " --dir " + dir.path());
+        "copy.copy-file-range,copy.sendfile,copy.mmap-write' --size 8M --buffer 4K,1M --byte-slice 64K --time-budget "
+        "40s "
+        "--json " +
+        dir.file("real.json") + " --dir " + dir.path());
     ASSERT_EQ(real.status, 0) << real.err;
     const auto j = nlohmann::json::parse(test::slurp(dir.file("real.json")));
     ASSERT_TRUE(j.contains("limits")) << "no ceilings measured";
     EXPECT_TRUE(above(test::slurp(dir.file("real.json"))).empty())
-        << nlohmann::json(above(test::slurp(dir.file("real.json")))).dump(1) << "\n" << real.out;
+        << nlohmann::json(above(test::slurp(dir.file("real.json")))).dump(1) << "\n"
+        << real.out;
 }
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {

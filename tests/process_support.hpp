@@ -73,8 +73,8 @@ inline std::vector<int> pids_mentioning(const std::vector<std::string>& texts) {
         std::string cmd = slurp((it->path() / "cmdline").string());
         for (char& c : cmd)
             if (c == '\0') c = ' ';
-        if (!cmd.empty() &&
-            std::all_of(texts.begin(), texts.end(), [&](const std::string& t) { return cmd.find(t) != std::string::npos; }))
+        if (!cmd.empty() && std::all_of(texts.begin(), texts.end(),
+                                        [&](const std::string& t) { return cmd.find(t) != std::string::npos; }))
             out.push_back(std::stoi(name));
     }
     return out;

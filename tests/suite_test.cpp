@@ -2,8 +2,8 @@
 // built-in suite run end to end in smoke mode.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <sys/stat.h>
+#include <algorithm>
 
 #include <cmath>
 #include <fstream>
@@ -365,14 +365,12 @@ TEST(External, AToolIsRankedByItsTimeLessItsStartUp) {
     ScratchDir dir, bin;
     const auto dd = find_program("dd");
     ASSERT_TRUE(dd);
-    {
-        std::ofstream(bin.file("dd")) << "#!/bin/sh\nsleep 0.2\nexec " << *dd << " \"$@\"\n";
-    }
+    { std::ofstream(bin.file("dd")) << "#!/bin/sh\nsleep 0.2\nexec " << *dd << " \"$@\"\n"; }
     ASSERT_EQ(::chmod(bin.file("dd").c_str(), 0755), 0);
     const std::string json = dir.file("r.json");
     const std::string cmd = "env PATH=" + bin.path() + ":$PATH " + IOLAB_BINARY +
-                            " run -s read.dd,read.cat --size 64M --buffer 1M --iterations 7 --quiet --dir " + dir.path() +
-                            " --json " + json;
+                            " run -s read.dd,read.cat --size 64M --buffer 1M --iterations 7 --quiet --dir " +
+                            dir.path() + " --json " + json;
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     const Report r = read_report_file(json);
     const CaseResult *slow_dd = nullptr, *cat = nullptr;

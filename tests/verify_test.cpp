@@ -248,7 +248,7 @@ TEST(Adaptive, StopsAtThePrecisionTargetOrTheBudget) {
     RunOptions opts;
     ASSERT_TRUE(opts.iterations.adaptive);
     opts.budget_s = 10;
-    opts.race = false;  // --precision or --budget given: every case to its own end
+    opts.race = false;        // --precision or --budget given: every case to its own end
     g_steps = {100'000'000};  // 100 ms, every time: precise at once
     g_step = 0;
     CaseResult r = run_case(read_case(s, 0), opts, dir, clock);

@@ -55,7 +55,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     std::vector<std::string> env_text{"LC_ALL=C"};
     for (char** e = environ; e && *e; ++e) {
         const std::string_view v(*e);
-        if (!v.starts_with("LC_ALL=") && !v.starts_with("LANG=") && !v.starts_with("LANGUAGE=")) env_text.emplace_back(v);
+        if (!v.starts_with("LC_ALL=") && !v.starts_with("LANG=") && !v.starts_with("LANGUAGE="))
+            env_text.emplace_back(v);
     }
     std::vector<char*> env;
     for (auto& e : env_text) env.push_back(e.data());

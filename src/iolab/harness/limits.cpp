@@ -140,9 +140,7 @@ std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts) {
     } else if (s.in_place()) {
         out.push_back({LimitKind::scan, moved, 0});
     } else {
-        const std::size_t buffer = w.patterned                   ? w.block
-                                   : s.honours(kParamBuffer)     ? w.buffer
-                                                                 : kCatBuffer;
+        const std::size_t buffer = w.patterned ? w.block : s.honours(kParamBuffer) ? w.buffer : kCatBuffer;
         out.push_back({LimitKind::memcpy_into_buffer, moved, std::min<std::size_t>(buffer, moved)});
     }
     return out;
@@ -241,8 +239,11 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
         const int reps = size > (64ull << 20) ? 2 : 3;
         double best = 0;
         std::string how;
-        for (const auto& [queue, block] : {std::pair<unsigned, std::size_t>{1, 1 << 20}, {4, 1 << 20}, {32, 1 << 20},
-                                           {1, kMostBlock}, {32, kMostBlock}})
+        for (const auto& [queue, block] : {std::pair<unsigned, std::size_t>{1, 1 << 20},
+                                           {4, 1 << 20},
+                                           {32, 1 << 20},
+                                           {1, kMostBlock},
+                                           {32, kMostBlock}})
             for (int r = 0; r < reps; ++r) {
                 const auto t0 = std::chrono::steady_clock::now();
                 const std::uint64_t bytes = read_all(queue, block);
@@ -252,9 +253,10 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
                     how = fmt::format("queue {}, {} blocks", queue, format_size(block));
                 }
             }
-        note = fmt::format("io_uring reads with O_DIRECT of a {} file, the best of queues 1, 4 and 32 and blocks of 1 "
-                           "and 4 MiB: {}",
-                           format_size(size), how);
+        note = fmt::format(
+            "io_uring reads with O_DIRECT of a {} file, the best of queues 1, 4 and 32 and blocks of 1 "
+            "and 4 MiB: {}",
+            format_size(size), how);
         return best;
     } catch (const IoError& e) {
         note = e.what();

@@ -183,10 +183,10 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     const bool net = !fixed.empty() && fixed.size() == r.samples.size();
     r.gross = net ? summarize(walls) : Summary{};
     r.fixed = net ? summarize(fixed) : Summary{};
-    r.stable = r.status == Status::ok && r.stats.median > 0 &&
-               (r.stopped == StopReason::clearly_slower ||
-                (r.stats.n > 1 && r.stats.median_confidence >= kMedianConfidence &&
-                 r.stats.median_precision() <= kStableBound));
+    r.stable =
+        r.status == Status::ok && r.stats.median > 0 &&
+        (r.stopped == StopReason::clearly_slower || (r.stats.n > 1 && r.stats.median_confidence >= kMedianConfidence &&
+                                                     r.stats.median_precision() <= kStableBound));
     r.warnings.clear();
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     r.budget_unheld = false;                                     // decided below

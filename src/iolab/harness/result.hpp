@@ -91,13 +91,11 @@ struct Sample {
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
 enum class WarningKind { outliers, first_iteration, not_cold, resolution, over_budget, unstable, above_limit };
-inline constexpr Named<WarningKind> kWarningKinds[] = {{WarningKind::outliers, "outliers"},
-                                                       {WarningKind::first_iteration, "first-iteration"},
-                                                       {WarningKind::not_cold, "not-cold"},
-                                                       {WarningKind::over_budget, "over-budget"},
-                                                       {WarningKind::resolution, "resolution"},
-                                                       {WarningKind::unstable, "unstable"},
-                                                       {WarningKind::above_limit, "above-limit"}};
+inline constexpr Named<WarningKind> kWarningKinds[] = {
+    {WarningKind::outliers, "outliers"},      {WarningKind::first_iteration, "first-iteration"},
+    {WarningKind::not_cold, "not-cold"},      {WarningKind::over_budget, "over-budget"},
+    {WarningKind::resolution, "resolution"},  {WarningKind::unstable, "unstable"},
+    {WarningKind::above_limit, "above-limit"}};
 inline std::string_view to_string(WarningKind k) { return name_of(kWarningKinds, k); }
 
 struct Warning {
@@ -133,12 +131,15 @@ enum class StopReason {
     cap,             // the most iterations a case may have
     interrupted,     // a signal stopped the run
 };
-inline constexpr Named<StopReason> kStopReasons[] = {
-    {StopReason::none, "none"},           {StopReason::precise, "precise"},
-    {StopReason::clearly_slower, "clearly slower"}, {StopReason::settled, "settled"},
-    {StopReason::case_budget, "case budget"},
-    {StopReason::run_budget, "time budget"}, {StopReason::count, "count"},
-    {StopReason::cap, "cap"},             {StopReason::interrupted, "interrupted"}};
+inline constexpr Named<StopReason> kStopReasons[] = {{StopReason::none, "none"},
+                                                     {StopReason::precise, "precise"},
+                                                     {StopReason::clearly_slower, "clearly slower"},
+                                                     {StopReason::settled, "settled"},
+                                                     {StopReason::case_budget, "case budget"},
+                                                     {StopReason::run_budget, "time budget"},
+                                                     {StopReason::count, "count"},
+                                                     {StopReason::cap, "cap"},
+                                                     {StopReason::interrupted, "interrupted"}};
 inline std::string_view to_string(StopReason r) { return name_of(kStopReasons, r); }
 
 // The widest interval of a median (relative, either side) that a case may end with and still be

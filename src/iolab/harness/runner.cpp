@@ -369,8 +369,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
                 (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
                 leader = &now[i];
         std::size_t open = 0;  // cases of the family still measured
-        for (std::size_t i = 0; i < cases.size(); ++i)
-            open += !cases[i].done && now[i].spec.workload.family == f;
+        for (std::size_t i = 0; i < cases.size(); ++i) open += !cases[i].done && now[i].spec.workload.family == f;
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
             if (c.done || now[i].spec.workload.family != f || now[i].samples.size() < kMinRaceSamples) continue;
@@ -484,8 +483,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.
     const bool racing = opts.race && opts.iterations.adaptive && opts.group_budget_s > 0;
-    const std::uint64_t deadline =
-        racing ? clock.now_ns() + static_cast<std::uint64_t>(opts.group_budget_s * 1e9) : 0;
+    const std::uint64_t deadline = racing ? clock.now_ns() + static_cast<std::uint64_t>(opts.group_budget_s * 1e9) : 0;
     std::vector<CaseState> cases(specs.size());
     for (auto& c : cases) c.last_output = &last_output;
     InputPool pool(dir);

@@ -122,8 +122,8 @@ Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
     // without a stable winner.
     if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();
     if (!group.empty()) {
-        const auto pick = std::min_element(group.begin(), group.end(),
-                                           [](const CaseResult* a, const CaseResult* b) { return picked_before(*a, *b); });
+        const auto pick = std::min_element(
+            group.begin(), group.end(), [](const CaseResult* a, const CaseResult* b) { return picked_before(*a, *b); });
         std::rotate(group.begin(), pick, pick + 1);  // the pick first, the rest by their medians
         if (!s.unsettled) s.pick = group.front();
     }

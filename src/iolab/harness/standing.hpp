@@ -34,9 +34,9 @@ bool picked_before(const CaseResult& a, const CaseResult& b);
 struct Standing {
     struct Place {
         const CaseResult* c = nullptr;
-        std::size_t rank = 0;  // from 1; 0: not ranked (unstable, failed, skipped, not proven cold)
-        bool tied = false;     // tied with the first case of its rank: "1="
-        bool winner = false;   // in the winner group
+        std::size_t rank = 0;           // from 1; 0: not ranked (unstable, failed, skipped, not proven cold)
+        bool tied = false;              // tied with the first case of its rank: "1="
+        bool winner = false;            // in the winner group
         std::string rank_text() const;  // "1", "1=", "-"
     };
     // Ranked cases (the pick first, then the rest of the winner group, then the others by their

@@ -78,8 +78,8 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         if (!s.pick) {
             if (s.unsettled && s.leader)
                 a.no_winner = fmt::format("{} ({}) had a faster median than the fastest stable case, {} at {}",
-                                          s.unsettled->spec.label(), instability(*s.unsettled),
-                                          s.leader->spec.label(), format_rate(s.leader->throughput_mib_s));
+                                          s.unsettled->spec.label(), instability(*s.unsettled), s.leader->spec.label(),
+                                          format_rate(s.leader->throughput_mib_s));
             else if (s.unsettled)
                 a.no_winner = fmt::format("no case is stable; the fastest median, {}, {}", s.unsettled->spec.label(),
                                           instability(*s.unsettled));
@@ -107,7 +107,8 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
             if (p.c->name() == everyday_strategy(t.table.family) && !everyday) everyday = p.c;
             slowest = p.c;
         }
-        if (everyday && !in_group(everyday)) a.versus.push_back({"everyday", everyday->spec.label(), cmp.ratio(*everyday, w)});
+        if (everyday && !in_group(everyday))
+            a.versus.push_back({"everyday", everyday->spec.label(), cmp.ratio(*everyday, w)});
         if (slowest && !in_group(slowest) && slowest != everyday)
             a.versus.push_back({"slowest", slowest->spec.label(), cmp.ratio(*slowest, w)});
         out.push_back(std::move(a));

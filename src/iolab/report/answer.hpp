@@ -13,16 +13,16 @@ namespace iolab {
 std::string_view everyday_strategy(Family f);
 
 struct Versus {
-    std::string role;   // "everyday" or "slowest"
-    std::string label;  // the case
+    std::string role;     // "everyday" or "slowest"
+    std::string label;    // the case
     RatioEstimate ratio;  // its time per byte over the winner's
 };
 
 struct Answer {
     std::string group;
     Family family = Family::read;
-    std::string table;   // "read, 64 MiB, cache warm"
-    std::string winner;  // the winner's label; empty: no stable winner
+    std::string table;                    // "read, 64 MiB, cache warm"
+    std::string winner;                   // the winner's label; empty: no stable winner
     double mib_s = 0, low = 0, high = 0;  // the winner's throughput and its 95 % interval
     std::vector<std::string> tied;        // the rest of the winner group
     std::vector<Versus> versus;

@@ -71,10 +71,9 @@ std::string brief_limits(const Report& r) {
 
 std::vector<std::string> brief_warnings(const Report& report, std::size_t most) {
     // One line a kind, the kinds that cast most doubt first.
-    static constexpr WarningKind kOrder[] = {WarningKind::above_limit, WarningKind::not_cold,
-                                             WarningKind::over_budget, WarningKind::unstable,
-                                             WarningKind::first_iteration, WarningKind::outliers,
-                                             WarningKind::resolution};
+    static constexpr WarningKind kOrder[] = {
+        WarningKind::above_limit,     WarningKind::not_cold, WarningKind::over_budget, WarningKind::unstable,
+        WarningKind::first_iteration, WarningKind::outliers, WarningKind::resolution};
     std::map<WarningKind, std::vector<std::string>> cases;
     for (const Warning& w : report.warnings()) cases[w.kind].push_back(w.subject);
     std::vector<std::string> lines;
@@ -82,12 +81,14 @@ std::vector<std::string> brief_warnings(const Report& report, std::size_t most) 
         const auto it = cases.find(k);
         if (it == cases.end()) continue;
         const std::size_t n = it->second.size();
-        const std::string some = fmt::format("{}{}", it->second.front(), n > 1 ? fmt::format(" and {} more", n - 1) : "");
+        const std::string some =
+            fmt::format("{}{}", it->second.front(), n > 1 ? fmt::format(" and {} more", n - 1) : "");
         switch (k) {
             case WarningKind::above_limit:
-                lines.push_back(fmt::format("{} case(s) above the ceiling of their kind of work by more than their "
-                                            "interval: the ceiling or the measurement is wrong ({})",
-                                            n, some));
+                lines.push_back(
+                    fmt::format("{} case(s) above the ceiling of their kind of work by more than their "
+                                "interval: the ceiling or the measurement is wrong ({})",
+                                n, some));
                 break;
             case WarningKind::not_cold:
                 lines.push_back(fmt::format("{} cold case(s) not proven cold, so not ranked as cold ({})", n, some));
@@ -96,17 +97,20 @@ std::vector<std::string> brief_warnings(const Report& report, std::size_t most) 
                 lines.push_back(fmt::format("{} case(s) cached over the page-cache budget, not ranked ({})", n, some));
                 break;
             case WarningKind::unstable:
-                lines.push_back(fmt::format("{} case(s) unstable, wider than ±{:.0f}% after their budget: not ranked, "
-                                            "they decide nothing ({})",
-                                            n, kStableBound * 100, some));
+                lines.push_back(
+                    fmt::format("{} case(s) unstable, wider than ±{:.0f}% after their budget: not ranked, "
+                                "they decide nothing ({})",
+                                n, kStableBound * 100, some));
                 break;
             case WarningKind::first_iteration:
-                lines.push_back(fmt::format("{} case(s) whose first measured iteration took over twice the rest: a "
-                                            "longer --warmup ({})",
-                                            n, some));
+                lines.push_back(
+                    fmt::format("{} case(s) whose first measured iteration took over twice the rest: a "
+                                "longer --warmup ({})",
+                                n, some));
                 break;
             case WarningKind::outliers:
-                lines.push_back(fmt::format("statistical outliers in {} case(s): the machine may be busy ({})", n, some));
+                lines.push_back(
+                    fmt::format("statistical outliers in {} case(s): the machine may be busy ({})", n, some));
                 break;
             case WarningKind::resolution:
                 lines.push_back(
@@ -149,8 +153,12 @@ Document build_document(const Report& report, bool all) {
     if (auto k = knee_lines(report); !k.empty())
         d.sections.push_back({SectionKind::knees, "knees", std::move(k), {}, {}, SIZE_MAX});
     if (auto l = limit_lines(report); !l.empty())
-        d.sections.push_back({SectionKind::limits, "limits: the ceiling of each kind of work here", std::move(l),
-                              {brief_limits(report)}, {}, SIZE_MAX});
+        d.sections.push_back({SectionKind::limits,
+                              "limits: the ceiling of each kind of work here",
+                              std::move(l),
+                              {brief_limits(report)},
+                              {},
+                              SIZE_MAX});
     std::vector<std::string> brief_notes;
     if (auto n = table_notes(report, d.tables, all, &brief_notes); !n.empty())
         d.sections.push_back({SectionKind::notes, "notes", std::move(n), std::move(brief_notes), {}, SIZE_MAX});

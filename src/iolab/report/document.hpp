@@ -13,9 +13,9 @@ namespace iolab {
 
 enum class SectionKind { answer, table, ranks, latency, findings, knees, limits, notes, warnings, environment };
 inline constexpr Named<SectionKind> kSectionKinds[] = {
-    {SectionKind::answer, "answer"},     {SectionKind::table, "table"},       {SectionKind::ranks, "ranks"},
-    {SectionKind::latency, "latency"},   {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
-    {SectionKind::limits, "limits"},     {SectionKind::notes, "notes"},       {SectionKind::warnings, "warnings"},
+    {SectionKind::answer, "answer"},          {SectionKind::table, "table"},       {SectionKind::ranks, "ranks"},
+    {SectionKind::latency, "latency"},        {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
+    {SectionKind::limits, "limits"},          {SectionKind::notes, "notes"},       {SectionKind::warnings, "warnings"},
     {SectionKind::environment, "environment"}};
 inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
 

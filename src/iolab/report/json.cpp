@@ -175,14 +175,11 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
                               {"case", v.label},
                               {"ratio", v.ratio.ratio},
                               {"interval", interval_or_null(v.ratio.low, v.ratio.high)}});
-        nlohmann::json j{{"group", a.group},
-                         {"family", to_string(a.family)},
-                         {"table", a.table},
-                         {"winner", a.winner.empty() ? nlohmann::json() : nlohmann::json(a.winner)},
-                         {"tied", a.tied},
-                         {"versus", versus},
-                         {"partial", a.partial},
-                         {"text", a.text()}};
+        nlohmann::json j{
+            {"group", a.group},     {"family", to_string(a.family)},
+            {"table", a.table},     {"winner", a.winner.empty() ? nlohmann::json() : nlohmann::json(a.winner)},
+            {"tied", a.tied},       {"versus", versus},
+            {"partial", a.partial}, {"text", a.text()}};
         if (!a.winner.empty()) {
             j["mib_s"] = a.mib_s;
             j["interval_mib_s"] = interval_or_null(a.low, a.high);

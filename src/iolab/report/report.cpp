@@ -83,7 +83,7 @@ std::string Report::header() const {
         data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""), to_string(options.cache),
         to_string(options.sync), throttle, to_string(options.verify), options.warmup.describe(),
         !options.iterations.adaptive ? options.iterations.describe()
-        : options.race ? (time_budget_s > 0 ? fmt::format("raced within {:g} s", time_budget_s) : "raced")
+        : options.race               ? (time_budget_s > 0 ? fmt::format("raced within {:g} s", time_budget_s) : "raced")
                        : fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s),
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
             (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))

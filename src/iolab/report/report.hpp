@@ -46,5 +46,4 @@ struct Report {
     std::string header() const;  // what was measured, in one or two lines
 };
 
-
 }  // namespace iolab

@@ -80,7 +80,9 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         total += plan.back().size();
     }
     const auto start = std::chrono::steady_clock::now();
-    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    const auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     // The ceilings of the tables' kinds of work, measured once (a second or less, more for a cold
     // table: a file of its size is read from the device).
     if (settings.limits) {
@@ -90,7 +92,6 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
                 for (const CeilingKey& k : ceilings_of(c, suite.groups[gi].options))
                     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
         report.limits = measure_limits(keys, scratch.path());
-
     }
     // Racing groups share the run's time budget in proportion to their cases, each group taking
     // its share of what is left when it starts.
@@ -140,7 +141,8 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     if (report.limits.measured() && !report.partial) {
         std::vector<CeilingKey> again;
         for (const CaseResult& c : report.cases) {
-            const Ceiling* l = c.ranked() ? ceiling_for(report.limits, c.spec, report.group(c.spec.group).options) : nullptr;
+            const Ceiling* l =
+                c.ranked() ? ceiling_for(report.limits, c.spec, report.group(c.spec.group).options) : nullptr;
             if (l && rate_interval(c).first > l->mib_s && std::find(again.begin(), again.end(), l->key) == again.end())
                 again.push_back(l->key);
         }

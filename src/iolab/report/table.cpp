@@ -103,8 +103,14 @@ std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t
 Table latency_table(const Report& report) {
     Table t;
     t.title = "latency per operation";
-    t.columns = {{"case", true},        {"ops/s"},          {"p50"}, {"p90", false, 100}, {"p99"}, {"p99.9", false, 100},
-                 {"max", false, 80}, {"rate over the run", true, 100}};
+    t.columns = {{"case", true},
+                 {"ops/s"},
+                 {"p50"},
+                 {"p90", false, 100},
+                 {"p99"},
+                 {"p99.9", false, 100},
+                 {"max", false, 80},
+                 {"rate over the run", true, 100}};
     std::uint64_t ops = 0;
     for (const CaseResult& c : report.cases) {
         if (!c.ranked() || !c.latency) continue;
@@ -150,9 +156,9 @@ std::pair<std::string, std::string> unranked(const CaseResult& c, const Report& 
     if (c.budget_unheld)
         return {"not ranked", fmt::format("the page cache held more of the input than the budget of {}",
                                           format_size(report.group(c.spec.group).options.cache_budget))};
-    return {"not ranked", fmt::format("not proven cold ({:.0f}% of the input cached, median)", median_resident(c) * 100)};
+    return {"not ranked",
+            fmt::format("not proven cold ({:.0f}% of the input cached, median)", median_resident(c) * 100)};
 }
-
 
 // How many rows of each kind a terminal shows without --all.
 constexpr std::size_t kShownWinners = 3, kShownNext = 1;
@@ -253,15 +259,19 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
                                                         : fmt::format("? (n={})", c->stats.n);
                 if (!c->stable) interval += "!";
                 const double cpm = calls_per_mib(*c);
-                row.cells = {p.rank_text(), c->name(), c->spec.label_params(), median,
-                             fmt::format("{:.1f}", c->throughput_mib_s), interval};
+                row.cells = {p.rank_text(),
+                             c->name(),
+                             c->spec.label_params(),
+                             median,
+                             fmt::format("{:.1f}", c->throughput_mib_s),
+                             interval};
                 if (limits) {
                     const Ceiling* l = rt.ceilings.back();
-                    row.cells.push_back(l && has_interval(*c) ? fmt::format("{:.0f}%", 100 * c->throughput_mib_s / l->mib_s)
-                                                              : "-");
+                    row.cells.push_back(
+                        l && has_interval(*c) ? fmt::format("{:.0f}%", 100 * c->throughput_mib_s / l->mib_s) : "-");
                 }
-                row.cells.push_back(best && c->throughput_mib_s > 0 ? format_ratio(best->throughput_mib_s / c->throughput_mib_s)
-                                                                    : "-");
+                row.cells.push_back(
+                    best && c->throughput_mib_s > 0 ? format_ratio(best->throughput_mib_s / c->throughput_mib_s) : "-");
                 row.cells.push_back(cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm));
                 row.cells.push_back(fmt::format("{:.0f}%", cpu_fraction(*c) * 100));
                 if (cold && f != Family::write) {
@@ -271,8 +281,9 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
                 row.cells.push_back(verified_cell(*c));
                 // What a terminal shows: the first of the winner group, the next few, the slowest, and
                 // the unstable case that kept the table from a stable winner.
-                row.shown = (p.winner && winners++ < kShownWinners) || (p.rank > 0 && !p.winner && next++ < kShownNext) ||
-                            c == slowest || c == rt.standing.unsettled;
+                row.shown = (p.winner && winners++ < kShownWinners) ||
+                            (p.rank > 0 && !p.winner && next++ < kShownNext) || c == slowest ||
+                            c == rt.standing.unsettled;
                 row.tone = p.winner && rt.standing.pick ? Tone::good : c->stable ? Tone::plain : Tone::doubtful;
                 t.rows.push_back(std::move(row));
             }
@@ -382,8 +393,7 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
             all ? "" : "; --all shows each case with the time the tool reports itself"));
         marks.push_back("net: a tool less its start-up, measured on one page");
     }
-    if (brief && !marks.empty())
-        *brief = {fmt::format("{}; --all explains each", fmt::join(marks, "; "))};
+    if (brief && !marks.empty()) *brief = {fmt::format("{}; --all explains each", fmt::join(marks, "; "))};
     return out;
 }
 

@@ -119,7 +119,8 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
             continue;
         }
         std::string l;
-        for (std::size_t k = 0; k < keep.size() && keep[k] < r->cells.size(); ++k) l += cell(r->cells[keep[k]], k) + "  ";
+        for (std::size_t k = 0; k < keep.size() && keep[k] < r->cells.size(); ++k)
+            l += cell(r->cells[keep[k]], k) + "  ";
         out += finish(l, r->status + ": " + r->reason, r->kind == RowKind::failed ? Tone::bad : Tone::doubtful);
     }
     return out;
@@ -178,8 +179,8 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
                 out += text_table(t, o.colour, w, o.all);
                 const auto hidden = static_cast<std::size_t>(
                     std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
-                if (!o.all && hidden > 0) text(fmt::format("{} more row{}: --all, --markdown or --html", hidden,
-                                                           hidden == 1 ? "" : "s"));
+                if (!o.all && hidden > 0)
+                    text(fmt::format("{} more row{}: --all, --markdown or --html", hidden, hidden == 1 ? "" : "s"));
                 // A latency table's notes explain it once: with --all (and in the files).
                 if (o.all || s.kind != SectionKind::latency)
                     for (const auto& n : t.notes) text(n);

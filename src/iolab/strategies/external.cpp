@@ -118,23 +118,16 @@ void fio_read(const Job& j) {
     if (size == 0 || size % j.buffer != 0)
         throw CannotRun(fmt::format("fio reads whole {}-byte blocks and the file has {} bytes", j.buffer, size));
     const ToolFiles f = tool_files(j);
-    std::vector<std::string> argv = {"fio",
-                                     "--name=iolab",
-                                     "--filename=" + f.src,
-                                     "--rw=read",
-                                     "--bs=" + std::to_string(j.buffer),
-                                     "--size=" + std::to_string(size),
-                                     "--invalidate=0",
-                                     // fio notices that its job ended in steps of 10 ms: repeated
-                                     // passes make the job long enough for those to be small.
-                                     "--loops=" + std::to_string(std::max(1u, j.passes)),
-                                     "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
-                                     // Page-aligned buffers, as iolab's and dd's are: at fio's default
-                                     // alignment a warm 64 MiB read measured 1.8x slower (docs/harness.md).
-                                     "--iomem_align=4096",
-                                     "--iodepth=" + std::to_string(j.queue),
-                                     "--output-format=json",
-                                     "--output=" + f.dst};
+    std::vector<std::string> argv = {
+        "fio", "--name=iolab", "--filename=" + f.src, "--rw=read", "--bs=" + std::to_string(j.buffer),
+        "--size=" + std::to_string(size), "--invalidate=0",
+        // fio notices that its job ended in steps of 10 ms: repeated
+        // passes make the job long enough for those to be small.
+        "--loops=" + std::to_string(std::max(1u, j.passes)),
+        "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
+        // Page-aligned buffers, as iolab's and dd's are: at fio's default
+        // alignment a warm 64 MiB read measured 1.8x slower (docs/harness.md).
+        "--iomem_align=4096", "--iodepth=" + std::to_string(j.queue), "--output-format=json", "--output=" + f.dst};
     if (j.direct) argv.push_back("--direct=1");
     run_tool(argv, f.cwd_fd);
     // fio's own count of the bytes it read, from its JSON report (written to the job's output

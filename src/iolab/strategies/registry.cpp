@@ -55,7 +55,6 @@ std::vector<const Strategy*> Registry::match(std::string_view pattern) const {
     return out;
 }
 
-
 std::vector<std::string> Registry::closest(std::string_view name, std::size_t n) const {
     std::vector<std::string> names;
     for (const auto& s : strategies_) names.push_back(s.name);
