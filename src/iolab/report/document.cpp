@@ -47,7 +47,7 @@ std::vector<std::string> limit_lines(const Report& r) {
     return out;
 }
 
-// The ceilings in one line, by size: "on 64 MiB: memcpy into 4K 27.6 GiB/s, scan 20 GiB/s; ...".
+// The ceilings in one line, by size: "in GiB/s, on 64 MiB: memcpy into 4K 27.6, scan 20.1; ...".
 std::string brief_limits(const Report& r) {
     std::vector<std::uint64_t> sizes;
     for (const Ceiling& c : r.limits.ceilings)
@@ -58,13 +58,13 @@ std::string brief_limits(const Report& r) {
         for (const Ceiling& c : r.limits.ceilings) {
             if (c.key.size != size) continue;
             const std::string what = c.key.kind == LimitKind::memcpy_into_buffer
-                                         ? "memcpy into " + format_compact(c.key.buffer)
+                                         ? "into " + format_compact(c.key.buffer)
                                          : std::string(to_string(c.key.kind));
-            of.push_back(what + " " + (c.mib_s > 0 ? format_rate(c.mib_s) : std::string("not measured")));
+            of.push_back(what + " " + (c.mib_s > 0 ? format_figure(c.mib_s / 1024) : std::string("not measured")));
         }
         parts.push_back(fmt::format("on {}: {}", format_size(size), fmt::join(of, ", ")));
     }
-    return fmt::format("{}", fmt::join(parts, "; "));
+    return fmt::format("in GiB/s (into N: memcpy into an N buffer), {}", fmt::join(parts, "; "));
 }
 
 }  // namespace

@@ -78,13 +78,14 @@ std::string Report::header() const {
                                                                          options.throttle.describe())
                                                            : std::string();
     return fmt::format(
-        "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, iterations {}{}\nmachine: {}",
+        "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, {}{}\nmachine: {}",
         suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "),
         data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""), to_string(options.cache),
         to_string(options.sync), throttle, to_string(options.verify), options.warmup.describe(),
-        !options.iterations.adaptive ? options.iterations.describe()
-        : options.race               ? (time_budget_s > 0 ? fmt::format("raced within {:g} s", time_budget_s) : "raced")
-                       : fmt::format("auto (until ±{:g}% or {:g} s a case)", options.precision * 100, options.budget_s),
+        !options.iterations.adaptive ? "iterations " + options.iterations.describe()
+        : options.race
+            ? (time_budget_s > 0 ? fmt::format("raced in {:g} s", time_budget_s) : "raced")
+            : fmt::format("iterations until ±{:g}% or {:g} s a case", options.precision * 100, options.budget_s),
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
             (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))
                                   : std::string()),

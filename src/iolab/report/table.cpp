@@ -333,33 +333,33 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
         out.push_back(
             "* byte-at-a-time case measured on a slice of the file; its time is scaled to the whole size "
             "(throughput is as measured)");
-        marks.push_back("*: timed on a slice, scaled");
+        marks.push_back("*: a slice, scaled");
     }
     if (uncounted) {
         out.push_back(
             "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count calls (or, for "
             "verified, leaves no output to check); bytes: only the byte count the tool reported was checked");
-        marks.push_back("n/a: inside another program; bytes: its byte count checked");
+        marks.push_back("n/a: in another program; bytes: its count checked");
     }
     if (unstable) {
         out.push_back(fmt::format(
             "!: unstable: the median's interval was still wider than ±{:.0f}% when its budget was spent; not ranked, "
             "and it decides nothing",
             kStableBound * 100));
-        marks.push_back(fmt::format("!: unstable (over ±{:.0f}%), not ranked", kStableBound * 100));
+        marks.push_back(fmt::format("!: over ±{:.0f}%, not ranked", kStableBound * 100));
     }
     if (early) {
         out.push_back(fmt::format(
             "? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once it was shown slower than "
             "its table's fastest; --precision measures every case to its end",
             kMedianConfidence * 100));
-        marks.push_back("? (n=N): stopped once shown slower");
+        marks.push_back("? (n=N): stopped once slower");
     }
     if (limit) {
         out.push_back(
             "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "
             "(see limits)");
-        marks.push_back("of limit: against its kind's ceiling");
+        marks.push_back("of limit: of its kind's ceiling");
     }
     if (!tools.empty()) {
         std::vector<std::string> parts;
@@ -391,7 +391,7 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
             "net: a tool's time less its fixed cost (the same command on a one-page input, run beside it){}: {}{}",
             all ? "" : ", up to", fmt::join(parts, "; "),
             all ? "" : "; --all shows each case with the time the tool reports itself"));
-        marks.push_back("net: a tool less its start-up, measured on one page");
+        marks.push_back("net: a tool less its start-up");
     }
     if (brief && !marks.empty()) *brief = {fmt::format("{}; --all explains each", fmt::join(marks, "; "))};
     return out;
