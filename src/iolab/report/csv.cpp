@@ -26,7 +26,7 @@ std::string to_csv(const Report& report) {
     std::string out = "strategy,family,group";
     for (const CaseParam& p : case_params()) out += fmt::format(",{}", p.key);
     out +=
-        ",status,verified,verification,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
+        ",status,verified,verification,stable,stopped,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
         "throughput_mib_s,syscalls_per_mib,cpu_fraction,ops_per_s,p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,reason";
     const bool mpi = !report.environment.hosts.empty();
     if (mpi) out += ",rank,host";
@@ -46,11 +46,12 @@ std::string to_csv(const Report& report) {
                                   c.latency->percentile(0.999), c.latency->max());
         const auto row = [&](const Summary& st, double mib_s, const std::string& cpm, const std::string& cpu,
                              const std::string& lat, const std::string& rank, const std::string& host) {
-            out +=
-                lead + fmt::format(",{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{}",
-                                   to_string(c.status), c.verified ? "true" : "false",
-                                   quote(std::string(to_string(c.checked))), st.n, st.median, st.mean, st.stddev,
-                                   st.ci_low, st.ci_high, st.min, st.max, mib_s, cpm, cpu, lat, quote(c.reason));
+            out += lead +
+                   fmt::format(",{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{}",
+                               to_string(c.status), c.verified ? "true" : "false",
+                               quote(std::string(to_string(c.checked))), c.stable ? "true" : "false",
+                               quote(std::string(to_string(c.stopped))), st.n, st.median, st.mean, st.stddev, st.ci_low,
+                               st.ci_high, st.min, st.max, mib_s, cpm, cpu, lat, quote(c.reason));
             if (mpi) out += fmt::format(",{},{}", rank, quote(host));
             out += "\n";
         };
