@@ -296,8 +296,15 @@ TEST_P(SmokeRun, RunsEndToEndAndEvaluatesEveryFinding) {
         // One sample a case decides nothing: a smoke run never gives a verdict.
         EXPECT_EQ(f["verdict"], "INCONCLUSIVE") << f.dump();
         EXPECT_NE(f["note"].get<std::string>().find("fewer than 5"), std::string::npos) << f.dump();
-        // In smoke mode every compared case exists, so every finding has a measured ratio.
-        EXPECT_TRUE(f["measured_ratio"].is_number()) << f.dump();
+        // In smoke mode every compared case exists, so every finding has a measured ratio; but a
+        // tool's one net time on a tiny file (its run less its probe's) may be no time at all.
+        const bool tool = [&] {
+            for (const char* t : {"read.dd", "read.cat", "read.fio", "copy.dd", "copy.cp"})
+                for (const char* side : {"faster_case", "slower_case"})
+                    if (f[side].get<std::string>().rfind(t, 0) == 0) return true;
+            return false;
+        }();
+        EXPECT_TRUE(f["measured_ratio"].is_number() || tool) << f.dump();
     }
     for (const auto& c : j["cases"]) EXPECT_NE(c["status"], "failed") << c.dump();
 }

@@ -232,6 +232,9 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
             t.columns.push_back({"CPU", false, 120});
             if (cold && f != Family::write) t.columns.push_back({"cached", false, 100});
             t.columns.push_back({"verified", false, 100});
+            // Why each case was measured no more (racing: "clearly slower" with the precision it
+            // had then); a terminal of 140 columns or more, and the files.
+            t.columns.push_back({"stopped", true, 140});
             const CaseResult* best = rt.standing.pick ? rt.standing.pick : rt.standing.leader;
             std::size_t winners = 0, next = 0;
             const CaseResult* slowest = nullptr;
@@ -279,6 +282,7 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
                     row.cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
                 }
                 row.cells.push_back(verified_cell(*c));
+                row.cells.push_back(std::string(to_string(c->stopped)));
                 // What a terminal shows: the first of the winner group, the next few, the slowest, and
                 // the unstable case that kept the table from a stable winner.
                 row.shown = (p.winner && winners++ < kShownWinners) ||

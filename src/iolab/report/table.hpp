@@ -33,8 +33,8 @@ struct Column {
     std::string name;
     bool left = false;  // text (names, claims) is left-aligned; figures right-aligned
     // A terminal narrower than this many columns goes without it (0: always drawn). The order is
-    // stated once, in ranked_tables: below 120 columns CPU and calls/MiB go, below 100 also
-    // verified, of limit and cached, below 80 also median and vs best.
+    // stated once, in ranked_tables: below 140 columns stopped goes, below 120 also CPU and
+    // calls/MiB, below 100 also verified, of limit and cached, below 80 also median and vs best.
     std::size_t needs = 0;
 };
 
