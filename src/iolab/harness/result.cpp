@@ -164,9 +164,9 @@ double median_resident(const CaseResult& c) {
 
 std::string instability(const CaseResult& c) {
     if (c.stable || c.status != Status::ok) return {};
-    if (c.stats.median <= 0) return "its net time is not above its fixed cost's noise";
+    if (c.stats.median <= 0) return "had a net time no larger than its fixed cost's noise";
     if (c.stats.n < 2 || c.stats.median_confidence < kMedianConfidence)
-        return fmt::format("{} sample{}, too few for a {:.0f}% interval", c.stats.n, c.stats.n == 1 ? "" : "s",
+        return fmt::format("had {} sample{}, too few for a {:.0f}% interval", c.stats.n, c.stats.n == 1 ? "" : "s",
                            kMedianConfidence * 100);
     return fmt::format("varied ±{:.1f}% (over ±{:.0f}%)", 100 * c.stats.median_precision(), 100 * kStableBound);
 }
@@ -260,7 +260,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                               "the median time is under 1,000 ticks of the clock; use a larger --size for a "
                               "meaningful figure"});
     if (r.status == Status::ok && !r.stable)
-        r.warnings.push_back({WarningKind::unstable, name, instability(r) + "; it is not ranked and decides nothing"});
+        r.warnings.push_back({WarningKind::unstable, name, instability(r) + ": it is not ranked and decides nothing"});
 }
 
 }  // namespace iolab

@@ -193,7 +193,8 @@ double cpu_fraction(const CaseResult& c);
 // The median share of the input in the page cache before a run, or -1.
 double median_resident(const CaseResult& c);
 
-// Why a case cannot be ranked as stable, for people: "varied ±15.2% after its budget", or "".
+// Why a case cannot be ranked as stable, for people: "varied ±15.2% (over ±10%)", "had 3 samples,
+// too few for a 95% interval", or "".
 std::string instability(const CaseResult& c);
 
 // slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap

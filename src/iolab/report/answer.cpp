@@ -77,12 +77,12 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         const Standing& s = t.standing;
         if (!s.pick) {
             if (s.unsettled && s.leader)
-                a.no_winner = fmt::format("{} ({}) had a faster median than the fastest stable case, {} at {}",
+                a.no_winner = fmt::format("{}, which {}, had a faster median than the fastest stable case, {} at {}",
                                           s.unsettled->spec.label(), instability(*s.unsettled), s.leader->spec.label(),
                                           format_rate(s.leader->throughput_mib_s));
             else if (s.unsettled)
-                a.no_winner = fmt::format("no case is stable; the fastest median, {}, {}", s.unsettled->spec.label(),
-                                          instability(*s.unsettled));
+                a.no_winner = fmt::format("no case is stable; the one with the fastest median, {}, {}",
+                                          s.unsettled->spec.label(), instability(*s.unsettled));
             else
                 a.no_winner = "no case was measured";
             out.push_back(std::move(a));

@@ -37,7 +37,7 @@ std::optional<Tuned> fastest(const Report& r, const std::string& group, Keep kee
     if (!s.pick) {
         if (undecided) {
             const CaseResult* why = s.unsettled ? s.unsettled : cases.front();
-            undecided->push_back(fmt::format("{}: no stable winner ({}: {}); the library keeps its default", key,
+            undecided->push_back(fmt::format("{}: no stable winner ({} {}); the library keeps its default", key,
                                              why->spec.label(), instability(*why)));
         }
         return std::nullopt;

@@ -43,7 +43,7 @@ std::string untrusted(const CaseResult& c) {
                            c.samples.size() == 1 ? "" : "s", kMinSamplesForVerdict);
     if (c.cold_unproven) return fmt::format("{} was not proven cold", c.spec.label());
     if (c.checked == Checked::none) return fmt::format("{} is unverified", c.spec.label());
-    if (!c.stable) return fmt::format("{} is unstable: {}", c.spec.label(), instability(c));
+    if (!c.stable) return fmt::format("{} is unstable: it {}", c.spec.label(), instability(c));
     return {};
 }
 
@@ -170,7 +170,7 @@ KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& swee
     // (standing.hpp); no knee where noise could have decided it.
     const Standing s = stand(sweep);
     if (!s.pick) {
-        r.note = s.unsettled ? fmt::format("{} is unstable ({}) and its median beat every stable point",
+        r.note = s.unsettled ? fmt::format("{} is unstable ({}), and its median beat every stable point",
                                            s.unsettled->spec.label(), instability(*s.unsettled))
                              : "no point of the sweep is stable";
         return r;
