@@ -107,11 +107,16 @@ TEST(Ranks, TiedCasesShareARankAndThePickIsTheSmallerBuffer) {
     EXPECT_EQ(s.places[2].rank_text(), "3");
     EXPECT_EQ(s.places[3].rank_text(), "4");
     EXPECT_EQ(s.winners(), (std::vector<const CaseResult*>{&small, &big}));
-    // A case racing stopped as slower than another is never in the winner group.
+    // A case racing stopped as slower than another may still tie with the final leader
+    // ("1="), but it is never the pick.
     const CaseResult stopped = timed("read.mmap-chunks", 65536, kSteady1, StopReason::clearly_slower);
     const Standing t = stand({&big, &stopped});
     EXPECT_EQ(t.pick, &big);
-    EXPECT_EQ(t.winners().size(), 1u);
+    EXPECT_EQ(t.winners().size(), 2u);
+    const CaseResult stopped_slow = timed("read.mmap-chunks", 65536, kSteady2, StopReason::clearly_slower);
+    const Standing u = stand({&small, &stopped_slow});
+    EXPECT_EQ(u.pick, &small);
+    EXPECT_EQ(u.winners().size(), 1u);
 }
 
 TEST(NetTime, AToolIsTimedLessItsFixedCostPerPass) {

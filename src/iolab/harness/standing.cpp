@@ -1,6 +1,7 @@
 #include "iolab/harness/standing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace iolab {
@@ -17,12 +18,14 @@ std::size_t buffer_of(const CaseResult& c) {
     return c.spec.strategy && c.spec.strategy->honours(kParamBuffer) ? c.spec.workload.buffer : 0;
 }
 
-// CPU time (user and system, every thread and child) per MiB moved, median over the samples.
+// CPU time (user and system, every thread and child) per MiB moved, median over the samples;
+// NaN for a tool, whose figure holds its start-up (the probe's CPU time is not kept).
 double cpu_of(const CaseResult& c) {
+    if (c.net()) return std::numeric_limits<double>::quiet_NaN();
     std::vector<double> per;
     for (const Sample& s : c.samples)
         if (s.bytes > 0) per.push_back((s.user_s + s.sys_s) / (static_cast<double>(s.bytes) * s.passes / (1 << 20)));
-    return per.empty() ? std::numeric_limits<double>::infinity() : median(per);
+    return per.empty() ? std::numeric_limits<double>::quiet_NaN() : median(per);
 }
 
 double calls_of(const CaseResult& c) {
@@ -33,6 +36,24 @@ double calls_of(const CaseResult& c) {
 bool faster(const CaseResult* a, const CaseResult* b) {
     if (a->throughput_mib_s != b->throughput_mib_s) return a->throughput_mib_s > b->throughput_mib_s;
     return a->spec.label() < b->spec.label();
+}
+
+// Keeps the cases whose key is lowest (within `slack` of it, relative); NaN keys stay only where
+// no case has a number.
+template <class Key>
+void keep_lowest(std::vector<const CaseResult*>& cases, Key key, double slack = 0) {
+    double low = std::numeric_limits<double>::infinity();
+    bool any = false;
+    for (const CaseResult* c : cases)
+        if (const double k = key(*c); !std::isnan(k)) {
+            any = true;
+            low = std::min(low, k);
+        }
+    if (!any) return;  // nothing to tell them apart by
+    std::erase_if(cases, [&](const CaseResult* c) {
+        const double k = key(*c);
+        return std::isnan(k) || k > low * (1 + slack);
+    });
 }
 
 }  // namespace
@@ -52,32 +73,33 @@ const std::vector<double>& Comparator::boot(const CaseResult& c) {
 RatioEstimate Comparator::ratio(const CaseResult& slower, const CaseResult& faster) {
     const auto& s = times(slower);
     const auto& f = times(faster);
-    RatioEstimate r;
-    if (s.empty() || f.empty()) return r;
-    const double d = median(f);
-    r.ratio = d > 0 ? median(s) / d : 0;
-    r.low = r.high = r.ratio;
-    if ((s.size() < 2 && f.size() < 2) || d <= 0) return r;
-    return ratio_from_bootstraps(r.ratio, boot(slower), boot(faster));
+    if (s.empty() || f.empty()) return {};
+    const double num = median(s), den = median(f);
+    // A median that is no time at all (a tool's net time within its start-up's noise): no ratio.
+    if (num <= 0 || den <= 0) return {0, 0, std::numeric_limits<double>::infinity()};
+    if (s.size() < 2 && f.size() < 2) return {num / den, num / den, num / den};
+    return ratio_from_bootstraps(num / den, boot(slower), boot(faster));
 }
 
 Order Comparator::order(const CaseResult& a, const CaseResult& b) {
     const auto& x = times(a);
     const auto& y = times(b);
-    if (x.empty() || y.empty() || mann_whitney_p(x, y) >= 1 - kRatioConfidence) return Order::tied;
+    // No time to compare (a tool's net time not above its start-up's noise): nothing is shown.
+    if (x.empty() || y.empty() || median(x) <= 0 || median(y) <= 0) return Order::tied;
+    if (mann_whitney_p(x, y) >= 1 - kRatioConfidence) return Order::tied;
     const RatioEstimate r = ratio(a, b);
     if (r.low > 1) return Order::slower;
     if (r.high < 1) return Order::faster;
     return Order::tied;
 }
 
-bool picked_before(const CaseResult& a, const CaseResult& b) {
-    if (buffer_of(a) != buffer_of(b)) return buffer_of(a) < buffer_of(b);
-    if (a.spec.workload.jobs != b.spec.workload.jobs) return a.spec.workload.jobs < b.spec.workload.jobs;
-    // Less CPU time, where the two differ by a tenth or more (less than that is noise).
-    if (const double x = cpu_of(a), y = cpu_of(b); x < 0.9 * y || y < 0.9 * x) return x < y;
-    if (calls_of(a) != calls_of(b)) return calls_of(a) < calls_of(b);
-    return faster(&a, &b);
+const CaseResult* pick_of(std::vector<const CaseResult*> group) {
+    if (group.empty()) return nullptr;
+    keep_lowest(group, [](const CaseResult& c) { return static_cast<double>(buffer_of(c)); });
+    keep_lowest(group, [](const CaseResult& c) { return static_cast<double>(c.spec.workload.jobs); });
+    keep_lowest(group, cpu_of, 0.10);
+    keep_lowest(group, calls_of);
+    return *std::min_element(group.begin(), group.end(), faster);
 }
 
 std::string Standing::Place::rank_text() const {
@@ -113,29 +135,41 @@ Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
     }
     std::stable_sort(stable.begin(), stable.end(), faster);
     std::stable_sort(unstable.begin(), unstable.end(), faster);
-    // The leader: the fastest stable median, of a case that racing did not stop as slower than
-    // another (it was, so it cannot lead), where there is one.
+    // The leader: the fastest stable median of a case that racing did not stop as slower than
+    // another (that one was faster), where there is one.
     for (const CaseResult* c : stable)
         if (c->stopped != StopReason::clearly_slower) {
             s.leader = c;
             break;
         }
     if (!s.leader && !stable.empty()) s.leader = stable.front();
-    // The winner group: the leader and every stable case not shown slower than it. A case that
-    // racing stopped as shown slower than its table's fastest is not in it, whatever the leader
-    // is in the end.
+    // The winner group: the leader and every stable case not shown slower than it — a case racing
+    // stopped against an earlier leader included, tested again against this one; it cannot be the
+    // pick (a case was shown faster than it). The pick is chosen among the rest by the stated rule,
+    // and the group keeps only the cases tied with the pick too (ties do not chain: a case shown
+    // faster or slower than the pick is not "tied" with it).
     std::vector<const CaseResult*> group, others;
-    for (const CaseResult* c : stable)
-        (c == s.leader || (c->stopped != StopReason::clearly_slower && cmp.tied(*c, *s.leader)) ? group : others)
-            .push_back(c);
-    // A noisy case never wins: an unstable median faster than every stable one leaves the table
-    // without a stable winner.
+    for (const CaseResult* c : stable) (c == s.leader || cmp.tied(*c, *s.leader) ? group : others).push_back(c);
+    // A noisy case never wins: an unstable median faster than the leader's leaves the table without
+    // a stable winner.
     if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();
-    if (!group.empty()) {
-        const auto pick = std::min_element(
-            group.begin(), group.end(), [](const CaseResult* a, const CaseResult* b) { return picked_before(*a, *b); });
-        std::rotate(group.begin(), pick, pick + 1);  // the pick first, the rest by their medians
-        if (!s.unsettled) s.pick = group.front();
+    std::vector<const CaseResult*> eligible;
+    for (const CaseResult* c : group)
+        if (c == s.leader || c->stopped != StopReason::clearly_slower) eligible.push_back(c);
+    // Not a case another member of the group is shown faster than.
+    std::erase_if(eligible, [&](const CaseResult* c) {
+        return std::any_of(group.begin(), group.end(),
+                           [&](const CaseResult* d) { return d != c && cmp.order(*c, *d) == Order::slower; });
+    });
+    if (eligible.empty() && s.leader) eligible.push_back(s.leader);
+    const CaseResult* pick = pick_of(eligible);
+    if (pick) {
+        std::vector<const CaseResult*> kept{pick};
+        for (const CaseResult* c : group)
+            if (c != pick) (cmp.tied(*c, *pick) ? kept : others).push_back(c);
+        group = kept;  // the pick first, the rest by their medians
+        std::stable_sort(others.begin(), others.end(), faster);
+        if (!s.unsettled) s.pick = pick;
     }
     for (std::size_t i = 0; i < group.size(); ++i) s.places.push_back({group[i], 1, i > 0, true});
     // The others: each tied with the first case of its rank, or the first of a new rank.

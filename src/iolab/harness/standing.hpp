@@ -26,11 +26,12 @@ private:
     std::map<const CaseResult*, std::vector<double>> times_, boot_;
 };
 
-// The rule that picks one case inside a tie group: the smallest buffer (a patterned case's
-// block; a strategy without a buffer counts as none), then the fewest jobs, then the least CPU
-// time per MiB (where the two differ by a tenth or more), then the fewest system calls per MiB
-// (none counted: last), then the faster median, then the name.
-bool picked_before(const CaseResult& a, const CaseResult& b);
+// The rule that picks one case inside a tie group, as a filter: the cases with the smallest buffer
+// (a patterned case's block; a strategy without a buffer counts as none), of those the fewest
+// jobs, of those the ones within a tenth of the least CPU time per MiB (a tool's is not known:
+// its start-up's is in it), of those the fewest system calls per MiB (none counted: last), of
+// those the faster median, then the name.
+const CaseResult* pick_of(std::vector<const CaseResult*> group);
 
 struct Standing {
     struct Place {
@@ -44,7 +45,7 @@ struct Standing {
     // medians), then the unstable ones, then those never ranked.
     std::vector<Place> places;
     const CaseResult* leader = nullptr;  // the stable case with the fastest median
-    // The winner, chosen inside the winner group by picked_before; nullptr: no stable winner.
+    // The winner, chosen inside the winner group by pick_of; nullptr: no stable winner.
     const CaseResult* pick = nullptr;
     // Why there is no stable winner: the unstable case whose median beat every stable one's (or
     // the fastest unstable case, where none is stable).

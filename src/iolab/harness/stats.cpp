@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -111,8 +112,11 @@ RatioEstimate ratio_from_bootstraps(double ratio, const std::vector<double>& num
     std::vector<double> ratios;
     const std::size_t n = std::min(num_medians.size(), den_medians.size());
     ratios.reserve(n);
-    for (std::size_t i = 0; i < n; ++i)
-        if (den_medians[i] > 0) ratios.push_back(num_medians[i] / den_medians[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+        // A resampled median that is no time at all: the ratio is unbounded, not this one dropped.
+        if (den_medians[i] <= 0 || num_medians[i] <= 0) return {ratio, 0, std::numeric_limits<double>::infinity()};
+        ratios.push_back(num_medians[i] / den_medians[i]);
+    }
     if (ratios.empty()) return r;
     std::sort(ratios.begin(), ratios.end());
     const double tail = (1 - confidence) / 2;
@@ -129,16 +133,19 @@ RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector
                                std::size_t resamples, std::uint64_t seed) {
     RatioEstimate r;
     if (num.empty() || den.empty()) return r;
-    const double d = median(den);
-    r.ratio = d > 0 ? median(num) / d : 0;
+    const double d = median(den), m = median(num);
+    // A median that is no time at all (a tool's net time within its start-up's noise): no ratio.
+    if (d <= 0 || m <= 0) return {0, 0, std::numeric_limits<double>::infinity()};
+    r.ratio = m / d;
     r.low = r.high = r.ratio;
-    if ((num.size() < 2 && den.size() < 2) || resamples == 0 || d <= 0) return r;
+    if ((num.size() < 2 && den.size() < 2) || resamples == 0) return r;
     return ratio_from_bootstraps(r.ratio, bootstrap_medians(num, resamples, seed),
                                  bootstrap_medians(den, resamples, seed), confidence);
 }
 
 Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.empty() || b.empty() || mann_whitney_p(a, b) >= 1 - kRatioConfidence) return Order::tied;
+    if (a.empty() || b.empty() || median(a) <= 0 || median(b) <= 0) return Order::tied;
+    if (mann_whitney_p(a, b) >= 1 - kRatioConfidence) return Order::tied;
     const RatioEstimate r = ratio_of_medians(a, b);
     if (r.low > 1) return Order::slower;
     if (r.high < 1) return Order::faster;
@@ -148,6 +155,10 @@ Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
     const std::size_t n1 = a.size(), n2 = b.size();
     if (n1 == 0 || n2 == 0) return 1;
+    // A NaN is no time: no order can be told (and it would never equal itself below).
+    if (std::any_of(a.begin(), a.end(), [](double x) { return std::isnan(x); }) ||
+        std::any_of(b.begin(), b.end(), [](double x) { return std::isnan(x); }))
+        return 1;
     // U of a: pairs where a is below b, ties counting one half.
     double u = 0;
     for (double x : a)
@@ -165,36 +176,48 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
         i = j;
     }
     const double m1 = static_cast<double>(n1), m2 = static_cast<double>(n2), n = m1 + m2;
-    if (tie_term == 0 && n1 * n2 <= 400) {
-        // Exact: the number of orderings giving each U, by the recurrence over the largest value.
-        // f[i][j][u]: orderings of i a's and j b's with U = u.
-        const std::size_t umax = n1 * n2;
-        std::vector<std::vector<std::vector<double>>> f(n1 + 1, std::vector<std::vector<double>>(n2 + 1));
-        for (std::size_t i = 0; i <= n1; ++i)
-            for (std::size_t j = 0; j <= n2; ++j) {
-                f[i][j].assign(i * j + 1, 0);
-                if (i == 0 || j == 0) {
-                    f[i][j][0] = 1;
-                    continue;
-                }
-                // The largest value is an a (every b is below it: adds nothing to "a below b")
-                // or a b (every a is below it: adds i).
-                for (std::size_t v = 0; v <= i * j; ++v) {
-                    double c = 0;
-                    if (v <= (i - 1) * j) c += f[i - 1][j][v];
-                    if (v >= i && v - i <= i * (j - 1)) c += f[i][j - 1][v - i];
-                    f[i][j][v] = c;
+    if (n1 * n2 <= 400) {
+        // Exact, ties or not: the number of ways to label the pooled sample, block of equal values
+        // by block of equal values (ascending), that gives each 2U (pairs a < b count 2, equal
+        // pairs 1). f[a][v]: ways with a a's labelled so far and 2U = v so far. In a block of t
+        // values with i a's and j = t - i b's, each b is above the a's labelled before it (2 each)
+        // and equal to the block's i a's (1 each).
+        const std::size_t vmax = 2 * n1 * n2;
+        std::vector<std::vector<double>> f(n1 + 1, std::vector<double>(vmax + 1, 0));
+        f[0][0] = 1;
+        std::size_t placed = 0;
+        for (std::size_t start = 0; start < all.size();) {
+            std::size_t end = start;
+            while (end < all.size() && all[end] == all[start]) ++end;
+            const std::size_t t = end - start;
+            std::vector<std::vector<double>> g(n1 + 1, std::vector<double>(vmax + 1, 0));
+            for (std::size_t used = 0; used <= n1 && used <= placed; ++used) {
+                if (placed - used > n2) continue;
+                for (std::size_t v = 0; v <= vmax; ++v) {
+                    if (f[used][v] == 0) continue;
+                    double ways = 1;  // C(t, i), built up as i grows
+                    for (std::size_t i = 0; i <= t && used + i <= n1; ++i) {
+                        if (i > 0) ways = ways * static_cast<double>(t - i + 1) / static_cast<double>(i);
+                        const std::size_t j = t - i;
+                        if (placed - used + j > n2) continue;
+                        const std::size_t add = 2 * used * j + i * j;
+                        if (v + add <= vmax) g[used + i][v + add] += f[used][v] * ways;
+                    }
                 }
             }
-        const auto& dist = f[n1][n2];
+            f = std::move(g);
+            placed += t;
+            start = end;
+        }
+        const auto& dist = f[n1];
         const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
-        const auto k = static_cast<std::size_t>(u);
+        const auto k = static_cast<std::size_t>(std::llround(2 * u));
         double below = 0, above = 0;
-        for (std::size_t v = 0; v <= umax; ++v) {
+        for (std::size_t v = 0; v <= vmax; ++v) {
             if (v <= k) below += dist[v];
             if (v >= k) above += dist[v];
         }
-        return std::min(1.0, 2 * std::min(below, above) / total);
+        return total > 0 ? std::min(1.0, 2 * std::min(below, above) / total) : 1.0;
     }
     const double mu = m1 * m2 / 2;
     const double var = m1 * m2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
