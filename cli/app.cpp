@@ -161,8 +161,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         if (measuring_from < 0) measuring_from = elapsed;       // set-up, limits and warm-ups came before
         if (drawn_at >= 0 && elapsed - drawn_at < 0.1) return;  // ten lines a second at most
         drawn_at = elapsed;
-        winsize ws{};
-        const std::size_t columns = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        const std::size_t width = terminal_columns(STDERR_FILENO);
+        const std::size_t columns = width > 0 ? width : 80;
         fmt::print(stderr, "\r\x1b[K{}",
                    progress_line(done, i, n, c.label(), elapsed, elapsed - measuring_from, columns - 1));
         std::fflush(stderr);
@@ -225,11 +225,7 @@ std::string replication_help() {
     double total = 0;
     for (const auto& name : replication_suites()) {
         const Suite s = load_named(name);
-        std::size_t cases = 0;
-        for (const auto& g : s.groups) cases += group_cases(g).size();
-        const double given = s.groups.empty() ? 0 : s.groups.front().options.time_budget_s;
-        const double budget =
-            given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
+        const double budget = time_budget(s);
         total += budget;
         out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
     }
@@ -337,6 +333,17 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (argc > 1 && argv[1][0] != '-' &&
             std::none_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; }))
             throw InputError(unknown_word(argv[1], app));
+        // An option before any command: one of iolab's own (--help, --version), or an error
+        // saying which was meant.
+        if (argc > 1 && argv[1][0] == '-') {
+            const std::string word = std::string(argv[1]).substr(0, std::string_view(argv[1]).find('='));
+            const auto opts = app.get_options();
+            const bool known = std::any_of(opts.begin(), opts.end(), [&](const CLI::Option* o) {
+                return (word.starts_with("--") && o->check_lname(word.substr(2))) ||
+                       (word.size() == 2 && o->check_sname(word.substr(1)));
+            });
+            if (!known) throw InputError(unknown_word(word, app));
+        }
     } catch (const InputError& e) {
         if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
         return 2;

@@ -35,19 +35,24 @@ bool colour_on_stdout() {
     return ::isatty(STDOUT_FILENO) && !(no_colour && *no_colour);
 }
 
+std::size_t terminal_columns(int fd) {
+    // COLUMNS, as ls and GNU's other tools honour it; else the terminal's own width. Never fewer
+    // than 40: the tables give way down to that, and no further.
+    if (const char* c = std::getenv("COLUMNS"); c && *c) {
+        char* end = nullptr;
+        const long n = std::strtol(c, &end, 10);
+        if (end && *end == '\0' && n > 0) return static_cast<std::size_t>(std::clamp(n, 40L, 10000L));
+    }
+    winsize ws{};
+    if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return std::max<std::size_t>(40, ws.ws_col);
+    return 0;
+}
+
 TerminalOptions terminal_options(bool all) {
     TerminalOptions o;
     o.colour = colour_on_stdout();
     o.all = all;
-    // COLUMNS, as ls and GNU's other tools honour it; else the terminal's own width.
-    if (const char* c = std::getenv("COLUMNS"); c && *c) {
-        char* end = nullptr;
-        const long n = std::strtol(c, &end, 10);
-        if (end && *end == '\0' && n >= 40 && n <= 10000) o.columns = static_cast<std::size_t>(n);
-    }
-    winsize ws{};
-    if (o.columns == 0 && ::isatty(STDOUT_FILENO) && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        o.columns = std::max<std::size_t>(40, ws.ws_col);
+    o.columns = terminal_columns(STDOUT_FILENO);
     return o;
 }
 
@@ -255,8 +260,6 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev, &undecided);
     if (p.choices.empty() && undecided.empty())
         throw std::runtime_error("no case of the tune suite was verified: no profile written");
-    // Noise decides nothing: a choice without a stable winner is the library's default.
-    for (const auto& u : undecided) fmt::print("{}\n", one_line(u));
     if (!quiet) {
         fmt::print("{}", render_terminal(report, terminal_options(false)));
         fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));
@@ -266,6 +269,8 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         if (p.read_buffer) fmt::print("  {:<12} {}\n", "buffer.read", format_size(p.read_buffer));
         if (p.write_buffer) fmt::print("  {:<12} {}\n", "buffer.write", format_size(p.write_buffer));
     }
+    // Noise decides nothing: a choice without a stable winner is the library's default.
+    for (const auto& u : undecided) fmt::print("{}{}\n", quiet ? "" : "  ", one_line(u));
     if (out.empty()) {
         fmt::print("--smoke: no profile written (give --profile FILE to write one anyway)\n");
         return report.any_failed() ? 1 : 0;

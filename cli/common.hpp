@@ -16,6 +16,8 @@ std::string checked_dir(const std::string& dir);
 bool colour_on_stdout();
 // How to draw a report on stdout: coloured as above, as wide as the terminal (or COLUMNS, where
 // set; unlimited when stdout is not a terminal), every row with `all`.
+// The width to draw for on fd: COLUMNS, else the terminal's, at least 40; 0: not a terminal.
+std::size_t terminal_columns(int fd);
 TerminalOptions terminal_options(bool all);
 
 }  // namespace iolab::cli

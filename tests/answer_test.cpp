@@ -119,6 +119,19 @@ TEST(Ranks, TiedCasesShareARankAndThePickIsTheSmallerBuffer) {
     EXPECT_EQ(u.winners().size(), 1u);
 }
 
+TEST(Ranks, AnUnverifiedCaseIsNotPickedOverATiedCheckedOne) {
+    CaseResult cat = timed("read.cat", 0, kSteady1);
+    cat.checked = Checked::none;
+    cat.verified = false;
+    const CaseResult chunk = timed("read.chunk", 1 << 20, {1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.01});
+    // cat has no buffer (the smaller one by the rule), but nothing checked its work.
+    const Standing s = stand({&cat, &chunk});
+    EXPECT_EQ(s.pick, &chunk);
+    EXPECT_EQ(s.winners().size(), 2u);
+    // Alone, it is still the table's winner.
+    EXPECT_EQ(stand({&cat}).pick, &cat);
+}
+
 TEST(NetTime, AToolIsTimedLessItsFixedCostPerPass) {
     CaseResult c;
     c.spec.strategy = Registry::builtin().find("read.fio");
@@ -217,6 +230,23 @@ TEST(Answer, NamesTheWinnerItsTiesAndBothReferences) {
     EXPECT_EQ(report_to_json(r)["answer"][0]["winner"], "read.chunk buffer=4K");
 }
 
+TEST(Answer, AReferenceIsTiedWithTheWinnerOnlyWhenTheTieTestSaysSo) {
+    // The everyday way's median is 3 % slower, consistently: the ratio's interval excludes 1 and
+    // the U test agrees, so it is slower, not tied, although the winner group is the winner alone.
+    const Report slower = report_of({timed("read.chunk", 4096, kSteady1),
+                                     timed("read.stdio-chunk", 65536, {1.03, 1.04, 1.02, 1.03, 1.05, 1.01, 1.03})});
+    const auto a = answers(ranked_tables(slower));
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(a[0].versus.size(), 1u);
+    EXPECT_FALSE(a[0].versus[0].tied);
+    EXPECT_NE(a[0].text().find("faster than read.stdio-chunk"), std::string::npos) << a[0].text();
+    // The same times: tied, and the line says so.
+    const Report same = report_of({timed("read.chunk", 4096, kSteady1), timed("read.stdio-chunk", 65536, kSteady1)});
+    const auto b = answers(ranked_tables(same));
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_NE(b[0].text().find("tied: read.stdio-chunk buffer=64K"), std::string::npos) << b[0].text();
+}
+
 TEST(Answer, OneStrategyHasNoneAndNoiseHasNoWinner) {
     EXPECT_TRUE(
         answers(ranked_tables(report_of({timed("read.chunk", 4096, kSteady1), timed("read.chunk", 65536, kSteady2)})))
@@ -226,6 +256,18 @@ TEST(Answer, OneStrategyHasNoneAndNoiseHasNoWinner) {
     ASSERT_EQ(a.size(), 1u);
     EXPECT_TRUE(a[0].winner.empty());
     EXPECT_NE(a[0].text().find("no stable winner: read.mmap-scan, which varied ±"), std::string::npos) << a[0].text();
+}
+
+// A table whose cases were all skipped shows them (there is no winner to show instead).
+TEST(Answer, ATableOfSkippedCasesShowsThemAll) {
+    CaseResult a = timed("read.chunk", 4096, {}), b = timed("read.stdio-chunk", 4096, {});
+    a.status = b.status = Status::skipped;
+    a.reason = "no reason one";
+    b.reason = "no reason two";
+    const std::string out = render_terminal(report_of({a, b}), {false, 100, false});
+    EXPECT_NE(out.find("no reason one"), std::string::npos) << out;
+    EXPECT_NE(out.find("no reason two"), std::string::npos) << out;
+    EXPECT_EQ(out.find("more row"), std::string::npos) << out;
 }
 
 // Racing on a fake clock: a fast case and a case four times slower, within a group budget.
@@ -287,6 +329,62 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
     // ±50 % spread: never within ±10 %.
     EXPECT_FALSE(r[0].stable);
     EXPECT_FALSE(r[1].stable);
+}
+
+// A case a finding holds samples on is never stopped as slower; but, slow and kept in doubt, it
+// may spend only four times what the table's other open cases spent (the median of them).
+TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    ScratchDir dir;
+    const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
+                   slow = fake("read.slow", 10'000'000, 0.02);
+    RunOptions opts;
+    opts.group_budget_s = 0.5;
+    const auto r =
+        run_group({empty_read(a), empty_read(b), empty_read(slow)}, opts, dir, clock, {}, {false, false, true});
+    ASSERT_EQ(r.size(), 3u);
+    // After its sixth sample it has spent 60 ms against the others' 6 ms (5 is the fewest; at 5 it
+    // is looked at, and without a 95 % interval it is not yet precise).
+    EXPECT_EQ(r[2].stopped, StopReason::case_budget) << to_string(r[2].stopped);
+    EXPECT_EQ(r[2].samples.size(), 6u);
+    // The two noisy ones keep each other in doubt to the end of the group's share.
+    EXPECT_EQ(r[0].stopped, StopReason::run_budget);
+    EXPECT_GT(r[0].samples.size(), 20u);
+}
+
+// A case is looked at with 5, 10, 20, ... samples only: a clearly slower case stops at one of them.
+TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    ScratchDir dir;
+    // 20 % slower, each ±30 %: not told apart with 5 samples a side.
+    const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'200'000, 0.3);
+    RunOptions opts;
+    opts.group_budget_s = 100;
+    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock);
+    ASSERT_EQ(r.size(), 2u);
+    ASSERT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
+    const std::size_t n = r[1].samples.size();
+    EXPECT_GT(n, 5u);
+    EXPECT_TRUE(n == 10 || n == 20 || n == 40 || n == 80 || n == 160) << n;
+}
+
+// A group whose time is spent before a case's first sample: the case is skipped, saying why.
+TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    ScratchDir dir;
+    const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
+    RunOptions opts;
+    opts.group_budget_s = 0.001;  // the warm-ups alone take 20 ms
+    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock);
+    ASSERT_EQ(r.size(), 2u);
+    for (const auto& c : r) {
+        EXPECT_EQ(c.status, Status::skipped);
+        EXPECT_NE(c.reason.find("raise --time-budget"), std::string::npos) << c.reason;
+        EXPECT_TRUE(c.samples.empty());
+    }
 }
 
 }  // namespace

@@ -340,5 +340,29 @@ TEST(Settings, AResultFileNamesTheParameterItCannotRead) {
     }
 }
 
+// A result file's `stopped` is one of the reasons (or absent, in files older than racing), and
+// its `limits` an array: anything else is an error naming it, not a default.
+TEST(Settings, AResultFileWithAnUnknownStopOrLimitsIsRefused) {
+    nlohmann::json j = report_to_json(Report{});
+    const nlohmann::json c = {{"strategy", "read.chunk"},
+                              {"params", {{"buffer", "64K"}}},
+                              {"status", "skipped"},
+                              {"samples", nlohmann::json::array()}};
+    j["cases"] = nlohmann::json::array({c});
+    EXPECT_NO_THROW(read_report_json(j.dump(), "r.json"));
+    j["cases"][0]["stopped"] = "clearly slower";
+    EXPECT_EQ(read_report_json(j.dump(), "r.json").cases[0].stopped, StopReason::clearly_slower);
+    j["cases"][0]["stopped"] = "bored";
+    try {
+        read_report_json(j.dump(), "r.json");
+        ADD_FAILURE() << "stopped 'bored' was read";
+    } catch (const ResultFormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("stopped 'bored' is not"), std::string::npos) << e.what();
+    }
+    j["cases"][0].erase("stopped");
+    j["limits"] = "fast";
+    EXPECT_THROW(read_report_json(j.dump(), "r.json"), ResultFormatError);
+}
+
 }  // namespace
 }  // namespace iolab

@@ -281,6 +281,31 @@ TEST(BuiltinSuites, AllParseAndTheFiveAreThere) {
     EXPECT_THROW(builtin_suite("nope"), SuiteError);
 }
 
+// Combined (iolab replicate), each experiment keeps its own time budget: the run's is their sum,
+// and each suite's groups share that suite's budget by their cases.
+TEST(BuiltinSuites, ACombinedRunGivesEachSuiteItsOwnBudget) {
+    std::vector<Suite> suites;
+    double sum = 0;
+    for (const auto& n : replication_suites()) {
+        suites.push_back(builtin_suite(n));
+        sum += time_budget(suites.back());
+    }
+    const Suite all = combine(suites, "replicate");
+    EXPECT_NEAR(time_budget(all), sum, 1e-9);
+    EXPECT_GT(sum, kDefaultTimeBudget);  // more than one run's default: no suite is squeezed
+    for (const Suite& s : suites) {
+        double shares = 0;
+        std::size_t groups = 0;
+        for (const Group& g : all.groups)
+            if (g.id.starts_with(s.name + "/")) {
+                shares += g.share;
+                ++groups;
+            }
+        EXPECT_EQ(groups, s.groups.size()) << s.name;
+        EXPECT_NEAR(shares, time_budget(s), 1e-6) << s.name;
+    }
+}
+
 class SmokeRun : public testing::TestWithParam<std::string> {};
 
 TEST_P(SmokeRun, RunsEndToEndAndEvaluatesEveryFinding) {

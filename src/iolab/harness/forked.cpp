@@ -179,7 +179,11 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             // The weakest check of any fork is what the pooled samples can claim.
             const Checked this_fork = value_of(kChecked, c.at("checked").get<std::string>()).value_or(Checked::none);
             checked[i] = std::max(checked[i], this_fork);
-            pooled[i].stopped = value_of(kStopReasons, c.value("stopped", "none")).value_or(StopReason::none);
+            // Stopped as clearly slower only when every fork's race stopped it so (that alone makes
+            // a case stable: finish()); else the reason of the last fork that stopped otherwise.
+            const StopReason why = value_of(kStopReasons, c.value("stopped", "none")).value_or(StopReason::none);
+            if (why != StopReason::clearly_slower || f == 0 || pooled[i].stopped == StopReason::clearly_slower)
+                pooled[i].stopped = why;
             for (const auto& smp : c.at("samples")) pooled[i].samples.push_back(smp.get<Sample>());
         }
     }

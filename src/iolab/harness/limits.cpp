@@ -129,7 +129,8 @@ std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts) {
     const Workload& w = c.workload;
     const Strategy& s = *c.strategy;
     std::vector<CeilingKey> out;
-    if (w.family == Family::write) return out;
+    // None for writes, and none for several jobs at once (a ceiling is one thread's).
+    if (w.family == Family::write || w.jobs > 1) return out;
     const std::uint64_t moved = std::min<std::uint64_t>(w.bytes(), kLimitSizeCap);
     if (opts.cache != CacheMode::warm || s.bypasses_cache())
         out.push_back({LimitKind::device, std::min<std::uint64_t>(w.size, kLimitSizeCap), 0});
@@ -192,65 +193,67 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
     // touched beforehand (a strategy's own set-up is not the device's ceiling). A deep queue is not
     // the fastest everywhere (a virtual disk measured 1.7 GiB/s at queue 1 and 0.7 GiB/s at queue
     // 32 on 16 MiB): the ceiling is the best of a few queue depths and block sizes.
-    ScratchDir scratch(dir);
-    const std::string path = scratch.at("device-ceiling");
-    write_input_file(path, DataSpec{}, size);
-    const sys::Fd fd = sys::open(path, O_RDONLY | O_DIRECT);
-    const sys::DirectAlignment a = sys::direct_alignment(fd);
-    const std::uint64_t whole = size / a.offset * a.offset;  // what O_DIRECT can read of it
-    if (whole == 0) {
-        note = fmt::format("a {} file is smaller than one O_DIRECT block", format_size(size));
-        return 0;
-    }
-    constexpr unsigned kMostQueue = 32;
-    constexpr std::size_t kMostBlock = 4 << 20;
-    std::vector<AlignedBuffer> buffers;
-    for (unsigned i = 0; i < kMostQueue; ++i) {
-        buffers.emplace_back(kMostBlock, std::max<std::size_t>(a.memory, 4096));
-        std::memset(buffers.back().data(), 0, kMostBlock);
-    }
-    sys::Ring ring(kMostQueue, path);
-    // Reads the file with `queue` reads of `block` bytes in flight; returns the bytes read.
-    const auto read_all = [&](unsigned queue, std::size_t block) {
-        std::uint64_t next = 0, done = 0;
-        const auto issue = [&](unsigned slot, std::uint64_t off, std::uint64_t end) {
-            const auto n = static_cast<unsigned>(std::min<std::uint64_t>(block, end - off));
-            ring.read(fd, buffers[slot].data(), n, static_cast<off_t>(off), (off << 8) | slot);
-            return off + n;
-        };
-        for (unsigned slot = 0; slot < queue && next < whole; ++slot) next = issue(slot, next, whole);
-        while (ring.in_flight() > 0) {
-            const sys::Completion c = ring.next();
-            if (c.res <= 0) throw IoError(c.res < 0 ? -c.res : EIO, "read with O_DIRECT", path);
-            done += static_cast<std::uint64_t>(c.res);
-            const std::uint64_t off = c.tag >> 8;
-            const auto slot = static_cast<unsigned>(c.tag & 0xff);
-            const std::uint64_t end = std::min<std::uint64_t>(off + block, whole);
-            // A short read: the rest of its block is read next, from where it stopped.
-            if (off + static_cast<std::uint64_t>(c.res) < end)
-                issue(slot, off + static_cast<std::uint64_t>(c.res), end);
-            else if (next < whole)
-                next = issue(slot, next, whole);
-        }
-        return done;
-    };
     try {
+        ScratchDir scratch(dir);
+        const std::string path = scratch.at("device-ceiling");
+        write_input_file(path, DataSpec{}, size);
+        const sys::Fd fd = sys::open(path, O_RDONLY | O_DIRECT);
+        const sys::DirectAlignment a = sys::direct_alignment(fd);
+        const std::uint64_t whole = size / a.offset * a.offset;  // what O_DIRECT can read of it
+        if (whole == 0) {
+            note = fmt::format("a {} file is smaller than one O_DIRECT block", format_size(size));
+            return 0;
+        }
+        constexpr unsigned kMostQueue = 32;
+        const auto most_block = static_cast<std::size_t>(std::min<std::uint64_t>(4 << 20, whole));
+        std::vector<AlignedBuffer> buffers;
+        for (unsigned i = 0; i < kMostQueue; ++i) {
+            buffers.emplace_back(most_block, std::max<std::size_t>(a.memory, 4096));
+            std::memset(buffers.back().data(), 0, most_block);
+        }
+        std::vector<std::uint64_t> ends(kMostQueue);  // where each slot's block ends
+        sys::Ring ring(kMostQueue, path);
+        // Reads the file with `queue` reads of `block` bytes in flight; returns the bytes read.
+        const auto read_all = [&](unsigned queue, std::size_t block) {
+            block = std::min(block, most_block);
+            std::uint64_t next = 0, done = 0;
+            const auto issue = [&](unsigned slot, std::uint64_t off) {
+                ring.read(fd, buffers[slot].data(), static_cast<unsigned>(ends[slot] - off), static_cast<off_t>(off),
+                          (off << 8) | slot);
+            };
+            const auto issue_next = [&](unsigned slot) {
+                ends[slot] = std::min<std::uint64_t>(next + block, whole);
+                issue(slot, next);
+                next = ends[slot];
+            };
+            for (unsigned slot = 0; slot < queue && next < whole; ++slot) issue_next(slot);
+            while (ring.in_flight() > 0) {
+                const sys::Completion c = ring.next();
+                if (c.res <= 0) throw IoError(c.res < 0 ? -c.res : EIO, "read with O_DIRECT", path);
+                done += static_cast<std::uint64_t>(c.res);
+                const std::uint64_t off = c.tag >> 8;
+                const auto slot = static_cast<unsigned>(c.tag & 0xff);
+                // A short read: the rest of its block is read next, from where it stopped.
+                if (off + static_cast<std::uint64_t>(c.res) < ends[slot])
+                    issue(slot, off + static_cast<std::uint64_t>(c.res));
+                else if (next < whole)
+                    issue_next(slot);
+            }
+            return done;
+        };
         read_all(1, 1 << 20);  // once untimed: the device's own caches as the runs will find them
         const int reps = size > (64ull << 20) ? 2 : 3;
         double best = 0;
         std::string how;
-        for (const auto& [queue, block] : {std::pair<unsigned, std::size_t>{1, 1 << 20},
-                                           {4, 1 << 20},
-                                           {32, 1 << 20},
-                                           {1, kMostBlock},
-                                           {32, kMostBlock}})
+        for (const auto& [queue, block] :
+             {std::pair<unsigned, std::size_t>{1, 1 << 20}, {4, 1 << 20}, {32, 1 << 20}, {1, 4 << 20}, {32, 4 << 20}})
             for (int r = 0; r < reps; ++r) {
                 const auto t0 = std::chrono::steady_clock::now();
                 const std::uint64_t bytes = read_all(queue, block);
                 const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 if (const double rate = static_cast<double>(bytes) / s / (1 << 20); rate > best) {
                     best = rate;
-                    how = fmt::format("queue {}, {} blocks", queue, format_size(block));
+                    how = fmt::format("queue {}, {} blocks", queue, format_size(std::min(block, most_block)));
                 }
             }
         note = fmt::format(
@@ -259,6 +262,7 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
             format_size(size), how);
         return best;
     } catch (const IoError& e) {
+        // No room for the file, or the device refused: no ceiling, and the reason.
         note = e.what();
         return 0;
     }

@@ -49,7 +49,7 @@ struct Limits {
 };
 
 // The ceilings a case is bounded by (several: a cold read is bounded by the device and by the
-// copy into its buffer); none for writes.
+// copy into its buffer); none for writes, nor for several jobs at once.
 std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts);
 // The lowest measured ceiling of a case, or nullptr.
 const Ceiling* ceiling_for(const Limits& limits, const CaseSpec& c, const RunOptions& opts);

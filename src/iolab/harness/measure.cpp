@@ -100,6 +100,13 @@ std::uint64_t output_bytes(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
+// An output that is not what it should be: a failure, unless a stop was asked for meanwhile (a
+// tool ended by the signal may leave its output part-written and still exit 0): then the stop.
+[[noreturn]] void differs(const std::string& what) {
+    if (interrupt::requested()) throw Interrupted();
+    throw VerificationFailed(what);
+}
+
 Checked checked_by(const Verdict& v) {
     if (v.count_only) return Checked::byte_count;
     return v.checked ? Checked::content : Checked::none;
@@ -149,7 +156,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         smp.resident_after = resident_fraction(fx.input_path());
 
     const Verdict v = fx.verify(job);
-    if (!v.ok) throw VerificationFailed("output differs from the input: " + v.describe());
+    if (!v.ok) differs("output differs from the input: " + v.describe());
     if (!keep_output) fx.remove_output();  // a group keeps one output on disk at a time
     return {smp, checked_by(v)};
 }
@@ -312,17 +319,15 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
                                            : w.family == Family::read               ? sinks[i]->bytes()
                                                                                     : output_bytes(jobs[i].dst);
                 if (done > w.bytes())
-                    throw VerificationFailed(fmt::format(
-                        "job {} of {}: stopped after {} bytes, more than the {} asked for", i + 1, n, done, w.bytes()));
+                    differs(fmt::format("job {} of {}: stopped after {} bytes, more than the {} asked for", i + 1, n,
+                                        done, w.bytes()));
                 smp.bytes += done;
                 if (checked == Checked::content) checked = Checked::byte_count;
                 continue;
             }
             smp.bytes += w.bytes();
             const Verdict v = fixtures[i]->verify(jobs[i]);
-            if (!v.ok)
-                throw VerificationFailed(
-                    fmt::format("job {} of {}: output differs from the input: {}", i + 1, n, v.describe()));
+            if (!v.ok) differs(fmt::format("job {} of {}: output differs from the input: {}", i + 1, n, v.describe()));
             const Checked c = checked_by(v);
             if (c == Checked::none || (c == Checked::byte_count && checked == Checked::content)) checked = c;
         }
@@ -332,8 +337,8 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
         if (makes_shared_output()) {
             const std::uint64_t whole = w.bytes() * w.jobs * static_cast<std::uint64_t>(tm.size());
             if (const std::uint64_t size = output_bytes(jobs.front().dst); size != whole)
-                throw VerificationFailed(fmt::format("the shared output holds {} bytes, not the {} of its {} parts",
-                                                     size, whole, w.jobs * static_cast<unsigned>(tm.size())));
+                differs(fmt::format("the shared output holds {} bytes, not the {} of its {} parts", size, whole,
+                                    w.jobs * static_cast<unsigned>(tm.size())));
         }
     })));
     // Only once every rank has checked its part of a shared output.

@@ -27,7 +27,8 @@ double parse_precision(std::string_view text, const char* what) {
 double parse_budget(std::string_view text, const char* what) {
     // A time, as parse_amount reads it; a count is not a budget.
     const auto bad = [&] {
-        return InputError(one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms", what, text)));
+        return InputError(
+            one_line(fmt::format("invalid {} '{}': expected a time such as 1s or 500ms, at most 86400s", what, text)));
     };
     Amount a;
     try {
@@ -95,8 +96,9 @@ Amount parse_amount(std::string_view text, const char* what, bool zero_ok, bool 
         a.count = static_cast<std::uint64_t>(v);
         return a;
     }
-    throw InputError(one_line(fmt::format("invalid {} '{}': expected {}a count ({}) or a time such as 2s or 500ms",
-                                          what, text, auto_ok ? "auto, " : "", zero_ok ? "0 or more" : "1 or more")));
+    throw InputError(
+        one_line(fmt::format("invalid {} '{}': expected {}a count ({}) or a time such as 2s or 500ms (at most 86400s)",
+                             what, text, auto_ok ? "auto, " : "", zero_ok ? "0 or more" : "1 or more")));
 }
 
 }  // namespace iolab

@@ -164,10 +164,11 @@ double median_resident(const CaseResult& c) {
 
 std::string instability(const CaseResult& c) {
     if (c.stable || c.status != Status::ok) return {};
-    if (c.stats.median <= 0) return "had a net time no larger than its fixed cost's noise";
     if (c.stats.n < 2 || c.stats.median_confidence < kMedianConfidence)
         return fmt::format("had {} sample{}, too few for a {:.0f}% interval", c.stats.n, c.stats.n == 1 ? "" : "s",
                            kMedianConfidence * 100);
+    if (c.stats.median <= 0)
+        return c.net() ? "had a net time no larger than its fixed cost's noise" : "had no measurable time";
     return fmt::format("varied ±{:.1f}% (over ±{:.0f}%)", 100 * c.stats.median_precision(), 100 * kStableBound);
 }
 

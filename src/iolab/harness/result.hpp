@@ -167,7 +167,7 @@ struct CaseResult {
     // External tools: the summaries of the process's wall time and of its fixed cost, for a whole
     // run of all its passes (n = 0 otherwise).
     Summary gross, fixed;
-    double throughput_mib_s = 0;  // bytes over the median wall time
+    double throughput_mib_s = 0;  // bytes over the median time (a tool's net time)
     std::vector<Warning> warnings;
     std::shared_ptr<Timeline> timeline;  // the last measured iteration's, when recorded
     // Patterned cases: the operations of every measured iteration, and the rate of operations

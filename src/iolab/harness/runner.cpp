@@ -105,14 +105,21 @@ StopReason enough(const CaseState& c, const RunOptions& opts) {
 // One run of a case's own fixture (one job, one process). One write state for every write and
 // copy: the memory the group's last output held is freed just before (docs/harness.md: "The
 // write state"); a read leaves that output where it is.
+//
+// A read from the device (cold, or O_DIRECT) frees it too, so that the writing back of that
+// output's pages does not fall in the read's time.
+void free_last_output(CaseState& c, const RunOptions& opts) {
+    const bool device_read = opts.cache == CacheMode::cold || opts.cache == CacheMode::direct;
+    if (!c.last_output || !*c.last_output || (c.r.spec.strategy->family == Family::read && !device_read)) return;
+    (*c.last_output)->remove_output();
+    *c.last_output = nullptr;
+}
+
 std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl,
                                      VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
     const bool writes = s.family != Family::read && c.last_output;
-    if (writes && *c.last_output) {
-        (*c.last_output)->remove_output();
-        *c.last_output = nullptr;
-    }
+    free_last_output(c, opts);
     auto out = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode, writes);
     if (writes) *c.last_output = c.fx.get();
     return out;
@@ -135,6 +142,7 @@ std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock&
         return out;
     }
     if (c.more_fx.empty() && !team().mpi()) return run_alone(c, opts, clock, tl, mode);
+    free_last_output(c, opts);  // and the jobs remove their own outputs
     std::vector<Fixture*> fixtures{c.fx.get()};
     std::vector<Sink*> sinks{&c.sink};
     for (std::size_t j = 0; j < c.more_fx.size(); ++j) {
@@ -148,13 +156,15 @@ std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock&
 // long: fio notices a job's end in steps of 10 ms (its main loop sleeps 10 ms between looks), so
 // a shorter job's time minus its probe's is a multiple of 10 ms, not the job's time.
 constexpr double kToolJobS = 0.1;
+constexpr unsigned kMostPasses = 1000;
 
 // How many passes a repeating tool makes, from what one run of it reported (1 when it cannot
 // repeat, or when a pass after the first would not start from the cache state asked for).
 unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& one) {
-    if (!c.r.spec.strategy->repeats() || opts.cache == CacheMode::cold || one.tool_s <= 0) return 1;
+    if (!c.r.spec.strategy->repeats() || opts.cache == CacheMode::cold || one.tool_s < 0) return 1;
+    if (one.tool_s == 0) return kMostPasses / 10;  // done within the tool's own resolution (1 ms)
     const double per_pass = one.tool_s / one.passes;
-    return static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / per_pass), 1.0, 1000.0));
+    return static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / per_pass), 1.0, double(kMostPasses)));
 }
 
 // The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
@@ -346,17 +356,32 @@ bool stop_agreed() {
     return true;
 }
 
+// Whether racing looks at a case with n samples: at 5, 10, 20, 40, ... only, so that a case is
+// tested a few times (the more looks, the likelier one of them errs by chance), not every round.
+bool looks_at(std::size_t n) {
+    if (n < kMinRaceSamples || n % kMinRaceSamples != 0) return false;
+    const std::size_t k = n / kMinRaceSamples;
+    return (k & (k - 1)) == 0;
+}
+
+// Racing: a case still in doubt may spend this many times the median time spent by its table's
+// cases still measured, and then stops (its own budget, so that a slow and noisy case cannot take
+// the whole group's share).
+constexpr double kFairShare = 4;
+
 // Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
-// each family of the group (a table), a case with its fewest samples stops when it is precise;
-// when it is shown slower than the family's fastest median (the leader), so that it cannot be in
-// the winner group; or when it is the last of its table still measured and is stable, so that
-// nothing is left to tell it from. The leader, the cases tied with it and the cases a knee or
-// finding holds sample on.
+// each family of the group (a table), a case is looked at when its sample count reaches 5, 10,
+// 20, ...: it stops when it is precise; when it is shown slower than the family's fastest ranked
+// median (the leader), so that it cannot be in the winner group; or when it is the last of its
+// table still measured and is stable, so that nothing is left to tell it from. The leader and the
+// cases a knee or finding holds samples on are never stopped as slower or settled. Every round, a
+// case past its fair share of the table's time stops too.
 void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vector<bool>& held) {
     // The cases as they stand, with their statistics (finish() on a copy).
     std::vector<CaseResult> now(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
         now[i].spec = cases[i].r.spec;
+        now[i].status = cases[i].r.status;
         now[i].samples = cases[i].r.samples;
         finish(now[i], opts, 1e-9);
     }
@@ -364,22 +389,32 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
     for (Family f : {Family::read, Family::write, Family::copy}) {
         const CaseResult* leader = nullptr;
         for (std::size_t i = 0; i < cases.size(); ++i)
-            if (cases[i].r.status == Status::ok && now[i].spec.workload.family == f &&
-                now[i].samples.size() >= kMinRaceSamples &&
+            if (now[i].ranked() && now[i].spec.workload.family == f && now[i].samples.size() >= kMinRaceSamples &&
                 (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
                 leader = &now[i];
         std::size_t open = 0;  // cases of the family still measured
-        for (std::size_t i = 0; i < cases.size(); ++i) open += !cases[i].done && now[i].spec.workload.family == f;
+        std::vector<double> spent;
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            if (!cases[i].done && now[i].spec.workload.family == f) {
+                ++open;
+                spent.push_back(cases[i].spent_s);
+            }
+        const double middle = spent.empty() ? 0 : summarize(spent).median;
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
-            if (c.done || now[i].spec.workload.family != f || now[i].samples.size() < kMinRaceSamples) continue;
+            const std::size_t n = now[i].samples.size();
+            if (c.done || now[i].spec.workload.family != f || n < kMinRaceSamples) continue;
             StopReason why = StopReason::none;
-            if (precise(c.r, opts))
-                why = StopReason::precise;
-            else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
-                why = StopReason::clearly_slower;
-            else if (!held[i] && open == 1 && now[i].stable)
-                why = StopReason::settled;
+            if (looks_at(n)) {
+                if (precise(c.r, opts))
+                    why = StopReason::precise;
+                else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
+                    why = StopReason::clearly_slower;
+                else if (!held[i] && open == 1 && now[i].stable)
+                    why = StopReason::settled;
+            }
+            if (why == StopReason::none && open > 1 && n > kMinRaceSamples && c.spent_s > kFairShare * middle)
+                why = StopReason::case_budget;
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
             if (why != StopReason::none) {
@@ -414,7 +449,8 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             if (!c.done) stop(c, StopReason::run_budget);
         return true;
     };
-    for (std::uint64_t round = 0; !stop_agreed(); ++round) {
+    bool cut = false;  // a case was cut short by a stop: the rounds end
+    for (std::uint64_t round = 0; !cut && !stop_agreed(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
             if (!cases[i].done) order.push_back(i);
@@ -438,12 +474,12 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 if (why != StopReason::none) stop(c, why);
             } catch (const std::exception& e) {
                 if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
-                if (cut_short(c, e)) break;
+                if ((cut = cut_short(c, e))) break;
                 fail(c, e);
             }
             update(i);
         }
-        if (racing) {
+        if (racing && !cut) {
             race(cases, opts, held);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
@@ -455,6 +491,12 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
 
 // Step 5: the result of a case, with its statistics and warnings.
 CaseResult collect(CaseState& c, const RunOptions& opts, Clock& clock) {
+    // A case whose group ran out of time before it had a sample was not measured. (One a signal
+    // stopped before its first sample is left out of the partial report by the session.)
+    if (c.r.status == Status::ok && c.r.samples.empty() && c.r.stopped != StopReason::interrupted) {
+        c.r.status = Status::skipped;
+        c.r.reason = "the time budget was spent before its first sample (raise --time-budget)";
+    }
     if (c.r.status == Status::ok) {
         c.r.checked = c.checked;
         c.r.verified = c.checked == Checked::content;

@@ -153,10 +153,11 @@ constexpr Setting kSettings[] = {
          const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), p.seed);
          if (v.empty() || ec != std::errc() || end != v.data() + v.size()) throw InputError("not a whole number");
      }},
-    {"warmup", "Warm-up iterations (N) or time (2s)", "a count (0 or more) or a time such as 2s or 500ms", Kind::one,
+    {"warmup", "Warm-up iterations (N) or time (2s)",
+     "a count (0 or more) or a time such as 2s or 500ms, at most 86400s", Kind::one,
      [](std::string_view v, P&, O& o) { o.warmup = parse_amount(v, "", true); }},
     {"iterations", "Measured iterations: auto (default: until --precision or --budget), N, or a target time (2s)",
-     "auto, a count from 1 to 10000 or a time such as 2s or 500ms", Kind::one,
+     "auto, a count from 1 to 10000 or a time such as 2s or 500ms, at most 86400s", Kind::one,
      [](std::string_view v, P&, O& o) {
          o.iterations = parse_amount(v, "", false, true);
          if (o.iterations.count > o.max_iterations) throw InputError("too many");
@@ -170,7 +171,7 @@ constexpr Setting kSettings[] = {
          o.race = false;
      }},
     {"budget", "With iterations auto: measure every case until --precision or this much time (default 1.5s)",
-     "a time such as 1s or 500ms", Kind::one,
+     "a time such as 1s or 500ms, at most 86400s", Kind::one,
      [](std::string_view v, P&, O& o) {
          o.budget_s = parse_budget(v, "");
          o.race = false;
@@ -178,7 +179,7 @@ constexpr Setting kSettings[] = {
     {"time_budget",
      "With iterations auto: the whole run's time, shared by racing: only cases still in doubt are measured again "
      "(default 60s, or 3s a case for fewer cases)",
-     "a time such as 60s, 90s or 5m", Kind::one,
+     "a time such as 60s, 90s or 5m, at most 86400s", Kind::one,
      [](std::string_view v, P&, O& o) { o.time_budget_s = parse_budget(v, ""); }},
     {"verify",
      "sampled (default): measured reads check a fingerprint of every page; full: hash every byte inside the clock",

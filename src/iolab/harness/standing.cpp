@@ -161,6 +161,10 @@ Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
         return std::any_of(group.begin(), group.end(),
                            [&](const CaseResult* d) { return d != c && cmp.order(*c, *d) == Order::slower; });
     });
+    // An unverified case (nothing checked its work: cat) is not recommended while a checked one
+    // is tied with it.
+    if (std::any_of(eligible.begin(), eligible.end(), [](const CaseResult* c) { return c->checked != Checked::none; }))
+        std::erase_if(eligible, [](const CaseResult* c) { return c->checked == Checked::none; });
     if (eligible.empty() && s.leader) eligible.push_back(s.leader);
     const CaseResult* pick = pick_of(eligible);
     if (pick) {

@@ -77,8 +77,8 @@ enum class Order { tied, faster, slower };  // of the first against the second
 Order order_of(const std::vector<double>& a, const std::vector<double>& b);
 
 // Two-sided p-value of the Mann-Whitney U test that a and b come from one distribution: exact
-// for small samples without ties, else the normal approximation with tie and continuity
-// corrections. 1 when either side is empty.
+// (ties included, by their blocks) when n1 x n2 <= 400, else the normal approximation with tie
+// and continuity corrections. 1 when either side is empty or holds a NaN.
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b);
 
 // The geometric mean of positive values (0 for none).

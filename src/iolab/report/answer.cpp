@@ -11,10 +11,10 @@ namespace iolab {
 
 namespace {
 
-// "1.70x (1.62-1.77) faster than X", or "tied with X" where the interval holds 1.
+// "1.70x (1.62-1.77) faster than X", or "tied with X" where the two are not told apart.
 std::string versus_text(const Versus& v) {
     const RatioEstimate& r = v.ratio;
-    if (r.low <= 1 && r.high >= 1) return "tied with " + v.label;
+    if (v.tied) return "tied with " + v.label;
     // "1.70x (1.62-1.77)": the interval's ends without their unit.
     const auto bare = [](double x) {
         std::string t = format_ratio(x);
@@ -70,10 +70,10 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
             if (c->status == Status::ok) strategies.insert(c->name());
         if (strategies.size() < 2) continue;  // one strategy: its table says all
         Answer a;
-        a.group = t.group->id;
+        a.group = t.group.id;
         a.family = t.table.family;
         a.table = table_name(t);
-        a.partial = t.group->partial;
+        a.partial = t.group.partial;
         const Standing& s = t.standing;
         if (!s.pick) {
             if (s.unsettled && s.leader)
@@ -84,7 +84,7 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
                 a.no_winner = fmt::format("no case is stable; the one with the fastest median, {}, {}",
                                           s.unsettled->spec.label(), instability(*s.unsettled));
             else
-                a.no_winner = "no case was measured";
+                a.no_winner = "no case could be ranked (see the table for why)";
             out.push_back(std::move(a));
             continue;
         }
@@ -108,9 +108,9 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
             slowest = p.c;
         }
         if (everyday && !in_group(everyday))
-            a.versus.push_back({"everyday", everyday->spec.label(), cmp.ratio(*everyday, w)});
+            a.versus.push_back({"everyday", everyday->spec.label(), cmp.ratio(*everyday, w), cmp.tied(*everyday, w)});
         if (slowest && !in_group(slowest) && slowest != everyday)
-            a.versus.push_back({"slowest", slowest->spec.label(), cmp.ratio(*slowest, w)});
+            a.versus.push_back({"slowest", slowest->spec.label(), cmp.ratio(*slowest, w), cmp.tied(*slowest, w)});
         out.push_back(std::move(a));
     }
     return out;

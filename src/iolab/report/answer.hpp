@@ -16,6 +16,7 @@ struct Versus {
     std::string role;     // "everyday" or "slowest"
     std::string label;    // the case
     RatioEstimate ratio;  // its time per byte over the winner's
+    bool tied = false;    // the two are not told apart (Comparator::order): "tied with"
 };
 
 struct Answer {

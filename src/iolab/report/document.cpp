@@ -118,7 +118,7 @@ std::vector<std::string> brief_warnings(const Report& report, std::size_t most) 
                 break;
         }
     }
-    if (lines.size() > most) {
+    if (most > 0 && lines.size() > most) {
         const std::size_t more = lines.size() - (most - 1);
         lines.resize(most - 1);
         lines.push_back(fmt::format("and {} more kind(s) of warning: --all, or the JSON's warnings", more));

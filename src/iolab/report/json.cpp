@@ -174,7 +174,8 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
             versus.push_back({{"reference", v.role},
                               {"case", v.label},
                               {"ratio", v.ratio.ratio},
-                              {"interval", interval_or_null(v.ratio.low, v.ratio.high)}});
+                              {"interval", interval_or_null(v.ratio.low, v.ratio.high)},
+                              {"tied", v.tied}});
         nlohmann::json j{
             {"group", a.group},     {"family", to_string(a.family)},
             {"table", a.table},     {"winner", a.winner.empty() ? nlohmann::json() : nlohmann::json(a.winner)},

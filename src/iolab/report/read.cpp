@@ -142,8 +142,11 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     r.checked = r.verified ? Checked::content : value_of(kChecked, str(c, "verification")).value_or(Checked::none);
     const auto cold = c.find("cold_unproven");
     r.cold_unproven = cold != c.end() && cold->is_boolean() && cold->get<bool>();
+    // Absent from files older than racing: none.
     const std::string stopped = str(c, "stopped");
-    r.stopped = value_of(kStopReasons, stopped).value_or(StopReason::none);
+    const auto why = stopped.empty() ? StopReason::none : value_of(kStopReasons, stopped);
+    if (!why) throw where(fmt::format("stopped '{}' is not {}", one_line(stopped), names_of(kStopReasons)));
+    r.stopped = *why;
     const auto samples = c.find("samples");
     if (samples == c.end() || !samples->is_array()) throw where("missing samples");
     try {
@@ -326,7 +329,8 @@ Report read_report_json(std::string_view text, const std::string& origin) {
             kr.best_mib_s = std::max(0.0, num(k, "best_mib_s"));
             r.knees.push_back(kr);
         }
-    if (const auto l = j.find("limits"); l != j.end() && l->is_array()) {
+    if (const auto l = j.find("limits"); l != j.end()) {
+        if (!l->is_array()) throw ResultFormatError(fmt::format("{}: limits is not an array", origin));
         for (const auto& c : *l) {
             const auto kind = c.is_object() ? value_of(kLimitKinds, str(c, "kind")) : std::nullopt;
             if (!kind) throw ResultFormatError(fmt::format("{}: a limit is not an object with a known kind", origin));

@@ -16,10 +16,11 @@ std::vector<Warning> Report::warnings() const {
     for (const auto& c : cases) {
         out.insert(out.end(), c.warnings.begin(), c.warnings.end());
         // A ranked case above the ceiling of its kind of work by more than its interval: the
-        // ceiling or the measurement is wrong.
+        // ceiling or the measurement is wrong. Not a device's ceiling: a device's rate varies
+        // from one minute to the next by more than any interval (docs/harness.md, "Ceilings").
         const RunOptions& o = groups.empty() ? options : group(c.spec.group).options;
         const Ceiling* l = c.ranked() ? ceiling_for(limits, c.spec, o) : nullptr;
-        if (l && rate_interval(c).first > l->mib_s)
+        if (l && l->key.kind != LimitKind::device && rate_interval(c).first > l->mib_s)
             out.push_back({WarningKind::above_limit, c.spec.label(),
                            fmt::format("{:.0f}% of its ceiling ({}: {}) even at the low end of its interval",
                                        100 * c.throughput_mib_s / l->mib_s, l->key.describe(), format_rate(l->mib_s))});

@@ -85,7 +85,8 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     };
     // The ceilings of the tables' kinds of work, measured once (a second or less, more for a cold
     // table: a file of its size is read from the device).
-    if (settings.limits) {
+    // Not under MPI: a ceiling is one process's, and the ranks' work is all of theirs.
+    if (settings.limits && !tm.mpi()) {
         std::vector<CeilingKey> keys;
         for (std::size_t gi = 0; gi < plan.size(); ++gi)
             for (const CaseSpec& c : plan[gi])
@@ -93,23 +94,23 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
                     if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
         report.limits = measure_limits(keys, scratch.path());
     }
-    // Racing groups share the run's time budget in proportion to their cases, each group taking
-    // its share of what is left when it starts.
+    // Racing groups share the run's time budget by their shares (Group::share; by default in
+    // proportion to their cases), each group taking its part of what is left when it starts.
     const auto racing = [](const Group& g) { return g.options.race && g.options.iterations.adaptive; };
-    const double given = suite.groups.empty() ? 0 : suite.groups.front().options.time_budget_s;
-    const double budget =
-        given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(total));
+    const double budget = time_budget(suite);
     if (std::any_of(suite.groups.begin(), suite.groups.end(), racing)) report.time_budget_s = budget;
+    const auto weight = [&](std::size_t gi) {
+        return suite.groups[gi].share > 0 ? suite.groups[gi].share : static_cast<double>(plan[gi].size());
+    };
     std::size_t first = 0;  // index of the group's first case in the whole run
     for (std::size_t gi = 0; gi < plan.size(); ++gi) {
         Group group = suite.groups[gi];
         const auto& cases = plan[gi];
         if (racing(group)) {
-            std::size_t left = 0;
+            double left = 0;
             for (std::size_t k = gi; k < plan.size(); ++k)
-                if (racing(suite.groups[k])) left += plan[k].size();
-            group.options.group_budget_s = std::max(1e-3, (budget - elapsed()) * static_cast<double>(cases.size()) /
-                                                              static_cast<double>(std::max<std::size_t>(1, left)));
+                if (racing(suite.groups[k])) left += weight(k);
+            group.options.group_budget_s = std::max(1e-3, (budget - elapsed()) * weight(gi) / std::max(1e-9, left));
         }
         const ProgressFn progress = [&](std::size_t i, const CaseSpec& c, double done) {
             if (settings.on_case)
@@ -127,13 +128,13 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         for (auto& r : results)
             if (!stopped || r.status != Status::ok || !r.samples.empty()) report.cases.push_back(std::move(r));
         first += cases.size();
-        if (settings.on_group) settings.on_group(gi, plan.size(), report.groups[gi], elapsed());
         if (stopped) {
             interrupt::request(SIGTERM);
             report.partial = true;
             report.groups[gi].partial = true;
-            break;
         }
+        if (settings.on_group) settings.on_group(gi, plan.size(), report.groups[gi], elapsed());
+        if (stopped) break;
     }
     // A case above its ceiling by more than its interval: the ceiling is measured again (the
     // machine may have been busier then) and the higher figure kept. What is still above it is a
@@ -143,7 +144,8 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
         for (const CaseResult& c : report.cases) {
             const Ceiling* l =
                 c.ranked() ? ceiling_for(report.limits, c.spec, report.group(c.spec.group).options) : nullptr;
-            if (l && rate_interval(c).first > l->mib_s && std::find(again.begin(), again.end(), l->key) == again.end())
+            if (l && l->key.kind != LimitKind::device && rate_interval(c).first > l->mib_s &&
+                std::find(again.begin(), again.end(), l->key) == again.end())
                 again.push_back(l->key);
         }
         const Limits remeasured = measure_limits(again, scratch.path());

@@ -183,7 +183,7 @@ std::string format_rate(double mib_s) {
 }
 
 std::string table_name(const RankedTable& t) {
-    const ReportGroup& g = *t.group;
+    const ReportGroup& g = t.group;
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
     return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
@@ -192,10 +192,9 @@ std::string table_name(const RankedTable& t) {
 
 std::vector<RankedTable> ranked_tables(const Report& report) {
     std::vector<RankedTable> tables;
-    static const ReportGroup kNone;
     std::vector<const ReportGroup*> groups;
     for (const ReportGroup& g : report.groups) groups.push_back(&g);
-    ReportGroup plain{"", "", report.options};
+    const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
     for (const ReportGroup* gp : groups)
         for (Family f : {Family::read, Family::write, Family::copy}) {
@@ -205,7 +204,7 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
                 if (c.spec.workload.family == f && c.spec.group == g.id) cases.push_back(&c);
             if (cases.empty()) continue;
             RankedTable rt;
-            rt.group = gp == &plain ? &kNone : gp;
+            rt.group = g;
             rt.standing = stand(cases);
             const bool cold = g.options.cache == CacheMode::cold;
             Table& t = rt.table;
@@ -377,7 +376,7 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
                     "{}: net {}, process {}, fixed {}{}{}", c->spec.label(), format_seconds(c->stats.median),
                     format_seconds(c->gross.median), format_seconds(c->fixed.median),
                     own.empty() ? "" : fmt::format(", its own report {}", format_seconds(median(own))),
-                    passes > 1 ? fmt::format(" (a pass of {} in each run)", passes) : ""));
+                    passes > 1 ? fmt::format(" ({} passes in each run; times are a pass's)", passes) : ""));
             }
         } else {
             // One figure a tool: the largest fixed cost among its cases.

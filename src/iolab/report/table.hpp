@@ -50,7 +50,7 @@ struct Table {
 // A group's cases of one family, ranked: the table people read, and how its cases stand.
 struct RankedTable {
     Table table;
-    const ReportGroup* group = nullptr;
+    ReportGroup group;                     // its group (outside suites: the report's options, id and title empty)
     std::vector<const CaseResult*> cases;  // in the table's order
     Standing standing;
     std::vector<const Ceiling*> ceilings;  // each case's, or nullptr

@@ -57,7 +57,13 @@ std::string cut_to(std::string s, std::size_t n) {
     return n > 0 ? s + "\u2026" : s;
 }
 
+// Whether every row is drawn: asked for, or no row would be otherwise (a table of skipped cases).
+static bool every_row(const Table& t, bool all) {
+    return all || std::none_of(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.shown; });
+}
+
 std::string text_table(const Table& t, bool colour, std::size_t columns, bool all) {
+    all = every_row(t, all);
     // The columns this width keeps: each gives way below the width it needs.
     std::vector<std::size_t> keep;
     for (std::size_t i = 0; i < t.columns.size(); ++i)
@@ -179,7 +185,7 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
                 out += text_table(t, o.colour, w, o.all);
                 const auto hidden = static_cast<std::size_t>(
                     std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
-                if (!o.all && hidden > 0)
+                if (!every_row(t, o.all) && hidden > 0)
                     text(fmt::format("{} more row{}: --all, --markdown or --html", hidden, hidden == 1 ? "" : "s"));
                 // A latency table's notes explain it once: with --all (and in the files).
                 if (o.all || s.kind != SectionKind::latency)

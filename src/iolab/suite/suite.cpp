@@ -16,6 +16,7 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/plan.hpp"
 #include "iolab/harness/settings.hpp"
 
 namespace iolab {
@@ -300,15 +301,36 @@ std::vector<std::string> replication_suites() {
     return {"copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large"};
 }
 
+double time_budget(const Suite& suite) {
+    double given = 0;
+    std::size_t cases = 0;
+    for (const Group& g : suite.groups) {
+        given = std::max(given, g.options.time_budget_s);
+        cases += build_plan(g.plan).size();
+    }
+    return given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
+}
+
 Suite combine(const std::vector<Suite>& suites, const std::string& name) {
     Suite all;
     all.name = name;
     all.description = "the published experiments, re-run here";
+    double whole = 0;
     for (const auto& s : suites) {
         const auto prefixed = [&](const std::string& id) { return s.name + "/" + id; };
-        for (auto g : s.groups) {
+        // The suite's budget, over its groups by their cases (or the shares they had).
+        const double budget = time_budget(s);
+        whole += budget;
+        std::vector<double> weights;
+        for (const Group& g : s.groups)
+            weights.push_back(g.share > 0 ? g.share : static_cast<double>(build_plan(g.plan).size()));
+        double sum = 0;
+        for (double w : weights) sum += w;
+        for (std::size_t i = 0; i < s.groups.size(); ++i) {
+            Group g = s.groups[i];
             g.title = s.name + ": " + g.title;
             g.id = prefixed(g.id);
+            g.share = sum > 0 ? budget * weights[i] / sum : 0;
             all.groups.push_back(std::move(g));
         }
         for (auto f : s.findings) {
@@ -323,6 +345,7 @@ Suite combine(const std::vector<Suite>& suites, const std::string& name) {
             all.knees.push_back(std::move(k));
         }
     }
+    for (Group& g : all.groups) g.options.time_budget_s = whole;
     return all;
 }
 

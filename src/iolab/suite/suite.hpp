@@ -18,6 +18,9 @@ struct Group {
     std::string title;  // for table headings
     PlanRequest plan;
     RunOptions options;
+    // Its part of the run's time budget, against the other groups' (racing): 0 for a part in
+    // proportion to its cases. A combined run gives each suite's groups that suite's own budget.
+    double share = 0;
 };
 
 // Picks one case of a group: among the ok cases of `group` whose strategy matches one of
@@ -80,9 +83,14 @@ std::vector<std::string> builtin_suite_names();
 // The five suites that re-run the published experiments, in the order of the write-ups.
 std::vector<std::string> replication_suites();
 
+// The time budget of a run of the suite (racing): the largest any group asks for (its own, or
+// --time-budget), else kDefaultTimeBudget, or kDefaultTimePerCase a case for a run of few cases.
+double time_budget(const Suite& suite);
+
 // Shrinks a suite to tiny sizes and one iteration, for smoke tests.
 void make_smoke(Suite& suite);
-// One suite holding several: group ids become "suite/id", findings keep their suite's name.
+// One suite holding several: group ids become "suite/id", findings keep their suite's name, and
+// each suite's groups share that suite's own time budget (the run's is the sum of them).
 Suite combine(const std::vector<Suite>& suites, const std::string& name);
 
 }  // namespace iolab
