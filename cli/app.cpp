@@ -150,6 +150,15 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
                    g.title.empty() ? std::string() : " (" + one_line(g.title) + ")", elapsed);
         said_at = elapsed;
     };
+    // Findings decided before the end: a line each in a log, a count on the terminal's bar.
+    std::size_t decided = 0;
+    settings.on_finding = [&](const FindingResult& f, std::size_t k, std::size_t) {
+        decided = k;
+        if (!lines) return;
+        fmt::print(stderr, "iolab: {}{}: {}\n", f.suite.empty() ? std::string() : one_line(f.suite) + ": ",
+                   one_line(f.finding.claim), f.outcome());
+        said_at = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (lines && elapsed - said_at >= 60) {
@@ -163,8 +172,11 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         drawn_at = elapsed;
         const std::size_t width = terminal_columns(STDERR_FILENO);
         const std::size_t columns = width > 0 ? width : 80;
+        const std::string what = suite.findings.empty() ? c.label()
+                                                        : fmt::format("{}/{} findings decided; {}", decided,
+                                                                      suite.findings.size(), c.label());
         fmt::print(stderr, "\r\x1b[K{}",
-                   progress_line(done, i, n, c.label(), elapsed, elapsed - measuring_from, columns - 1));
+                   progress_line(done, i, n, what, elapsed, elapsed - measuring_from, columns - 1));
         std::fflush(stderr);
     };
     std::string kept;

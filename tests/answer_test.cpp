@@ -1,7 +1,10 @@
 // The answer and what it rests on: the tie test, stability, ranks with ties and the rule that picks
 // inside a tie group, a tool's net time, the ceiling each kind of work is held against, and racing
-// (on a fake clock). Each assertion fails when the rule it checks is broken.
+// (on a fake clock), and sequential verdicts. Each assertion fails when the rule it checks is broken.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/limits.hpp"
@@ -13,6 +16,7 @@
 #include "iolab/report/json.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/table.hpp"
+#include "iolab/suite/findings.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -272,6 +276,7 @@ TEST(Answer, ATableOfSkippedCasesShowsThemAll) {
 
 // Racing on a fake clock: a fast case and a case four times slower, within a group budget.
 test::FakeClock* g_clock = nullptr;
+unsigned g_runs = 0;  // runs of the fake strategies in this test (each test starts from 0)
 
 Strategy fake(const char* name, std::uint64_t ns, double spread) {
     Strategy s;
@@ -280,10 +285,11 @@ Strategy fake(const char* name, std::uint64_t ns, double spread) {
     s.description = "fake";
     s.run = [ns, spread](const Job& j) {
         Registry::builtin().find("read.chunk")->run(j);  // reads the file, for the verification
-        static unsigned k = 0;
+        const unsigned k = g_runs;
         const double wobble = 1 + spread * (static_cast<double>(k % 7) - 3) / 3;  // -spread .. +spread
         // And k ns more: no two runs take the same time (the exact U test is for samples without ties).
-        g_clock->t += static_cast<std::uint64_t>(static_cast<double>(ns) * wobble) + k++;
+        g_clock->t += static_cast<std::uint64_t>(static_cast<double>(ns) * wobble) + k;
+        ++g_runs;
     };
     return s;
 }
@@ -299,6 +305,7 @@ CaseSpec empty_read(const Strategy& s) {
 TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestSettles) {
     test::FakeClock clock;
     g_clock = &clock;
+    g_runs = 0;
     ScratchDir dir;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
     RunOptions opts;
@@ -317,6 +324,7 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestSettles) {
 TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
     test::FakeClock clock;
     g_clock = &clock;
+    g_runs = 0;
     ScratchDir dir;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
     RunOptions opts;
@@ -336,6 +344,7 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
 TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
     test::FakeClock clock;
     g_clock = &clock;
+    g_runs = 0;
     ScratchDir dir;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
                    slow = fake("read.slow", 10'000'000, 0.02);
@@ -357,6 +366,7 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
 TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
     test::FakeClock clock;
     g_clock = &clock;
+    g_runs = 0;
     ScratchDir dir;
     // 20 % slower, each ±30 %: not told apart with 5 samples a side.
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'200'000, 0.3);
@@ -374,6 +384,7 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
 TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
     test::FakeClock clock;
     g_clock = &clock;
+    g_runs = 0;
     ScratchDir dir;
     const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
     RunOptions opts;
@@ -385,6 +396,246 @@ TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
         EXPECT_NE(c.reason.find("raise --time-budget"), std::string::npos) << c.reason;
         EXPECT_TRUE(c.samples.empty());
     }
+}
+
+// Sequential verdicts. The distribution-free interval of a ratio: none with too few samples for
+// its confidence; with 16 a side at 99.875 % each median's interval drops one sample at each end.
+TEST(Sequential, TheOrderStatisticIntervalNeedsEnoughSamples) {
+    const RatioEstimate few = ratio_by_order_statistics({2, 2, 2, 2, 2}, {1, 1, 1, 1, 1}, 1 - look_alpha(1));
+    EXPECT_DOUBLE_EQ(few.ratio, 2);
+    EXPECT_EQ(few.low, 0);
+    EXPECT_TRUE(std::isinf(few.high));
+    std::vector<double> num, den;
+    for (int i = 1; i <= 16; ++i) {
+        num.push_back(10 + i);  // 11 .. 26
+        den.push_back(i);       // 1 .. 16
+    }
+    const RatioEstimate r = ratio_by_order_statistics(num, den, 1 - look_alpha(1));
+    EXPECT_DOUBLE_EQ(r.low, 12.0 / 15);  // x(2) / y(15)
+    EXPECT_DOUBLE_EQ(r.high, 25.0 / 2);  // x(15) / y(2)
+}
+
+// The looks spend alpha/4, alpha/8, ...; the end spends the rest: alpha in all, whatever their number.
+TEST(Sequential, TheLooksAndTheEndSpendAlphaInAll) {
+    const double alpha = 1 - kRatioConfidence;
+    EXPECT_DOUBLE_EQ(final_confidence(0), kRatioConfidence);  // no look: the rule of a single judgement
+    for (std::size_t looks = 0; looks < 12; ++looks) {
+        double spent = 1 - final_confidence(looks);
+        for (std::size_t j = 1; j <= looks; ++j) spent += look_alpha(j);
+        EXPECT_NEAR(spent, alpha, 1e-15) << looks;
+    }
+}
+
+Suite one_finding(double at_least, const RunOptions& opts) {
+    Suite s;
+    s.name = "t";
+    Group g;
+    g.id = "g";
+    g.options = opts;
+    s.groups.push_back(g);
+    Finding f;
+    f.claim = "slow is slower";
+    f.faster = Selector{"g", {"read.fast"}, {}, false};
+    f.slower = Selector{"g", {"read.slow"}, {}, false};
+    f.at_least = at_least;
+    s.findings.push_back(f);
+    return s;
+}
+
+CaseSpec in_group(const Strategy& s) {
+    static const std::string kGroup = "g";
+    CaseSpec c = empty_read(s);
+    c.group = kGroup;
+    return c;
+}
+
+// 400 times slower against a claim of 100x: decided at the first look, and the slow case, let go,
+// stops there; without the looks it would have been measured to the end of the group's time.
+// Held by the finding, it reaches the 16 samples of that look although it spends far more than
+// its fair share (a third case, not in the finding, makes the table's median spend small).
+TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    g_runs = 0;
+    ScratchDir dir;
+    const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 400'000'000, 0.3),
+                   other = fake("read.other", 1'000'000, 0.3);
+    RunOptions opts;
+    opts.group_budget_s = 60;
+    const Suite suite = one_finding(100, opts);
+    Judge judge(suite);
+    std::vector<FindingResult> said;
+    judge.on_decided = [&](const FindingResult& f) { said.push_back(f); };
+    const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
+    const auto r =
+        run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {}, {true, true, false}, holds);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_EQ(said[0].verdict, Verdict3::holds);
+    EXPECT_EQ(said[0].look, 1u);
+    EXPECT_EQ(said[0].samples, kFirstLook);
+    EXPECT_GE(said[0].low, 100);
+    EXPECT_EQ(r[1].samples.size(), kFirstLook);
+    EXPECT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
+    const auto v = judge.verdicts(r);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].verdict, Verdict3::holds);
+    EXPECT_EQ(v[0].outcome().find("HOLDS "), 0u) << v[0].outcome();
+    EXPECT_NE(v[0].outcome().find("after 16 samples"), std::string::npos) << v[0].outcome();
+    // A case that fails afterwards takes the verdict back: judged at the end, it is INCONCLUSIVE.
+    auto broken = r;
+    broken[1].status = Status::failed;
+    broken[1].reason = "EIO";
+    const auto w = judge.verdicts(broken);
+    EXPECT_EQ(w[0].verdict, Verdict3::inconclusive);
+    EXPECT_EQ(w[0].look, 0u);
+    // The same group held to the end (the rule without looks): the slow case runs on.
+    clock.t = 0;
+    const auto held = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true});
+    EXPECT_GT(held[1].samples.size(), kFirstLook);
+    // And without the looks, with the third case, its fair share stops it at 6 samples.
+    clock.t = 0;
+    const auto fair =
+        run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {}, {true, true, false});
+    EXPECT_EQ(fair[1].samples.size(), 6u);
+    EXPECT_EQ(fair[1].stopped, StopReason::case_budget);
+}
+
+// Twice as slow against a claim of 2x: no look can decide it, and the group's time ends it:
+// INCONCLUSIVE, saying so, with its interval across the threshold.
+TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
+    test::FakeClock clock;
+    g_clock = &clock;
+    g_runs = 0;
+    ScratchDir dir;
+    // ±15 %: within ±10 % of the median (stable), never within ±3 % (precise) in the time given.
+    const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 2'000'000, 0.15);
+    RunOptions opts;
+    opts.group_budget_s = 0.4;
+    const Suite suite = one_finding(2, opts);
+    Judge judge(suite);
+    std::size_t decided = 0;
+    judge.on_decided = [&](const FindingResult&) { ++decided; };
+    const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
+    const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds);
+    EXPECT_EQ(decided, 0u);
+    EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
+    EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
+    EXPECT_GE(r[1].samples.size(), 2 * kFirstLook);  // looked at twice, at least
+    const auto v = judge.verdicts(r);
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_EQ(v[0].verdict, Verdict3::inconclusive);
+    EXPECT_EQ(v[0].note, "undecided within the budget");
+    EXPECT_EQ(v[0].look, 0u);
+    EXPECT_LT(v[0].low, 2);
+    EXPECT_GE(v[0].high, 2);
+}
+
+// Looks come only for findings raced in this process, and with the group measured now: a group of
+// fixed iterations or in child processes is judged at the end, and so is a finding of groups over.
+TEST(Sequential, OnlyFindingsRacedNowAreLookedAt) {
+    std::vector<CaseResult> cases(2);
+    const char* names[] = {"read.chunk", "read.pread-chunk"};
+    for (std::size_t k = 0; k < 2; ++k) {
+        cases[k].spec = in_group(*Registry::builtin().find(names[k]));
+        cases[k].status = Status::ok;
+        cases[k].checked = Checked::content;
+        for (int i = 0; i < 16; ++i) {
+            Sample x;
+            x.wall_s = (k == 0 ? 1e-3 : 1e-2) * (1 + 0.01 * i);
+            x.bytes = 1 << 20;
+            cases[k].samples.push_back(x);
+        }
+    }
+    const auto decided = [&](const RunOptions& opts, bool now) {
+        Suite s;
+        Group g;
+        g.id = "g";
+        g.options = opts;
+        s.groups.push_back(g);
+        Finding f;
+        f.faster = Selector{"g", {"read.chunk"}, {}, false};
+        f.slower = Selector{"g", {"read.pread-chunk"}, {}, false};
+        f.at_least = 2;
+        s.findings.push_back(f);
+        Judge judge(s);
+        now ? judge.hold({}, cases) : judge.hold(cases, {});
+        return judge.decided();
+    };
+    RunOptions raced, fixed, forked;
+    fixed.iterations = Amount{16, 0};
+    forked.forks = 2;
+    EXPECT_EQ(decided(raced, true), 1u);  // 10x against 2x, 16 samples a side
+    EXPECT_EQ(decided(fixed, true), 0u);
+    EXPECT_EQ(decided(forked, true), 0u);
+    EXPECT_EQ(decided(raced, false), 0u);
+}
+
+// Synthetic findings whose true ratio is their threshold: a verdict either way is wrong. Half
+// claim "at least 3x", half "within 25%" with the truth at 1.25x; times are log-normal, the slower
+// case's the threshold times the faster's. Each finding is looked at as its samples come, up to
+// `end` samples a side, and then (`judged`) given its verdict at the end; returns the wrong ones
+// and, in `at_looks`, how many of them a look decided.
+int wrong_verdicts(int findings, std::size_t end, bool judged, std::size_t resamples, int& at_looks) {
+    std::mt19937_64 rng(0x5e9u);
+    std::lognormal_distribution<double> noise(0, 0.2);
+    const Strategy* strategies[] = {Registry::builtin().find("read.chunk"),
+                                    Registry::builtin().find("read.pread-chunk")};
+    std::vector<CaseResult> blank(2);
+    for (std::size_t k = 0; k < 2; ++k) {
+        blank[k].spec = in_group(*strategies[k]);
+        blank[k].status = Status::ok;
+        blank[k].checked = Checked::content;
+    }
+    const auto sample = [](double s) {
+        Sample x;
+        x.wall_s = s;
+        x.bytes = 1 << 20;
+        return x;
+    };
+    int wrong = 0;
+    at_looks = 0;
+    for (int i = 0; i < findings; ++i) {
+        const double truth = i % 2 ? 3.0 : 1.25;
+        Suite s;
+        Finding f;
+        f.faster = Selector{"g", {"read.chunk"}, {}, false};
+        f.slower = Selector{"g", {"read.pread-chunk"}, {}, false};
+        (i % 2 ? f.at_least : f.within) = i % 2 ? 3.0 : 0.25;
+        s.findings.push_back(f);
+        Judge judge(s, resamples);
+        std::vector<CaseResult> now = blank;
+        for (std::size_t n = 1; n <= end && judge.decided() == 0; ++n) {
+            now[0].samples.push_back(sample(1e-3 * noise(rng)));
+            now[1].samples.push_back(sample(truth * 1e-3 * noise(rng)));
+            // After every round in a run; here where a look may be due (the rest look at nothing).
+            if (n % kFirstLook == 0) judge.hold({}, now);
+        }
+        at_looks += static_cast<int>(judge.decided());
+        if (!judged) continue;
+        for (auto& c : now) finish(c, RunOptions{}, 1e-9);
+        if (judge.verdicts(now)[0].verdict != Verdict3::inconclusive) ++wrong;
+    }
+    return judged ? wrong : at_looks;
+}
+
+// 10,000 findings, each looked at up to five times (16 to 256 samples a side): the looks together
+// err at most their share of alpha, half of it.
+TEST(Sequential, RepeatedLooksErrAtMostTheirShareOfAlpha) {
+    constexpr int kFindings = 10000;
+    int at_looks = 0;
+    const int wrong = wrong_verdicts(kFindings, 256, false, 0, at_looks);
+    EXPECT_LE(wrong, static_cast<int>((1 - kRatioConfidence) / 2 * kFindings));
+    std::printf("%d of %d decided, wrongly, at a look\n", wrong, kFindings);
+}
+
+// 2,000 findings looked at twice (16, 32) and judged at the end (40 samples a side, a bootstrap of
+// 400 resamples): the whole rule errs at most alpha.
+TEST(Sequential, TheWholeRuleErrsAtMostAlpha) {
+    constexpr int kFindings = 2000;
+    int at_looks = 0;
+    const int wrong = wrong_verdicts(kFindings, 40, true, 400, at_looks);
+    EXPECT_LE(wrong, static_cast<int>((1 - kRatioConfidence) * kFindings));
+    std::printf("%d of %d wrong, %d of them at a look\n", wrong, kFindings, at_looks);
 }
 
 }  // namespace

@@ -48,6 +48,14 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
     EXPECT_NE(suite_error("no_such_setting = \"1\"").find("unknown key"), std::string::npos);
 }
 
+// A group's weight is a positive number; it becomes the group's share of the time budget.
+TEST(Settings, AGroupWeightIsAPositiveNumber) {
+    for (const std::string bad : {"weight = 0", "weight = -1", "weight = \"x\"", "weight = 1e9"})
+        EXPECT_NE(suite_error(bad).find("weight"), std::string::npos) << bad << ": " << suite_error(bad);
+    EXPECT_DOUBLE_EQ(parse_suite(suite_with("weight = 2.5"), "s.toml").groups[0].share, 2.5);
+    EXPECT_DOUBLE_EQ(parse_suite(suite_with(""), "s.toml").groups[0].share, 0);
+}
+
 TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
     for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{{"queue", "2s"},
                                                                                      {"queue", "4,,8"},

@@ -304,6 +304,13 @@ TEST(BuiltinSuites, ACombinedRunGivesEachSuiteItsOwnBudget) {
         EXPECT_EQ(groups, s.groups.size()) << s.name;
         EXPECT_NEAR(shares, time_budget(s), 1e-6) << s.name;
     }
+    // Weighted groups take their weights' part: buffer-sweep's slow device 40 s of its 70.
+    const auto slow =
+        std::find_if(all.groups.begin(), all.groups.end(), [](const Group& g) { return g.id == "buffer-sweep/slow"; });
+    ASSERT_NE(slow, all.groups.end());
+    EXPECT_NEAR(slow->share, 40, 1e-9);
+    // The five fit in five minutes with room for what precedes the groups (the ceilings).
+    EXPECT_LE(sum, 270);
 }
 
 class SmokeRun : public testing::TestWithParam<std::string> {};

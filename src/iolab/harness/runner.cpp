@@ -374,16 +374,26 @@ constexpr double kFairShare = 4;
 // 20, ...: it stops when it is precise; when it is shown slower than the family's fastest ranked
 // median (the leader), so that it cannot be in the winner group; or when it is the last of its
 // table still measured and is stable, so that nothing is left to tell it from. The leader and the
-// cases a knee or finding holds samples on are never stopped as slower or settled. Every round, a
-// case past its fair share of the table's time stops too.
-void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vector<bool>& held) {
+// cases a knee or finding holds samples on are never stopped as slower or settled; a case `holds`
+// has just let go is looked at then. Every round, a case past its fair share of the table's time
+// stops too (with `holds`, a held one once it has kHeldSamples).
+void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
     // The cases as they stand, with their statistics (finish() on a copy).
     std::vector<CaseResult> now(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
         now[i].spec = cases[i].r.spec;
         now[i].status = cases[i].r.status;
         now[i].samples = cases[i].r.samples;
+        now[i].checked = cases[i].checked;
         finish(now[i], opts, 1e-9);
+    }
+    // A case a finding has just let go is looked at now, whatever its count.
+    std::vector<bool> released(cases.size(), false);
+    if (holds) {
+        std::vector<bool> still = holds(now);
+        still.resize(cases.size(), false);
+        for (std::size_t i = 0; i < cases.size(); ++i) released[i] = held[i] && !still[i];
+        held = std::move(still);
     }
     Comparator cmp;
     for (Family f : {Family::read, Family::write, Family::copy}) {
@@ -405,7 +415,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
             const std::size_t n = now[i].samples.size();
             if (c.done || now[i].spec.workload.family != f || n < kMinRaceSamples) continue;
             StopReason why = StopReason::none;
-            if (looks_at(n)) {
+            if (looks_at(n) || released[i]) {
                 if (precise(c.r, opts))
                     why = StopReason::precise;
                 else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
@@ -413,7 +423,8 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
                 else if (!held[i] && open == 1 && now[i].stable)
                     why = StopReason::settled;
             }
-            if (why == StopReason::none && open > 1 && n > kMinRaceSamples && c.spent_s > kFairShare * middle)
+            if (why == StopReason::none && open > 1 && n > (held[i] && holds ? kHeldSamples - 1 : kMinRaceSamples) &&
+                c.spent_s > kFairShare * middle)
                 why = StopReason::case_budget;
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
@@ -429,7 +440,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, const std::vect
 // that drift of a shared machine falls on every case alike. Racing, a round measures only the
 // cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
-                    const std::vector<bool>& held, std::uint64_t deadline_ns) {
+                    std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns) {
     std::mt19937_64 rng(opts.seed);
     std::vector<std::size_t> order;
     const bool racing = opts.race && opts.iterations.adaptive;
@@ -480,7 +491,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             update(i);
         }
         if (racing && !cut) {
-            race(cases, opts, held);
+            race(cases, opts, held, holds);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
     }
@@ -520,7 +531,8 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 }
 
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
-                                  Clock& clock, const ProgressFn& progress, const std::vector<bool>& held) {
+                                  Clock& clock, const ProgressFn& progress, const std::vector<bool>& held,
+                                  const HoldFn& holds) {
     Fixture* last_output = nullptr;
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.
@@ -534,7 +546,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     warm_up_all(cases, opts, clock);
     std::vector<bool> hold(held);
     hold.resize(specs.size(), false);
-    measure_rounds(cases, opts, clock, progress, hold, deadline);
+    measure_rounds(cases, opts, clock, progress, hold, holds, deadline);
     std::vector<CaseResult> out;
     out.reserve(cases.size());
     for (auto& c : cases) out.push_back(collect(c, opts, clock));

@@ -21,14 +21,24 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 // target, or its measured time against the time budget when the iterations are adaptive).
 using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 
+// Racing, asked after every round with the group's cases as they stand (their statistics
+// computed): which of them a finding or a knee still needs measured. A case it no longer holds
+// races as any other (sequential verdicts: docs/harness.md).
+using HoldFn = std::function<std::vector<bool>(const std::vector<CaseResult>&)>;
+// With `holds`, a held case reaches this many samples before its fair share of the table's time
+// can stop it: the first look of sequential verdicts needs them (findings.hpp).
+inline constexpr std::size_t kHeldSamples = 16;
+
 // Runs the cases of a group, interleaved. When a stop is requested (interrupt.hpp) it returns
 // at the next iteration boundary; the cases it cut short keep their samples and say so
 // (StopReason::interrupted). Racing (RunOptions::race), `held` names the cases that a knee or a
-// finding needs precise: they are not stopped for being slower than their table's fastest.
+// finding needs precise: they are not stopped for being slower than their table's fastest;
+// `holds`, when given, says so anew after every round.
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock = system_clock(), const ProgressFn& progress = {},
-                                  const std::vector<bool>& held = {});
-// As run_group, in `opts.forks` child processes whose samples are pooled case by case.
+                                  const std::vector<bool>& held = {}, const HoldFn& holds = {});
+// As run_group, in `opts.forks` child processes whose samples are pooled case by case (`held`
+// stays as it is given: the children's samples meet only at the end).
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress = {},
                                          const std::vector<bool>& held = {});

@@ -44,8 +44,12 @@ MedianInterval median_interval(std::vector<double> xs, double confidence) {
     const boost::math::binomial_distribution<double> bin(static_cast<double>(n), 0.5);
     // Coverage of [x(k), x(n+1-k)] (1-based k) is 1 - 2 P(X <= k - 1).
     const auto coverage = [&](std::size_t k) { return 1 - 2 * boost::math::cdf(bin, static_cast<double>(k - 1)); };
-    std::size_t k = 1;
-    while (k + 1 <= n / 2 && coverage(k + 1) >= confidence) ++k;
+    // The largest k from 1 to n/2 whose coverage is enough (coverage falls as k grows), or 1.
+    std::size_t k = 1, beyond = n / 2 + 1;  // coverage(k) is enough or k is 1; beyond: not enough
+    while (beyond - k > 1) {
+        const std::size_t mid = k + (beyond - k) / 2;
+        (coverage(mid) >= confidence ? k : beyond) = mid;
+    }
     m.low = xs[k - 1];
     m.high = xs[n - k];
     m.confidence = coverage(k);
@@ -141,6 +145,22 @@ RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector
     if ((num.size() < 2 && den.size() < 2) || resamples == 0) return r;
     return ratio_from_bootstraps(r.ratio, bootstrap_medians(num, resamples, seed),
                                  bootstrap_medians(den, resamples, seed), confidence);
+}
+
+RatioEstimate ratio_by_order_statistics(const std::vector<double>& num, const std::vector<double>& den,
+                                        double confidence) {
+    RatioEstimate r{0, 0, std::numeric_limits<double>::infinity()};
+    if (num.empty() || den.empty()) return r;
+    const double d = median(den), m = median(num);
+    if (d <= 0 || m <= 0) return r;
+    r.ratio = m / d;
+    const double each = 1 - (1 - confidence) / 2;
+    const MedianInterval a = median_interval(num, each), b = median_interval(den, each);
+    // A bound at or below no time (a tool's net time within its start-up's noise): nothing told.
+    if (a.confidence < each || b.confidence < each || a.low <= 0 || b.low <= 0) return r;
+    r.low = a.low / b.high;
+    r.high = a.high / b.low;
+    return r;
 }
 
 Order order_of(const std::vector<double>& a, const std::vector<double>& b) {

@@ -70,6 +70,14 @@ std::vector<double> bootstrap_medians(const std::vector<double>& xs, std::size_t
 RatioEstimate ratio_from_bootstraps(double ratio, const std::vector<double>& num_medians,
                                     const std::vector<double>& den_medians, double confidence = kRatioConfidence);
 
+// median(num) / median(den) with a distribution-free interval of at least `confidence`: each
+// median's order-statistic interval at 1 - (1 - confidence) / 2, divided crosswise. It holds
+// whatever the two distributions are (independent samples of each); with too few samples for
+// that confidence the interval is [0, inf): nothing can be told. The interval of sequential
+// verdicts (docs/harness.md), cheap enough to compute after every round.
+RatioEstimate ratio_by_order_statistics(const std::vector<double>& num, const std::vector<double>& den,
+                                        double confidence);
+
 // Whether two sets of times tell their medians apart: the U test gives p < 1 - kRatioConfidence
 // and the kRatioConfidence bootstrap interval of the ratio of the medians excludes 1. Otherwise
 // they are tied (the rule of ranks, winner groups and racing: docs/harness.md).

@@ -152,7 +152,9 @@ nlohmann::json finding_json(const FindingResult& f) {
                      : nlohmann::json()},
         {"verdict", to_string(f.verdict)},
         {"faster_case", f.faster_case},
-        {"slower_case", f.slower_case}};
+        {"slower_case", f.slower_case},
+        {"samples", f.samples},
+        {"look", f.look}};
     if (f.finding.within > 0)
         j["within"] = f.finding.within;
     else

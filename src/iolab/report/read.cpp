@@ -244,6 +244,14 @@ FindingResult read_finding(const json& f, const std::string& where) {
     r.faster_case = one_line(str(f, "faster_case"));
     r.slower_case = one_line(str(f, "slower_case"));
     r.note = one_line(str(f, "note"));
+    // Absent in older files; a count of samples or looks is a whole number within a case's cap.
+    for (auto [key, field] : {std::pair{"samples", &r.samples}, std::pair{"look", &r.look}}) {
+        const auto v = f.find(key);
+        if (v == f.end()) continue;
+        if (!v->is_number_unsigned() || v->get<std::uint64_t>() > 1000000)
+            throw ResultFormatError(one_line(fmt::format("{}: {} is not a whole number up to 1000000", where, key)));
+        *field = v->get<std::size_t>();
+    }
     return r;
 }
 

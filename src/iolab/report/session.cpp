@@ -102,6 +102,11 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     const auto weight = [&](std::size_t gi) {
         return suite.groups[gi].share > 0 ? suite.groups[gi].share : static_cast<double>(plan[gi].size());
     };
+    // The findings, judged as the samples come (sequential verdicts: findings.hpp).
+    Judge judge(suite);
+    judge.on_decided = [&](const FindingResult& f) {
+        if (settings.on_finding) settings.on_finding(f, judge.decided(), judge.size());
+    };
     std::size_t first = 0;  // index of the group's first case in the whole run
     for (std::size_t gi = 0; gi < plan.size(); ++gi) {
         Group group = suite.groups[gi];
@@ -119,9 +124,12 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
                                      static_cast<double>(total));
         };
         const std::vector<bool> held = held_cases(suite, cases);
+        // In child processes the samples meet only at the end: those findings are judged then.
+        const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold(report.cases, now); };
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
                            ? run_group_forked(cases, group.options, scratch, progress, held)
-                           : run_group(cases, group.options, scratch, system_clock(), progress, held);
+                           : run_group(cases, group.options, scratch, system_clock(), progress, held,
+                                       suite.findings.empty() ? HoldFn() : holds);
         // A stop request ends the run at this safe point. The group it cut short keeps what it
         // measured, marked partial. Under MPI a stop on any rank is a stop on all.
         const bool stopped = tm.any(interrupt::requested());
@@ -158,7 +166,7 @@ Report run_session(const Suite& suite, const SessionSettings& settings, std::str
     if (report.partial) return report;
     if (std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
         report.clock_read_ns = clock_read_cost_ns();
-    for (const auto& f : suite.findings) report.findings.push_back(evaluate(f, report.cases));
+    report.findings = judge.verdicts(report.cases);
     for (const auto& k : suite.knees) report.knees.push_back(find_knee(k, report.cases));
     report.elapsed_s = elapsed();
     return report;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iolab/report/report.hpp"
+#include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 
 namespace iolab {
@@ -23,6 +24,9 @@ struct SessionSettings {
     // Called when a group is over: (its index from 0, the number of groups, the group, the
     // seconds since the run began).
     std::function<void(std::size_t, std::size_t, const ReportGroup&, double)> on_group;
+    // Called as a look decides a finding before the run ends (sequential verdicts): (the finding,
+    // how many are decided now, how many the suite has).
+    std::function<void(const FindingResult&, std::size_t, std::size_t)> on_finding;
 };
 
 // The cases of a group, each tagged with the group's id.

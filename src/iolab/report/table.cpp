@@ -403,7 +403,9 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
 Table findings_table(const Report& report) {
     Table t;
     t.title = "findings";
-    for (const std::string name : {"verdict", "measured here", "interval", "claim needs", "published", "claim"})
+    bool looked = false;
+    for (const std::string name :
+         {"verdict", "measured here", "interval", "claim needs", "published", "samples", "claim"})
         t.columns.push_back(
             {name == "interval" ? fmt::format("{:.0f}% interval", kRatioConfidence * 100) : name, true});
     for (const auto& f : report.findings) {
@@ -420,13 +422,23 @@ Table findings_table(const Report& report) {
                      : "-",
             f.threshold(),
             f.finding.published > 0 ? fmt::format("~{}", format_ratio(f.finding.published)) : "-",
+            f.samples == 0 ? "-"
+            : f.look > 0   ? fmt::format("{} (look {})", f.samples, f.look)
+                           : std::to_string(f.samples),
             (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim + (f.note.empty() ? "" : " (" + f.note + ")")};
+        if (f.look > 0) looked = true;
         t.rows.push_back(std::move(row));
         // A suite's reason is shown where the verdict contradicts the write-up.
         if (!f.finding.explanation.empty() && f.verdict == Verdict3::does_not_hold)
             t.notes.push_back(fmt::format("why, {}{}: {}", f.suite.empty() ? "" : f.suite + ": ", f.finding.claim,
                                           f.finding.explanation));
     }
+    if (looked)
+        t.notes.push_back(
+            fmt::format("samples: the fewer of the two cases'; (look N): decided while measured, by that look's wider "
+                        "distribution-free interval; every interval is at {:.0f}% or more, and over all its looks a "
+                        "finding errs at most {:.0f}% of the time",
+                        kRatioConfidence * 100, (1 - kRatioConfidence) * 100));
     return t;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -47,6 +48,30 @@ std::string untrusted(const CaseResult& c) {
     return {};
 }
 
+const CaseResult* select_from(const Selector& s, const std::vector<const CaseResult*>& cases) {
+    const CaseResult* pick = nullptr;
+    for (const CaseResult* c : cases) {
+        if (c->status != Status::ok || !matches(s, *c)) continue;
+        if (!pick ||
+            (s.slowest ? c->throughput_mib_s < pick->throughput_mib_s : c->throughput_mib_s > pick->throughput_mib_s))
+            pick = c;
+    }
+    return pick;
+}
+
+// The verdict of a ratio's interval against a finding's threshold.
+Verdict3 verdict_of(const Finding& f, double low, double high) {
+    if (f.within > 0) {
+        const double hi = 1 + f.within, lo = 1 / hi;
+        if (low >= lo && high <= hi) return Verdict3::holds;
+        if (high < lo || low > hi) return Verdict3::does_not_hold;
+        return Verdict3::inconclusive;
+    }
+    if (low >= f.at_least) return Verdict3::holds;
+    if (high < f.at_least) return Verdict3::does_not_hold;
+    return Verdict3::inconclusive;
+}
+
 }  // namespace
 
 bool selects(const Selector& s, const CaseSpec& c) {
@@ -71,14 +96,9 @@ std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& gr
 }
 
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases) {
-    const CaseResult* pick = nullptr;
-    for (const auto& c : cases) {
-        if (c.status != Status::ok || !matches(s, c)) continue;
-        if (!pick ||
-            (s.slowest ? c.throughput_mib_s < pick->throughput_mib_s : c.throughput_mib_s > pick->throughput_mib_s))
-            pick = &c;
-    }
-    return pick;
+    std::vector<const CaseResult*> all;
+    for (const auto& c : cases) all.push_back(&c);
+    return select_from(s, all);
 }
 
 std::string FindingResult::threshold() const {
@@ -86,7 +106,17 @@ std::string FindingResult::threshold() const {
     return fmt::format(">= {}", format_ratio(finding.at_least));
 }
 
-FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
+std::string FindingResult::outcome() const {
+    std::string text = std::string(to_string(verdict));
+    if (ratio > 0)
+        text += fmt::format(" {} [{}, {}]", format_ratio(ratio), format_ratio(low),
+                            std::isfinite(high) ? format_ratio(high) : std::string("-"));
+    if (samples > 0) text += fmt::format(" after {} sample{}", samples, samples == 1 ? "" : "s");
+    return text;
+}
+
+FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence,
+                       std::size_t resamples) {
     FindingResult r;
     r.finding = f;
     r.suite = f.suite;
@@ -106,7 +136,8 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
     }
     r.faster_case = fast->spec.label();
     r.slower_case = slow->spec.label();
-    const RatioEstimate ri = ratio_of(*slow, *fast);
+    r.samples = std::min(fast->samples.size(), slow->samples.size());
+    const RatioEstimate ri = ratio_of_medians(slow->per_byte(), fast->per_byte(), confidence, resamples);
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;
@@ -115,23 +146,108 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases) {
             r.note = why;
             return r;  // INCONCLUSIVE
         }
-    if (f.within > 0) {
-        const double hi = 1 + f.within, lo = 1 / hi;
-        if (r.low >= lo && r.high <= hi)
-            r.verdict = Verdict3::holds;
-        else if (r.high < lo || r.low > hi)
-            r.verdict = Verdict3::does_not_hold;
-        else
-            r.verdict = Verdict3::inconclusive;
-    } else {
-        if (r.low >= f.at_least)
-            r.verdict = Verdict3::holds;
-        else if (r.high < f.at_least)
-            r.verdict = Verdict3::does_not_hold;
-        else
-            r.verdict = Verdict3::inconclusive;
-    }
+    r.verdict = verdict_of(f, r.low, r.high);
     return r;
+}
+
+double look_alpha(std::size_t look) { return (1 - kRatioConfidence) / std::ldexp(1.0, static_cast<int>(look + 1)); }
+
+double final_confidence(std::size_t looks) {
+    const double alpha = 1 - kRatioConfidence;
+    // Looks 1..J spent alpha/4 + ... + alpha/2^(J+1) = alpha/2 (1 - 2^-J).
+    return 1 - (alpha - alpha / 2 * (1 - std::ldexp(1.0, -static_cast<int>(looks))));
+}
+
+FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResult& slower, std::size_t look) {
+    FindingResult r;
+    r.finding = f;
+    r.suite = f.suite;
+    r.faster_case = faster.spec.label();
+    r.slower_case = slower.spec.label();
+    r.look = look;
+    r.samples = std::min(faster.samples.size(), slower.samples.size());
+    const RatioEstimate ri = ratio_by_order_statistics(slower.per_byte(), faster.per_byte(), 1 - look_alpha(look));
+    r.ratio = ri.ratio;
+    r.low = ri.low;
+    r.high = ri.high;
+    if (r.ratio > 0) r.verdict = verdict_of(f, r.low, r.high);
+    return r;
+}
+
+Judge::Judge(const Suite& suite, std::size_t resamples) : knees_(suite.knees), resamples_(resamples) {
+    // Raced in this process: a group in child processes has its samples only at the end.
+    const auto raced = [&](const std::string& group) {
+        for (const Group& g : suite.groups)
+            if (g.id == group)
+                return g.options.race && g.options.iterations.adaptive && g.options.forks == 0 &&
+                       g.options.cache_budget == 0;
+        return false;
+    };
+    for (const Finding& f : suite.findings)
+        tracks_.push_back({f, raced(f.faster.group) && raced(f.slower.group), 0, {}});
+}
+
+std::size_t Judge::decided() const {
+    return static_cast<std::size_t>(
+        std::count_if(tracks_.begin(), tracks_.end(), [](const Track& t) { return t.decided.has_value(); }));
+}
+
+std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std::vector<CaseResult>& now) {
+    std::vector<const CaseResult*> all;
+    for (const auto& c : earlier) all.push_back(&c);
+    for (const auto& c : now) all.push_back(&c);
+    const auto running = [&](const CaseResult* c) { return c >= now.data() && c < now.data() + now.size(); };
+    for (Track& t : tracks_) {
+        if (t.decided || !t.raced) continue;
+        const CaseResult* fast = select_from(t.finding.faster, all);
+        const CaseResult* slow = select_from(t.finding.slower, all);
+        // Looks come with the samples of the group measured now.
+        if (fast && slow && !running(fast) && !running(slow)) continue;
+        // A look needs both cases fit to decide: measured, checked, cold where they must be.
+        if (!fast || !slow || !fast->trusted() || !slow->trusted()) continue;
+        // The look due: the last whose sample count both cases have reached (a skipped look
+        // spends nothing).
+        const std::size_t n = std::min(fast->samples.size(), slow->samples.size());
+        std::size_t due = 0;
+        while (n >= (kFirstLook << due)) ++due;
+        if (due <= t.looks) continue;
+        t.looks = due;
+        FindingResult r = look_at(t.finding, *fast, *slow, due);
+        if (r.verdict == Verdict3::inconclusive) continue;
+        t.decided = std::move(r);
+        if (on_decided) on_decided(*t.decided);
+    }
+    std::vector<bool> held(now.size(), false);
+    for (std::size_t i = 0; i < now.size(); ++i) {
+        const CaseSpec& c = now[i].spec;
+        for (const Track& t : tracks_)
+            held[i] = held[i] || (!t.decided && (selects(t.finding.faster, c) || selects(t.finding.slower, c)));
+        for (const KneeSpec& k : knees_)
+            held[i] = held[i] || (c.group == k.group && c.strategy && c.strategy->name == k.strategy);
+    }
+    return held;
+}
+
+std::vector<FindingResult> Judge::verdicts(const std::vector<CaseResult>& all) const {
+    std::vector<FindingResult> out;
+    // A look's verdict stands while its two cases are still the ones the selectors pick and fit
+    // to decide; a case that failed afterwards (a later run's error or verification), or another
+    // case picked at the end, takes it back: the finding is judged at the end, as any other.
+    const auto still = [&](const Selector& s, const std::string& label) {
+        const CaseResult* c = select_case(s, all);
+        return c && c->spec.label() == label && c->trusted();
+    };
+    for (const Track& t : tracks_) {
+        if (t.decided && still(t.finding.faster, t.decided->faster_case) &&
+            still(t.finding.slower, t.decided->slower_case)) {
+            out.push_back(*t.decided);
+            continue;
+        }
+        FindingResult r = evaluate(t.finding, all, final_confidence(t.looks), resamples_);
+        if (r.verdict == Verdict3::inconclusive && r.note.empty() && t.raced) r.note = "undecided within the budget";
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 std::string KneeResult::describe() const {

@@ -1,10 +1,12 @@
 #pragma once
 // Checking a suite's findings against the measured cases.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "iolab/harness/runner.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/suite/suite.hpp"
 
 namespace iolab {
@@ -24,7 +26,11 @@ struct FindingResult {
     std::string faster_case;  // the labels of the cases compared
     std::string slower_case;
     std::string note;               // why it is inconclusive: a case missing, too few samples, unverified, not cold
+    std::size_t samples = 0;        // the fewer samples of its two cases when it was judged
+    std::size_t look = 0;           // the look that decided it (1, 2, ...: sequential verdicts); 0: the end
     std::string threshold() const;  // ">= 100x" or "within 1.25x"
+    // "HOLDS 394x [338x, 459x] after 16 samples": the verdict, the ratio and its interval.
+    std::string outcome() const;
 };
 
 struct KneeResult {
@@ -44,7 +50,50 @@ bool selects(const Selector& s, const CaseSpec& c);
 std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& group_cases);
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
-FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases);
+// The verdict of a finding on measured cases: its ratio's bootstrap interval at `confidence`
+// (kRatioConfidence when it is the only look), on one side of the threshold or across it.
+FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence = kRatioConfidence,
+                       std::size_t resamples = 10000);
+// Sequential verdicts (docs/harness.md). alpha = 1 - kRatioConfidence is spent over a finding's
+// looks: look j (1, 2, ...) comes when each of its two cases has kFirstLook * 2^(j-1) samples and
+// decides by the distribution-free interval (ratio_by_order_statistics) at confidence
+// 1 - look_alpha(j); the final look, at the end of the run, judges a finding still undecided by the
+// bootstrap interval at final_confidence(the looks it had). However many looks there are, the
+// chance of a wrong verdict is at most alpha (the union bound: the sum of what each look spends).
+inline constexpr std::size_t kFirstLook = kHeldSamples;
+double look_alpha(std::size_t look);         // alpha / 2^(look + 1)
+double final_confidence(std::size_t looks);  // 1 - (alpha - what looks 1..looks spent)
+// Look `look` at a finding whose two cases are given: decided, or inconclusive.
+FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResult& slower, std::size_t look);
+
+// A suite's findings judged while its groups run: after each racing round, the findings that are
+// due are looked at, and the cases only decided findings needed are let go.
+class Judge {
+public:
+    explicit Judge(const Suite& suite, std::size_t resamples = 10000);
+    // Called as a look decides a finding.
+    std::function<void(const FindingResult&)> on_decided;
+    // After a round: looks at the findings due, over the cases measured before (earlier groups,
+    // final) and now (the running group, as it stands); returns which of `now` a finding not yet
+    // decided or a knee still needs.
+    std::vector<bool> hold(const std::vector<CaseResult>& earlier, const std::vector<CaseResult>& now);
+    // Every finding's verdict at the end: as its look decided it, or judged now (the final look).
+    std::vector<FindingResult> verdicts(const std::vector<CaseResult>& all) const;
+    std::size_t decided() const;
+    std::size_t size() const { return tracks_.size(); }
+
+private:
+    struct Track {
+        Finding finding;
+        bool raced = false;  // its groups race within a time budget
+        std::size_t looks = 0;
+        std::optional<FindingResult> decided;
+    };
+    std::vector<Track> tracks_;
+    std::vector<KneeSpec> knees_;
+    std::size_t resamples_;
+};
+
 KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases);
 // The same rule on given cases (one line of a sweep), whatever their group and strategy.
 KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& sweep);

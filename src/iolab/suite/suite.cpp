@@ -192,12 +192,16 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
     for (const auto& g : *groups->as_array()) {
         const toml::table& t = *g.as_table();
-        r.only(t, setting_keys({"id", "title", "strategies"}), "[[group]]");
+        r.only(t, setting_keys({"id", "title", "strategies", "weight"}), "[[group]]");
         Group grp;
         grp.id = r.text(t, "id", true);
         grp.title = t.contains("title") ? r.text(t, "title", true) : grp.id;
         grp.plan = base_plan;
         grp.options = base_opts;
+        // Its part of the suite's time budget against its other groups' (default: its cases).
+        grp.share = r.number(t, "weight", 0);
+        if (t.contains("weight") && !(grp.share > 0 && grp.share <= 1e6))
+            r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
         grp.plan.patterns = r.list(t, "strategies");
         if (grp.plan.patterns.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
         r.settings(t, grp.plan, grp.options);

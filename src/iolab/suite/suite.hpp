@@ -18,8 +18,9 @@ struct Group {
     std::string title;  // for table headings
     PlanRequest plan;
     RunOptions options;
-    // Its part of the run's time budget, against the other groups' (racing): 0 for a part in
-    // proportion to its cases. A combined run gives each suite's groups that suite's own budget.
+    // Its part of the run's time budget, against the other groups' (racing): a suite's `weight`,
+    // or 0 for a part in proportion to its cases. A combined run gives each suite's groups that
+    // suite's own budget.
     double share = 0;
 };
 
