@@ -64,7 +64,7 @@ std::string brief_limits(const Report& r) {
         }
         parts.push_back(fmt::format("on {}: {}", format_size(size), fmt::join(of, ", ")));
     }
-    return fmt::format("in GiB/s (into N: memcpy into an N buffer), {}", fmt::join(parts, "; "));
+    return fmt::format("in GiB/s (into N: memcpy into N bytes), {}", fmt::join(parts, "; "));
 }
 
 }  // namespace

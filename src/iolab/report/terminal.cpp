@@ -192,9 +192,23 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
                     for (const auto& n : t.notes) text(n);
                 break;
             }
-            case SectionKind::knees:
             case SectionKind::limits:
             case SectionKind::notes:
+                // Brief, one line: on the line of its title's first word ("notes: *: a slice, ...",
+                // "limits in GiB/s ...").
+                if (!o.all && s.brief.size() == 1) {
+                    out += "\n";
+                    const std::string head = s.title.substr(0, s.title.find(':'));
+                    bool first = true;
+                    for (const auto& l : wrap(head + (s.kind == SectionKind::limits ? " " : ": ") + s.brief[0], w, 4)) {
+                        out += first ? paint(l.substr(0, head.size()), "1", o.colour) + l.substr(head.size()) : l;
+                        out += "\n";
+                        first = false;
+                    }
+                    break;
+                }
+                [[fallthrough]];
+            case SectionKind::knees:
                 out += "\n";
                 text(s.title, "1");
                 for (const auto& l : o.all || s.brief.empty() ? s.lines : s.brief) text("  " + l, nullptr, 4);
