@@ -25,13 +25,16 @@ TEST(ResultPaths, TheInputAndTwinResultsAreRefusedBeforeTheRun) {
     const std::string input = dir.file("input");
     write_input_file(input, DataSpec{}, 256 * 1024);
     const std::uint64_t sum = checksum_file(input).checksum;
-    // The input as a result, directly, through a symbolic link, or by another spelling.
+    // The input as a result, directly, or by another spelling; through a symbolic link it is
+    // refused as a link (no link is ever replaced).
     ASSERT_EQ(::symlink(input.c_str(), dir.file("link.json").c_str()), 0);
     for (const std::string& result : {input, dir.file("link.json"), dir.path() + "/./input"}) {
         const auto r = run_cli("run -s read.chunk --input " + input + " --quiet --force --dir " + dir.path() +
                                " --json " + result);
         EXPECT_EQ(r.status, 2) << result;
-        EXPECT_NE(r.err.find("it is the input file"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(result == dir.file("link.json") ? "it is a symbolic link" : "it is the input file"),
+                  std::string::npos)
+            << r.err;
     }
     EXPECT_EQ(checksum_file(input).checksum, sum);
     // Two results naming one file: refused before anything runs, with or without --force.
@@ -63,14 +66,49 @@ TEST(ResultPaths, AReplacedFileKeepsItsModeAndOnlyRegularFilesAreReplaced) {
     ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
     EXPECT_TRUE(S_ISFIFO(st.st_mode));
     EXPECT_THROW(check_output_paths({{"--json", fifo}}, true), std::invalid_argument);
-    // A symbolic link is replaced by a regular file; its target is left alone.
+    // Nor is a symbolic link, to a file or to a device: the link and its target stay as they are.
     const std::string target = dir.file("target");
     std::ofstream(target) << "keep";
     ASSERT_EQ(::symlink(target.c_str(), dir.file("l.json").c_str()), 0);
-    write_file_atomically(dir.file("l.json"), "result", true);
+    EXPECT_THROW(write_file_atomically(dir.file("l.json"), "result", true), IoError);
     ASSERT_EQ(::lstat(dir.file("l.json").c_str(), &st), 0);
-    EXPECT_TRUE(S_ISREG(st.st_mode));
+    EXPECT_TRUE(S_ISLNK(st.st_mode));
     EXPECT_EQ(test::slurp(target), "keep");
+    EXPECT_THROW(check_output_paths({{"--json", dir.file("l.json")}}, true), std::invalid_argument);
+}
+
+// A result path that is a link to /dev/null (as /dev/stdout is a link to /proc/self/fd/1) is
+// refused before the run, --force or not, and left a link; so is a file on a kernel filesystem.
+TEST(ResultPaths, ALinkOrAKernelFileIsRefusedBeforeTheRun) {
+    ScratchDir dir;
+    const std::string link = dir.file("out.json");
+    ASSERT_EQ(::symlink("/dev/null", link.c_str()), 0);
+    for (const char* force : {"", " --force"}) {
+        const auto r = run_cli("run -s read.chunk --size 64K --quiet --dir " + dir.path() + " --json " + link + force);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find("it is a symbolic link"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("measured"), std::string::npos) << "refused only after the run: " << r.err;
+        struct stat st {};
+        ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+        EXPECT_TRUE(S_ISLNK(st.st_mode));
+    }
+    // The same through `iolab report`.
+    const std::string json = dir.file("r.json");
+    ASSERT_EQ(
+        run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir " + dir.path() + " --json " + json).status,
+        0);
+    const auto r = run_cli("report " + json + " --html " + link + " --force");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("it is a symbolic link"), std::string::npos) << r.err;
+    // A file of sysfs, in a folder the caller may write (root): refused for the filesystem it is on.
+    const std::string knob = "/sys/kernel/mm/transparent_hugepage/enabled";
+    if (::access("/sys/kernel/mm/transparent_hugepage", W_OK) != 0) GTEST_SKIP() << "no writable sysfs folder here";
+    try {
+        check_output_paths({{"--json", knob}}, true);
+        ADD_FAILURE() << knob << " was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("sysfs"), std::string::npos) << e.what();
+    }
 }
 
 TEST(SuiteFile, AFifoIsRefusedWithoutWaiting) {

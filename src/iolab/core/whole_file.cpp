@@ -105,9 +105,11 @@ void write_file_atomic(const std::string& path, std::span<const std::byte> data,
         struct stat old {};
         mode_t mode = 0;
         if (::lstat(path.c_str(), &old) == 0) {
-            if (!S_ISREG(old.st_mode) && !S_ISLNK(old.st_mode)) throw IoError(EEXIST, "replace", path);
+            // Only a regular file is replaced: a symbolic link (to /dev/stdout, say), a device,
+            // a FIFO or a folder in its place stays as it is.
+            if (!S_ISREG(old.st_mode)) throw IoError(EEXIST, "replace what is not a regular file at", path);
             if (!options.replace) throw IoError(EEXIST, "create", path);
-            mode = S_ISREG(old.st_mode) ? old.st_mode & 07777 : 0;
+            mode = old.st_mode & 07777;
         }
         if (mode == 0) {
             mode = 0666 & ~process_umask();

@@ -1,8 +1,10 @@
 #include "iolab/report/output_file.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,7 +48,24 @@ void check_not_there(const std::string& path, bool force, const char* option) {
             fmt::format("{} '{}' already exists: choose another name, or add --force to replace it", option, path));
 }
 
+// The kernel filesystem a folder is on (procfs, sysfs, ...), or nullptr.
+const char* kernel_filesystem(const std::string& folder) {
+    struct statfs fs {};
+    if (::statfs(folder.c_str(), &fs) != 0) return nullptr;
+    switch (static_cast<unsigned long>(fs.f_type)) {
+        case PROC_SUPER_MAGIC: return "procfs";
+        case SYSFS_MAGIC: return "sysfs";
+        case CGROUP_SUPER_MAGIC:
+        case CGROUP2_SUPER_MAGIC: return "a cgroup filesystem";
+        case DEBUGFS_MAGIC: return "debugfs";
+        case TRACEFS_MAGIC: return "tracefs";
+        case SECURITYFS_MAGIC: return "securityfs";
+        default: return nullptr;
+    }
+}
+
 const char* kind_of(mode_t m) {
+    if (S_ISLNK(m)) return "a symbolic link";
     if (S_ISDIR(m)) return "a folder";
     if (S_ISBLK(m) || S_ISCHR(m)) return "a device";
     if (S_ISFIFO(m)) return "a FIFO";
@@ -82,11 +101,16 @@ void check_output_paths(const std::vector<ResultPath>& results, bool force, cons
         // each refusal names its own reason.
         check_output_name(path, option.c_str());
         struct stat st {};
-        if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
             throw InputError(
                 fmt::format("invalid {} '{}': it is {}; a result is written only as a regular "
-                            "file",
+                            "file, --force or not",
                             option, path, kind_of(st.st_mode)));
+        if (const char* fs = kernel_filesystem(folder_of(path)))
+            throw InputError(
+                fmt::format("invalid {} '{}': it is on {}, a kernel filesystem; a result is written "
+                            "only as a regular file",
+                            option, path, fs));
         struct stat target {};
         const bool exists = ::stat(path.c_str(), &target) == 0;
         for (std::size_t k = 0; k < inputs.size(); ++k)
