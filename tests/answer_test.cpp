@@ -294,6 +294,16 @@ Strategy fake(const char* name, std::uint64_t ns, double spread) {
     return s;
 }
 
+// A racing test's fake clock (the fake strategies advance it) and scratch folder.
+struct FakeRun {
+    test::FakeClock clock;
+    ScratchDir dir;
+    FakeRun() {
+        g_clock = &clock;
+        g_runs = 0;
+    }
+};
+
 CaseSpec empty_read(const Strategy& s) {
     CaseSpec c;
     c.strategy = &s;
@@ -303,10 +313,8 @@ CaseSpec empty_read(const Strategy& s) {
 }
 
 TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestSettles) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
     RunOptions opts;
     opts.group_budget_s = 100;  // far more than it needs
@@ -322,10 +330,8 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestSettles) {
 }
 
 TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
     RunOptions opts;
     opts.group_budget_s = 0.2;
@@ -342,10 +348,8 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndEndUnstable) {
 // A case a finding holds samples on is never stopped as slower; but, slow and kept in doubt, it
 // may spend only four times what the table's other open cases spent (the median of them).
 TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
                    slow = fake("read.slow", 10'000'000, 0.02);
     RunOptions opts;
@@ -364,10 +368,8 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
 
 // A case is looked at with 5, 10, 20, ... samples only: a clearly slower case stops at one of them.
 TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     // 20 % slower, each ±30 %: not told apart with 5 samples a side.
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'200'000, 0.3);
     RunOptions opts;
@@ -382,10 +384,8 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
 
 // A group whose time is spent before a case's first sample: the case is skipped, saying why.
 TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
     RunOptions opts;
     opts.group_budget_s = 0.001;  // the warm-ups alone take 20 ms
@@ -454,10 +454,8 @@ CaseSpec in_group(const Strategy& s) {
 // Held by the finding, it reaches the 16 samples of that look although it spends far more than
 // its fair share (a third case, not in the finding, makes the table's median spend small).
 TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 400'000'000, 0.3),
                    other = fake("read.other", 1'000'000, 0.3);
     RunOptions opts;
@@ -503,10 +501,8 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
 // Twice as slow against a claim of 2x: no look can decide it, and the group's time ends it:
 // INCONCLUSIVE, saying so, with its interval across the threshold.
 TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
-    test::FakeClock clock;
-    g_clock = &clock;
-    g_runs = 0;
-    ScratchDir dir;
+    FakeRun run;
+    auto& [clock, dir] = run;
     // ±15 %: within ±10 % of the median (stable), never within ±3 % (precise) in the time given.
     const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 2'000'000, 0.15);
     RunOptions opts;

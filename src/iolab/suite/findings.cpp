@@ -59,6 +59,23 @@ const CaseResult* select_from(const Selector& s, const std::vector<const CaseRes
     return pick;
 }
 
+// Whether a finding or a knee needs the case measured.
+bool needs(const Finding& f, const CaseSpec& c) { return selects(f.faster, c) || selects(f.slower, c); }
+bool needs(const KneeSpec& k, const CaseSpec& c) {
+    return c.group == k.group && c.strategy && c.strategy->name == k.strategy;
+}
+
+// A finding's result on its two cases, before its ratio: what evaluate() and look_at() share.
+FindingResult on_cases(const Finding& f, const CaseResult& fast, const CaseResult& slow) {
+    FindingResult r;
+    r.finding = f;
+    r.suite = f.suite;
+    r.faster_case = fast.spec.label();
+    r.slower_case = slow.spec.label();
+    r.samples = std::min(fast.samples.size(), slow.samples.size());
+    return r;
+}
+
 // The verdict of a ratio's interval against a finding's threshold.
 Verdict3 verdict_of(const Finding& f, double low, double high) {
     if (f.within > 0) {
@@ -88,9 +105,8 @@ std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& gr
     std::vector<bool> held(group_cases.size(), false);
     for (std::size_t i = 0; i < group_cases.size(); ++i) {
         const CaseSpec& c = group_cases[i];
-        for (const Finding& f : suite.findings) held[i] = held[i] || selects(f.faster, c) || selects(f.slower, c);
-        for (const KneeSpec& k : suite.knees)
-            held[i] = held[i] || (c.group == k.group && c.strategy && c.strategy->name == k.strategy);
+        for (const Finding& f : suite.findings) held[i] = held[i] || needs(f, c);
+        for (const KneeSpec& k : suite.knees) held[i] = held[i] || needs(k, c);
     }
     return held;
 }
@@ -134,9 +150,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, d
             }
         return r;
     }
-    r.faster_case = fast->spec.label();
-    r.slower_case = slow->spec.label();
-    r.samples = std::min(fast->samples.size(), slow->samples.size());
+    r = on_cases(f, *fast, *slow);
     const RatioEstimate ri = ratio_of_medians(slow->per_byte(), fast->per_byte(), confidence, resamples);
     r.ratio = ri.ratio;
     r.low = ri.low;
@@ -159,13 +173,8 @@ double final_confidence(std::size_t looks) {
 }
 
 FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResult& slower, std::size_t look) {
-    FindingResult r;
-    r.finding = f;
-    r.suite = f.suite;
-    r.faster_case = faster.spec.label();
-    r.slower_case = slower.spec.label();
+    FindingResult r = on_cases(f, faster, slower);
     r.look = look;
-    r.samples = std::min(faster.samples.size(), slower.samples.size());
     const RatioEstimate ri = ratio_by_order_statistics(slower.per_byte(), faster.per_byte(), 1 - look_alpha(look));
     r.ratio = ri.ratio;
     r.low = ri.low;
@@ -220,10 +229,8 @@ std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std:
     std::vector<bool> held(now.size(), false);
     for (std::size_t i = 0; i < now.size(); ++i) {
         const CaseSpec& c = now[i].spec;
-        for (const Track& t : tracks_)
-            held[i] = held[i] || (!t.decided && (selects(t.finding.faster, c) || selects(t.finding.slower, c)));
-        for (const KneeSpec& k : knees_)
-            held[i] = held[i] || (c.group == k.group && c.strategy && c.strategy->name == k.strategy);
+        for (const Track& t : tracks_) held[i] = held[i] || (!t.decided && needs(t.finding, c));
+        for (const KneeSpec& k : knees_) held[i] = held[i] || needs(k, c);
     }
     return held;
 }
