@@ -87,7 +87,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         return check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir, reports);
     };
     std::string dir;
-    std::vector<StaleScratch> stale;
+    std::vector<ScratchFolder> stale;
     if (!team().mpi()) {
         dir = check();
         if (ctx.mode == Mode::normal) stale = find_stale_scratch(dir);
@@ -315,8 +315,10 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     tune_cmd->add_flag("-q,--quiet", tune_quiet, "No tables");
 
     std::string clean_dir;
+    bool clean_kept = false;
     auto* clean_cmd = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
     clean_cmd->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
+    clean_cmd->add_flag("--kept", clean_kept, "Also remove the folders runs kept with --keep");
 
     std::string before, after;
     bool compare_md = false;
@@ -396,7 +398,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (run_cmd->parsed()) return run_suite(ctx, a, requested_suite(a));
         if (replicate_cmd->parsed()) return replicate(ctx, a);
         if (suites_cmd->parsed()) return list_suites();
-        if (clean_cmd->parsed()) return clean(clean_dir);
+        if (clean_cmd->parsed()) return clean(clean_dir, clean_kept);
         if (tune_cmd->parsed()) return tune(tune_dir, tune_profile, tune_smoke, tune_quiet);
         if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force, report_all);
         if (compare_cmd->parsed()) {

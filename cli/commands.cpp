@@ -25,6 +25,7 @@
 #include "iolab/report/session.hpp"
 #include "iolab/report/tune.hpp"
 #include "iolab/suite/suite.hpp"
+#include "iolab/sys/cgroup.hpp"
 #include "iolab/sys/io.hpp"
 #include "run_options.hpp"
 
@@ -65,21 +66,46 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 }
 
 // --dir: an existing, writable folder that is not a symbolic link.
-std::string checked_dir(const std::string& dir) {
-    if (dir.empty()) return default_scratch_parent();
+std::string checked_dir(const std::string& given) {
+    if (given.empty()) return default_scratch_parent();
+    // "link/", "link/." and "link/./" name what the link points to: the check is of the name
+    // without them, and a ".." is checked on what it climbs out of.
+    std::string dir = given;
+    for (bool again = true; again;) {
+        again = false;
+        while (dir.size() > 1 && dir.back() == '/') dir.pop_back(), again = true;
+        if (dir.size() > 2 && dir.ends_with("/.")) dir.resize(dir.size() - 2), again = true;
+    }
+    if (dir == "/.") dir = "/";
+    // A profile names the folder on a line of its own: a line break in it would end the line.
+    if (std::any_of(dir.begin(), dir.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+        throw InputError(one_line(
+            fmt::format("invalid --dir '{}': it holds a control character; name a folder without one", given)));
+    // Before the last "..", no component may be a link: "link/sub/.." is the link's folder.
+    std::size_t last_up = std::string::npos;
+    for (std::size_t at = dir.find(".."); at != std::string::npos; at = dir.find("..", at + 1))
+        if ((at == 0 || dir[at - 1] == '/') && (at + 2 == dir.size() || dir[at + 2] == '/')) last_up = at;
+    for (std::size_t end = dir.find('/', 1); last_up != std::string::npos && end != std::string::npos && end < last_up;
+         end = dir.find('/', end + 1)) {
+        struct stat up {};
+        if (::lstat(dir.substr(0, end).c_str(), &up) == 0 && S_ISLNK(up.st_mode))
+            throw InputError(
+                one_line(fmt::format("invalid --dir '{}': '{}' in it is a symbolic link; name the folder itself", given,
+                                     dir.substr(0, end))));
+    }
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0)
-        throw InputError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", given));
     if (S_ISLNK(st.st_mode))
-        throw InputError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", given));
     if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
         throw InputError(
             fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
                         "folder (to read a block device: --input DEVICE --allow-device)",
-                        dir));
-    if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid --dir '{}': it is not a folder", dir));
+                        given));
+    if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid --dir '{}': it is not a folder", given));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw InputError(fmt::format("invalid --dir '{}': it is not writable", dir));
+        throw InputError(fmt::format("invalid --dir '{}': it is not writable", given));
     return dir;
 }
 
@@ -174,16 +200,38 @@ int list_suites() {
     return 0;
 }
 
-// iolab clean: removes the scratch folders that killed runs left (only iolab's, only unlocked).
-int clean(const std::string& parent) {
+// iolab clean: removes the scratch folders that killed runs left (only those proven iolab's,
+// only unlocked; kept ones with --kept), names every other iolab.* folder and why it stays, and
+// removes the memory cgroups of runs that are gone.
+int clean(const std::string& parent, bool kept) {
     const std::string dir = checked_dir(parent);
-    const auto stale = find_stale_scratch(dir);
-    const sys::Fd d = sys::open(dir, O_RDONLY | O_DIRECTORY);
-    for (const auto& st : stale) {
-        remove_tree_at(d.get(), st.path.substr(st.path.rfind('/') + 1));
-        fmt::print("removed {}{}\n", one_line(st.path), st.owner.empty() ? "" : one_line(" (" + st.owner + ")"));
+    std::size_t removed = 0;
+    for (const auto& f : survey_scratch(dir, true, kept)) {
+        const std::string owner = f.owner.empty() ? "" : " (" + f.owner + ")";
+        switch (f.state) {
+            case ScratchFolder::State::stale:
+            case ScratchFolder::State::kept:
+                if (f.removed) {
+                    ++removed;
+                    fmt::print("removed {}{}\n", one_line(f.path), one_line(owner));
+                } else if (f.state == ScratchFolder::State::kept) {
+                    fmt::print("kept    {}{}: kept by --keep; 'iolab clean --kept' removes it\n", one_line(f.path),
+                               one_line(owner));
+                } else {
+                    fmt::print("left    {}{}: it could not be removed whole\n", one_line(f.path), one_line(owner));
+                }
+                break;
+            case ScratchFolder::State::in_use: fmt::print("in use  {}{}\n", one_line(f.path), one_line(owner)); break;
+            case ScratchFolder::State::foreign:
+                fmt::print("not iolab's, not touched: {}: {}\n", one_line(f.path), one_line(f.why));
+                break;
+        }
     }
-    if (stale.empty()) fmt::print("no stale scratch folders in {}\n", one_line(dir));
+    for (const auto& cg : sys::MemoryCgroup::remove_dead()) {
+        ++removed;
+        fmt::print("removed cgroup {}\n", one_line(cg));
+    }
+    if (removed == 0) fmt::print("nothing to remove in {}\n", one_line(dir));
     return 0;
 }
 

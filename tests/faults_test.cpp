@@ -322,7 +322,7 @@ TEST(FaultMatrix, TheResultWriterUnderEnospcAndEio) {
             EXPECT_EQ(test::slurp(path), "old");
             int entries = 0;
             for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-                entries += e.path().filename() != "lock";
+                entries += !ScratchDir::bookkeeping(e.path().filename().string());
             EXPECT_EQ(entries, 1) << "a temporary file was left behind";
         }
 }

@@ -1,18 +1,33 @@
 // Result paths checked as a set before a run, the space check with --input, and a suite file
-// that is a FIFO: each refused up front, nothing written.
+// that is a FIFO: each refused up front, nothing written. Scratch folders that clean removes only
+// when it can prove them iolab's; children that die with iolab; settings the machine cannot
+// honour; inputs that fail whole.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "iolab/core/checksum.hpp"
+#include "iolab/core/interrupt.hpp"
+#include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/harness/settings.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/sys/error.hpp"
+#include "iolab/sys/fault.hpp"
+#include "iolab/sys/reserve.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -133,6 +148,301 @@ TEST(Space, CopiesOfTheInputAreCountedUpFront) {
     ::umount(small.c_str());
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find("not enough free space"), std::string::npos) << r.err;
+}
+
+// --- scratch folders: only what iolab can prove its own is removed ---
+
+// A scratch folder made in a child process that then ends without removing it, as a killed run
+// leaves it (kept with --keep, when asked). Its path.
+std::string left_by_a_child(const std::string& parent, bool kept) {
+    int p[2];
+    if (::pipe(p) != 0) return {};
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(p[0]);
+        std::string path;
+        try {
+            ScratchDir s(parent);
+            s.keep(true);  // the destructor must not run; _exit below
+            if (!kept) ::unlinkat(s.fd(), "kept", 0);
+            path = s.path();
+        } catch (...) {
+        }
+        [[maybe_unused]] auto n = ::write(p[1], path.data(), path.size());
+        ::_exit(0);
+    }
+    ::close(p[1]);
+    std::string path;
+    char buf[512];
+    for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;) path.append(buf, static_cast<std::size_t>(n));
+    ::close(p[0]);
+    ::waitpid(pid, nullptr, 0);
+    return path;
+}
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+// The probe of the issue: a folder of the user's named like iolab's, old, unlocked.
+TEST(Clean, OnlyFoldersProvenIolabsAreRemovedAndTheOthersAreNamed) {
+    ScratchDir dir;
+    const std::string backup = dir.file("iolab.backup");  // mode 0755 (umask 022), data inside
+    ASSERT_EQ(::mkdir(backup.c_str(), 0755), 0);
+    ASSERT_EQ(::chmod(backup.c_str(), 0755), 0);
+    std::ofstream(backup + "/f") << "data";
+    const std::string bare = dir.file("iolab.abc123");  // mode 0700, but no marker
+    ASSERT_EQ(::mkdir(bare.c_str(), 0700), 0);
+    std::ofstream(bare + "/f") << "data";
+    const std::string forged = dir.file("iolab.def456");  // a marker and a lock that disagree
+    ASSERT_EQ(::mkdir(forged.c_str(), 0700), 0);
+    std::ofstream(forged + "/.iolab-scratch") << "iolab scratch folder\nid " << std::string(32, 'a') << "\n";
+    std::ofstream(forged + "/lock") << "pid 1 started 2000-01-01T00:00:00Z\nid " << std::string(32, 'b') << "\n";
+    const std::string stale = left_by_a_child(dir.path(), false);
+    ASSERT_FALSE(stale.empty());
+    ScratchDir live(dir.path());
+    for (const char* name : {"iolab.backup", "iolab.abc123", "iolab.def456"}) {
+        const std::string path = dir.file(name);
+        ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+        const timespec old[2] = {{::time(nullptr) - 7200, 0}, {::time(nullptr) - 7200, 0}};
+        ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), old, 0), 0);
+    }
+    // A run names only the stale one.
+    auto r = run_cli("run -s read.chunk --size 64K --iterations 2 --quiet --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("1 scratch folder(s)"), std::string::npos) << r.err;
+    r = run_cli("clean --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("removed " + stale), std::string::npos) << r.out;
+    EXPECT_FALSE(exists(stale));
+    EXPECT_NE(r.out.find("not iolab's, not touched: " + backup + ": its mode is 0755, not 0700"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("not iolab's, not touched: " + bare + ": it has no .iolab-scratch"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("not iolab's, not touched: " + forged + ": its lock does not name"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("in use  " + live.path()), std::string::npos) << r.out;
+    for (const auto& kept : {backup, bare, forged})
+        EXPECT_EQ(test::slurp(kept + "/f").substr(0, 4), kept == forged ? "" : "data");
+    EXPECT_TRUE(exists(live.file("lock")));
+}
+
+// A folder kept by --keep is neither called a killed run's nor removed, unless asked.
+TEST(Clean, KeptFoldersAreMarkedAndRemovedOnlyWithKept) {
+    ScratchDir dir;
+    auto r = run_cli("run -s read.chunk --size 64K --iterations 2 --quiet --keep --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string kept = left_by_a_child(dir.path(), true);
+    std::vector<std::string> folders;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        if (e.path().filename().string().starts_with("iolab.")) folders.push_back(e.path().string());
+    ASSERT_EQ(folders.size(), 2u);
+    for (const auto& f : folders) EXPECT_TRUE(exists(f + "/kept")) << f;
+    r = run_cli("run -s read.chunk --size 64K --iterations 2 --quiet --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("killed"), std::string::npos) << r.err;
+    r = run_cli("clean --dir " + dir.path());
+    EXPECT_EQ(r.out.find("removed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kept    " + kept), std::string::npos) << r.out;
+    for (const auto& f : folders) EXPECT_TRUE(exists(f)) << f;
+    r = run_cli("clean --kept --dir " + dir.path());
+    for (const auto& f : folders) {
+        EXPECT_NE(r.out.find("removed " + f), std::string::npos) << r.out;
+        EXPECT_FALSE(exists(f)) << f;
+    }
+}
+
+// The lock is in place only once it is held, and the marker only after it: at every step of
+// making a folder, what clean does finds nothing to remove.
+std::string g_parent;
+std::vector<std::string> g_seen;
+TEST(Clean, NoStepOfMakingAFolderLeavesItForCleanToTake) {
+    ScratchDir dir;
+    g_parent = dir.path();
+    g_seen.clear();
+    ScratchDir::on_step = [](const std::string& path) {
+        for (const ScratchFolder& f : survey_scratch(g_parent, true, true)) {
+            if (f.path != path) continue;
+            g_seen.push_back(f.state == ScratchFolder::State::in_use    ? "in use"
+                             : f.state == ScratchFolder::State::foreign ? "foreign"
+                                                                        : "takeable");
+            // Whatever clean can open as the lock must already be held.
+            const int lock = ::open((path + "/lock").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+            if (lock >= 0) {
+                if (::flock(lock, LOCK_EX | LOCK_NB) == 0) g_seen.back() += ", lock free";
+                ::close(lock);
+            }
+        }
+    };
+    {
+        ScratchDir made(dir.path());
+        ScratchDir::on_step = nullptr;
+        EXPECT_TRUE(exists(made.file("lock")));
+    }
+    ScratchDir::on_step = nullptr;
+    EXPECT_EQ(g_seen, (std::vector<std::string>{"foreign", "foreign", "in use"}));
+}
+
+// A FIFO named lock must not stop clean or a run.
+TEST(Clean, AFifoForALockBlocksNothing) {
+    ScratchDir dir;
+    const std::string stale = left_by_a_child(dir.path(), false);
+    ASSERT_EQ(::unlink((stale + "/lock").c_str()), 0);
+    ASSERT_EQ(::mkfifo((stale + "/lock").c_str(), 0600), 0);
+    // In a child with an alarm: a clean that waits on the FIFO is ended, not waited for.
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::alarm(30);
+        const auto all = survey_scratch(dir.path(), true, true);
+        const bool named = all.size() == 1 && all[0].path == stale && all[0].state == ScratchFolder::State::foreign &&
+                           all[0].why == "its lock is not a small regular file";
+        ::_exit(named ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    EXPECT_TRUE(exists(stale));
+}
+
+// --- children die with iolab ---
+
+// A tool run by a process that is then killed with SIGKILL dies with it. The test's own child is
+// made a subreaper, so that the orphan comes back to it to be waited for.
+TEST(Children, AToolDiesWithTheProcessThatRanIt) {
+    ScratchDir dir;
+    const std::string pid_file = dir.file("pid");
+    const pid_t reaper = ::fork();
+    if (reaper == 0) {
+        ::alarm(60);
+        ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+        const pid_t runner = ::fork();
+        if (runner == 0) {
+            run_process({"sh", "-c", "echo $$; exec sleep 1000"}, pid_file);
+            ::_exit(0);
+        }
+        while (test::slurp(pid_file).find('\n') == std::string::npos) ::usleep(10000);
+        const pid_t tool = static_cast<pid_t>(std::stol(test::slurp(pid_file)));
+        ::kill(runner, SIGKILL);
+        ::waitpid(runner, nullptr, 0);
+        int status = 0;
+        if (::waitpid(tool, &status, 0) != tool) ::_exit(2);  // the orphan comes back here
+        ::_exit(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(reaper, &status, 0), reaper);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "the tool outlived the process that ran it (status " << status << ")";
+}
+
+// The race where the parent is gone before the child asks to die with it: the child ends then.
+TEST(Children, AChildWhoseParentIsAlreadyGoneEnds) {
+    const pid_t reaper = ::fork();
+    if (reaper == 0) {
+        ::alarm(60);
+        ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+        const pid_t parent = ::fork();
+        if (parent == 0) {
+            const pid_t me = ::getpid();
+            if (::fork() == 0) {
+                while (::getppid() == me) ::usleep(1000);  // until the parent is gone
+                interrupt::prepare_child(me);
+                ::_exit(0);  // not reached when prepare_child sees the parent gone
+            }
+            ::_exit(0);
+        }
+        ::waitpid(parent, nullptr, 0);
+        int status = 0;
+        const pid_t orphan = ::waitpid(-1, &status, 0);
+        ::_exit(orphan > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(reaper, &status, 0), reaper);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+// A memory cgroup a killed run left is removed by clean (where this process may make cgroups).
+TEST(Clean, CgroupsOfRunsThatAreGoneAreRemoved) {
+    std::string base;
+    std::ifstream mounts("/proc/self/mounts");
+    for (std::string dev, where, type, rest; mounts >> dev >> where >> type && std::getline(mounts, rest);)
+        if (type == "cgroup2") base = where;
+    std::ifstream own("/proc/self/cgroup");
+    for (std::string line; std::getline(own, line);)
+        if (line.rfind("0::", 0) == 0) base += line.substr(3) == "/" ? "" : line.substr(3);
+    const pid_t gone = ::fork();
+    if (gone == 0) ::_exit(0);
+    ::waitpid(gone, nullptr, 0);
+    const std::string cg = base + "/iolab-budget-" + std::to_string(gone) + "-1";
+    if (base.empty() || ::mkdir(cg.c_str(), 0700) != 0) GTEST_SKIP() << "cannot make a cgroup here";
+    ScratchDir dir;
+    const auto r = run_cli("clean --dir " + dir.path());
+    EXPECT_NE(r.out.find("removed cgroup " + cg), std::string::npos) << r.out;
+    EXPECT_FALSE(exists(cg));
+    ::rmdir(cg.c_str());
+}
+
+// --- settings the machine cannot honour, paths that hide a link ---
+
+TEST(Settings, ACacheBudgetAboveTheMachinesMemoryIsRefused) {
+    const std::uint64_t memory = sys::memory_total();
+    ASSERT_GT(memory, 0u);
+    PlanRequest plan;
+    RunOptions o;
+    o.cache_budget = memory + 4096;
+    try {
+        check_settings(plan, o, Syntax::command_line);
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than this machine's memory, " + format_size(memory)),
+                  std::string::npos)
+            << e.what();
+    }
+    o.cache_budget = memory / 2;
+    EXPECT_NO_THROW(check_settings(plan, o, Syntax::command_line));
+    ScratchDir dir;
+    const auto r = run_cli("run -s read.chunk --size 64K --cache-budget 8191P --dir " + dir.path());
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("more than this machine's memory"), std::string::npos) << r.err;
+}
+
+TEST(Dir, ATrailingSlashOrDotDoesNotGetALinkPastTheCheck) {
+    ScratchDir dir;
+    const std::string real = dir.file("real"), link = dir.file("link");
+    ASSERT_EQ(::mkdir(real.c_str(), 0700), 0);
+    ASSERT_EQ(::mkdir((real + "/sub").c_str(), 0700), 0);
+    ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+    for (const std::string& d : {link, link + "/", link + "//", link + "/.", link + "/./", link + "/sub/.."}) {
+        const auto r = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir " + d);
+        EXPECT_EQ(r.status, 2) << d << ": " << r.err;
+        EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << d << ": " << r.err;
+    }
+    const auto r = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir " + real + "/./");
+    EXPECT_EQ(r.status, 0) << r.err;
+    const auto nl = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir '" + real + "\nx'");
+    EXPECT_EQ(nl.status, 2) << nl.err;
+}
+
+// An input that fails half-written is removed before the error: the next case that needs it
+// makes it anew instead of failing with "File exists".
+TEST(Inputs, AnInputThatFailsHalfWrittenIsRemoved) {
+    ScratchDir dir;
+    InputPool pool(dir);
+    Workload w;
+    w.family = Family::read;
+    w.size = 3u << 20;
+    {
+        const sys::ScopedFault full(sys::fault_at(sys::write_calls_mask(), 2, UINT64_MAX, sys::Fault::enospc));
+        try {
+            pool.get(w);
+            ADD_FAILURE() << "no error";
+        } catch (const IoError& e) {
+            EXPECT_EQ(e.code(), ENOSPC);
+        }
+    }
+    EXPECT_FALSE(exists(dir.file(input_name(w, 0))));
+    const auto in = pool.get(w);
+    EXPECT_EQ(in->digest.size, w.size);
 }
 
 }  // namespace

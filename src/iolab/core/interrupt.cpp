@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -151,7 +152,11 @@ void remove_child(pid_t pgid) {
     g_children.erase(std::remove(g_children.begin(), g_children.end(), pgid), g_children.end());
 }
 
-void prepare_child() {
+void prepare_child(pid_t parent) {
+    // Set before the parent is looked at: a parent that dies after the look kills this child,
+    // one that died before it is seen gone.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(128 + SIGKILL);
     ::setpgid(0, 0);
     const sigset_t set = stop_signals();
     ::signal(SIGINT, SIG_DFL);

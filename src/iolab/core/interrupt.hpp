@@ -37,9 +37,11 @@ void remove_cleanup_file(const std::string& path);
 void add_child(pid_t pgid);
 void remove_child(pid_t pgid);
 
-// In a child after fork: its own process group, and the signals unblocked and at their
-// defaults, so that a stop request reaches it. Async-signal-safe.
-void prepare_child();
+// In a child after fork from `parent` (getpid() before the fork): killed when the thread that
+// forked it ends (iolab killed with SIGKILL too), or ended now when that already happened; its
+// own process group, and the signals unblocked and at their defaults, so that a stop request
+// reaches it. Async-signal-safe.
+void prepare_child(pid_t parent);
 
 // For tests: behave as if the signal had arrived during a run (no watcher needed).
 void simulate(int signo);

@@ -61,6 +61,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     std::vector<char*> env;
     for (auto& e : env_text) env.push_back(e.data());
     env.push_back(nullptr);
+    const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
         ::close(err[0]);
@@ -69,7 +70,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     }
     if (pid == 0) {
         // Only async-signal-safe calls between fork and exec.
-        interrupt::prepare_child();
+        interrupt::prepare_child(parent);
         if (cwd_fd >= 0 && ::fchdir(cwd_fd) != 0) ::_exit(126);
         const int in = ::open("/dev/null", O_RDONLY);
         const int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);

@@ -3,14 +3,21 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/sys/error.hpp"
@@ -27,6 +34,55 @@ std::string ScratchDir::sibling_at(const std::string& folder, const std::string&
         throw std::invalid_argument("not a folder name: '" + folder + "'");
     return parent_base_ + "/" + folder + "/" + file;
 }
+
+namespace {
+
+constexpr const char* kMarker = ".iolab-scratch";
+constexpr const char* kLock = "lock";
+constexpr const char* kKept = "kept";
+
+// 16 random bytes in hex: no other folder, made by anyone, names it.
+std::string random_id() {
+    unsigned char b[16];
+    std::size_t got = 0;
+    while (got < sizeof b) {
+        const ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw IoError(errno, "get random bytes for", "a scratch folder's identity");
+        got += static_cast<std::size_t>(n);
+    }
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned char c : b) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
+    }
+    return out;
+}
+
+// Writes text whole into a new file `name` in dir (O_EXCL); the descriptor, or throws.
+int write_new(int dir, const std::string& name, const std::string& text, const std::string& path) {
+    const int fd = ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw IoError(errno, "create", path + "/" + name);
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int e = n < 0 ? errno : EIO;
+            ::close(fd);
+            throw IoError(e, "write", path + "/" + name);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return fd;
+}
+
+}  // namespace
+
+void (*ScratchDir::on_step)(const std::string& path) = nullptr;
+
+bool ScratchDir::bookkeeping(std::string_view name) { return name == kLock || name == kMarker || name == kKept; }
 
 ScratchDir::ScratchDir(const std::string& parent) {
     std::string where = parent.empty() ? default_scratch_parent() : parent;
@@ -47,7 +103,7 @@ ScratchDir::ScratchDir(const std::string& parent) {
     // made: a folder of ours, mode 0700, not a link put in its place.
     dir_fd_ = ::openat(parent_fd_, name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st {};
-    if (dir_fd_ < 0 || ::fstat(dir_fd_, &st) != 0 || st.st_uid != ::geteuid() || (st.st_mode & 0777) != 0700) {
+    if (dir_fd_ < 0 || ::fstat(dir_fd_, &st) != 0 || st.st_uid != ::geteuid() || (st.st_mode & 07777) != 0700) {
         const int e = dir_fd_ < 0 ? errno : EPERM;
         if (dir_fd_ >= 0) ::close(dir_fd_);
         ::close(parent_fd_);
@@ -57,16 +113,32 @@ ScratchDir::ScratchDir(const std::string& parent) {
     base_ = proc ? "/proc/self/fd/" + std::to_string(dir_fd_) : path_;
     parent_base_ = proc ? "/proc/self/fd/" + std::to_string(parent_fd_) : where;
     interrupt::add_cleanup_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
-    // The lock says the folder is in use for as long as this process (or a fork) lives.
-    lock_fd_ = ::openat(dir_fd_, "lock", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (lock_fd_ >= 0 && ::flock(lock_fd_, LOCK_EX | LOCK_NB) == 0) {
+    if (on_step) on_step(path_);
+    try {
+        // The lock says the folder is in use for as long as this process (or a fork) lives. It is
+        // made and taken under a name of its own, and only then renamed into place: whoever
+        // finds "lock" finds it held. The marker comes after it: a folder with a marker has a
+        // lock that names it.
+        id_ = random_id();
         char stamp[64] = "";
         const std::time_t now = std::time(nullptr);
         std::tm tm{};
         ::gmtime_r(&now, &tm);
         std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        const std::string owner = "pid " + std::to_string(::getpid()) + " started " + stamp + "\n";
-        [[maybe_unused]] const ssize_t n = ::write(lock_fd_, owner.data(), owner.size());
+        const std::string made = "lock." + id_;
+        lock_fd_ = write_new(dir_fd_, made,
+                             "pid " + std::to_string(::getpid()) + " started " + stamp + "\nid " + id_ + "\n", path_);
+        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) throw IoError(errno, "lock", path_ + "/" + made);
+        if (::renameat(dir_fd_, made.c_str(), dir_fd_, kLock) != 0) throw IoError(errno, "rename the lock in", path_);
+        if (on_step) on_step(path_);
+        ::close(write_new(dir_fd_, kMarker, "iolab scratch folder\nid " + id_ + "\n", path_));
+        if (on_step) on_step(path_);
+    } catch (...) {
+        remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
+        interrupt::remove_cleanup_tree(dir_fd_);
+        for (int fd : {lock_fd_, dir_fd_, parent_fd_})
+            if (fd >= 0) ::close(fd);
+        throw;
     }
 }
 
@@ -75,7 +147,10 @@ void ScratchDir::keep(bool k) {
     keep_ = k;
     if (k) {
         interrupt::remove_cleanup_tree(dir_fd_);
+        const int fd = ::openat(dir_fd_, kKept, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
     } else {
+        ::unlinkat(dir_fd_, kKept, 0);
         struct stat st {};
         ::fstat(dir_fd_, &st);
         interrupt::add_cleanup_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
@@ -110,42 +185,157 @@ void remove_scratch_tree(const ScratchTree& t) {
         ::unlinkat(t.parent_fd, t.name.c_str(), AT_REMOVEDIR);
 }
 
-std::vector<StaleScratch> find_stale_scratch(const std::string& parent) {
-    std::vector<StaleScratch> out;
+namespace {
+
+// A small regular file's text (at most 256 bytes), opened without following a link and without
+// waiting (a FIFO in its place); nullopt with why when it is missing or anything else.
+std::optional<std::string> small_file(int dir, const char* name, int* fd_out, std::string* why) {
+    const int fd = ::openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = errno == ENOENT ? fmt::format("it has no {}", name)
+                               : fmt::format("its {} cannot be opened ({})", name,
+                                             errno == ELOOP ? "a symbolic link" : std::strerror(errno));
+        return std::nullopt;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > 256) {
+        ::close(fd);
+        *why = fmt::format("its {} is not a small regular file", name);
+        return std::nullopt;
+    }
+    char buf[257] = {};
+    ssize_t n;
+    while ((n = ::pread(fd, buf, 256, 0)) < 0 && errno == EINTR) {
+    }
+    std::string text(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (fd_out)
+        *fd_out = fd;
+    else
+        ::close(fd);
+    return text;
+}
+
+// The value after "key " on a line of text, or "".
+std::string line_value(const std::string& text, const std::string& key) {
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        const std::string_view line(text.data() + at, end - at);
+        if (line.starts_with(key + " ")) return std::string(line.substr(key.size() + 1));
+        at = end + 1;
+    }
+    return {};
+}
+
+bool named_like_ours(const std::string& name) {
+    if (name.size() != 12 || name.rfind("iolab.", 0) != 0) return false;
+    return std::all_of(name.begin() + 6, name.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)); });
+}
+
+std::string mode_text(mode_t m) { return fmt::format("{:04o}", m & 07777); }
+
+// What the folder name in pfd is; holds its lock in *lock_fd when it is stale or kept.
+ScratchFolder look_at(int pfd, const std::string& parent, const std::string& name, int* dir_fd, int* lock_fd,
+                      struct stat* id) {
+    ScratchFolder f;
+    f.path = parent + "/" + name;
+    struct stat st {};
+    if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        f.why = "it went away";
+        return f;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        f.why = "it is a symbolic link";
+        return f;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        f.why = "it is not a folder";
+        return f;
+    }
+    if (!named_like_ours(name)) {
+        f.why = "its name is not iolab.XXXXXX";
+        return f;
+    }
+    const int dfd = ::openat(pfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0 || ::fstat(dfd, id) != 0) {
+        f.why = fmt::format("it cannot be opened ({})", std::strerror(errno));
+        if (dfd >= 0) ::close(dfd);
+        return f;
+    }
+    const auto fail = [&](std::string why) {
+        f.why = std::move(why);
+        ::close(dfd);
+        return f;
+    };
+    if (id->st_uid != ::geteuid()) return fail(fmt::format("it is owned by uid {}, not by you", id->st_uid));
+    if ((id->st_mode & 07777) != 0700)
+        return fail(fmt::format("its mode is {}, not 0700 as iolab makes them", mode_text(id->st_mode)));
+    std::string why;
+    const auto marker = small_file(dfd, kMarker, nullptr, &why);
+    if (!marker) return fail(why + ": not made by this iolab, or a run still starting");
+    const std::string id_text = line_value(*marker, "id");
+    if (id_text.size() != 32) return fail(std::string("its ") + kMarker + " holds no identity");
+    int lfd = -1;
+    const auto lock = small_file(dfd, kLock, &lfd, &why);
+    if (!lock) return fail(why);
+    if (line_value(*lock, "id") != id_text) {
+        ::close(lfd);
+        return fail("its lock does not name its marker's identity");
+    }
+    f.owner = lock->substr(0, lock->find('\n'));
+    // Held by a live run (or a fork of one): taking it fails at once.
+    if (::flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(lfd);
+        ::close(dfd);
+        f.state = ScratchFolder::State::in_use;
+        return f;
+    }
+    struct stat kst {};
+    f.state = ::fstatat(dfd, kKept, &kst, AT_SYMLINK_NOFOLLOW) == 0 ? ScratchFolder::State::kept
+                                                                    : ScratchFolder::State::stale;
+    *dir_fd = dfd;
+    *lock_fd = lfd;
+    return f;
+}
+
+}  // namespace
+
+std::vector<ScratchFolder> survey_scratch(const std::string& parent, bool remove_stale, bool remove_kept) {
+    std::vector<ScratchFolder> out;
     const int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (pfd < 0) return out;
-    DIR* d = ::fdopendir(pfd);
-    if (!d) {
-        ::close(pfd);
-        return out;
+    std::vector<std::string> names;
+    if (DIR* d = ::fdopendir(::dup(pfd))) {
+        while (dirent* e = ::readdir(d))
+            if (std::string_view(e->d_name).starts_with("iolab.")) names.emplace_back(e->d_name);
+        ::closedir(d);
     }
-    while (dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name.size() != 12 || name.rfind("iolab.", 0) != 0) continue;
-        struct stat st {};
-        if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-            st.st_uid != ::geteuid())
-            continue;
-        const int dfd = ::openat(pfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd < 0) continue;
-        StaleScratch s{parent + "/" + name, ""};
-        const int lock = ::openat(dfd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-        bool stale = false;
-        if (lock >= 0) {
-            // Held by a live run: taking it fails at once.
-            stale = ::flock(lock, LOCK_EX | LOCK_NB) == 0;
-            char buf[128] = {};
-            const ssize_t n = ::read(lock, buf, sizeof buf - 1);
-            if (n > 0) s.owner = std::string(buf, static_cast<std::size_t>(n));
-            while (!s.owner.empty() && (s.owner.back() == '\n' || s.owner.back() == '\r')) s.owner.pop_back();
-            ::close(lock);  // releases the lock if this took it
-        } else {
-            stale = std::time(nullptr) - st.st_mtime > 60;
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        int dfd = -1, lfd = -1;
+        struct stat id {};
+        ScratchFolder f = look_at(pfd, parent, name, &dfd, &lfd, &id);
+        const bool remove = (f.state == ScratchFolder::State::stale && remove_stale) ||
+                            (f.state == ScratchFolder::State::kept && remove_kept);
+        if (remove) {
+            // With its lock held: no run takes a folder of a killed run back, but a second clean
+            // would find it held.
+            remove_scratch_tree(ScratchTree{pfd, name, dfd, id.st_dev, id.st_ino});
+            struct stat st {};
+            f.removed = ::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0;
         }
-        ::close(dfd);
-        if (stale) out.push_back(std::move(s));
+        for (int fd : {lfd, dfd})
+            if (fd >= 0) ::close(fd);
+        out.push_back(std::move(f));
     }
-    ::closedir(d);
+    ::close(pfd);
+    return out;
+}
+
+std::vector<ScratchFolder> find_stale_scratch(const std::string& parent) {
+    std::vector<ScratchFolder> out;
+    for (auto& f : survey_scratch(parent))
+        if (f.state == ScratchFolder::State::stale) out.push_back(std::move(f));
     return out;
 }
 

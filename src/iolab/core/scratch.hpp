@@ -1,9 +1,12 @@
 #pragma once
 // iolab's private scratch folder (mkdtemp, mode 0700), used through its descriptor and removed
-// with everything in it, never following a link out of it.
+// with everything in it, never following a link out of it. It holds a marker with a random
+// identity and a lock that names it, taken before its name appears: `iolab clean` removes only a
+// folder it can prove is iolab's and no live run holds.
 #include <sys/types.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace iolab {
@@ -29,8 +32,16 @@ public:
     // A file in another scratch folder beside this one (another rank's, under MPI, in a shared
     // parent), named through the parent's descriptor. folder must be a plain name.
     std::string sibling_at(const std::string& folder, const std::string& file) const;
-    // Keep the folder when the object goes (and when a signal ends iolab).
+    // Keep the folder when the object goes (and when a signal ends iolab); a kept folder is
+    // marked so (a file "kept"): never taken for a killed run's, removed only by clean --kept.
     void keep(bool k);
+    // The random identity in its marker and its lock (32 hex digits).
+    const std::string& id() const { return id_; }
+    // The files iolab keeps in every scratch folder for itself: the lock, the marker, "kept".
+    static bool bookkeeping(std::string_view name);
+    // For tests: called with the folder's path after each step of making it (the folder made, the
+    // lock in place, the marker written), to look at it as clean would in between.
+    static void (*on_step)(const std::string& path);
     // Removes the folder now (the destructor then does nothing). Safe to call twice.
     void remove();
 
@@ -39,6 +50,7 @@ private:
     std::string base_;         // "/proc/self/fd/N", or path_ where /proc is not mounted
     std::string parent_base_;  // the same for the parent
     std::string name_;         // iolab.XXXXXX
+    std::string id_;
     int parent_fd_ = -1;
     int dir_fd_ = -1;
     int lock_fd_ = -1;  // the flock'ed "lock" file inside: held while the folder is in use
@@ -57,16 +69,27 @@ struct ScratchTree {
 };
 void remove_scratch_tree(const ScratchTree& t);
 
-// A scratch folder left by a run that was killed (SIGKILL, a crash, a power cut): an iolab.*
-// folder whose lock nobody holds.
-struct StaleScratch {
+// An iolab.* folder under a parent, as clean sees it.
+struct ScratchFolder {
+    enum class State {
+        in_use,   // proven iolab's, its lock held by a live run
+        stale,    // proven iolab's, its lock free: left by a run that was killed
+        kept,     // proven iolab's, kept by --keep
+        foreign,  // not proven iolab's: never touched (why says what is missing)
+    };
     std::string path;
-    std::string owner;  // "pid 1234 started 2026-11-30T13:45:02Z", or "" when there is no lock file
+    State state = State::foreign;
+    std::string owner;  // "pid 1234 started 2026-11-30T13:45:02Z", from the lock
+    std::string why;    // for foreign: "its mode is 0755, not 0700"
+    bool removed = false;
 };
-// The stale scratch folders directly under parent (only iolab's: named iolab.XXXXXX, a folder,
-// owned by this user, whose lock file is not held; one without a lock file only if it is more
-// than a minute old, so that a run still creating its folder is never taken for stale).
-std::vector<StaleScratch> find_stale_scratch(const std::string& parent);
+// Every folder directly under parent whose name starts with "iolab.", and what it is. With
+// remove_stale (and remove_kept), the stale (and kept) ones are removed, each while its lock is
+// held, and only if its name still is the folder that was proven.
+std::vector<ScratchFolder> survey_scratch(const std::string& parent, bool remove_stale = false,
+                                          bool remove_kept = false);
+// The stale ones only (what a run names at its start).
+std::vector<ScratchFolder> find_stale_scratch(const std::string& parent);
 
 std::string default_scratch_parent();
 // Removes everything inside the folder open at dir_fd, without following symbolic links.

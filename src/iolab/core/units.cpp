@@ -110,30 +110,75 @@ std::vector<std::uint64_t> parse_size_list(std::string_view text) {
     return out;
 }
 
-std::string one_line(std::string_view msg) {
+namespace {
+
+// The length of the UTF-8 sequence at s[i] (1 to 4), or 0 when it is not one (a stray byte, an
+// overlong form, a surrogate, beyond U+10FFFF); its code point in *cp.
+std::size_t utf8_at(std::string_view s, std::size_t i, char32_t* cp) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned char c = b(0);
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (n == 0 || c > 0xF4 || i + n > s.size()) return 0;
+    char32_t v = c & (0x7F >> n);
+    for (std::size_t k = 1; k < n; ++k) {
+        if ((b(k) & 0xC0) != 0x80) return 0;
+        v = (v << 6) | (b(k) & 0x3F);
+    }
+    if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+    *cp = v;
+    return n;
+}
+
+// Code points a terminal or a Markdown viewer acts on instead of showing: C0 and DEL, C1, and
+// the bidirectional embeddings, overrides and isolates.
+bool control(char32_t cp) {
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+std::string escaped(std::string_view msg, bool keep_lines) {
     std::string out;
     out.reserve(msg.size());
-    for (const char c : msg) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '\n')
+    for (std::size_t i = 0; i < msg.size();) {
+        char32_t cp = 0;
+        const std::size_t n = utf8_at(msg, i, &cp);
+        if (n == 0) {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(msg[i]));
+            ++i;
+            continue;
+        }
+        if (keep_lines && cp == '\n')
+            out += '\n';
+        else if (cp == '\n')
             out += "\\n";
-        else if (c == '\r')
+        else if (cp == '\r')
             out += "\\r";
-        else if (c == '\t')
+        else if (cp == '\t')
             out += "\\t";
-        else if (u < 0x20 || u == 0x7f)
-            out += fmt::format("\\x{:02x}", u);
+        else if (cp < 0x80 && control(cp))
+            out += fmt::format("\\x{:02x}", static_cast<unsigned>(cp));
+        else if (control(cp))
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(cp));
         else
-            out += c;
+            out.append(msg.substr(i, n));
+        i += n;
     }
     return out;
 }
 
+}  // namespace
+
+std::string one_line(std::string_view msg) { return escaped(msg, false); }
+std::string printable(std::string_view text) { return escaped(text, true); }
+
 std::string format_size(std::uint64_t bytes) {
-    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double v = static_cast<double>(bytes);
     int u = 0;
-    while (v >= 1024 && u < 4) {
+    while (v >= 1024 && u < 6) {
         v /= 1024;
         ++u;
     }

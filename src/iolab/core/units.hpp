@@ -24,8 +24,11 @@ std::string_view trim(std::string_view text);
 std::vector<std::string_view> split_items(std::string_view text);
 
 // msg with line breaks and other control characters escaped (\n, \x01): an error that quotes
-// what the user typed stays one line, whatever they typed.
+// what the user typed stays one line, whatever they typed. C1 controls and the bidirectional
+// controls (U+202A-U+202E, U+2066-U+2069) become \u009b, \u202e; a byte that is not UTF-8, \x9b.
 std::string one_line(std::string_view msg);
+// The same with its line breaks kept: a whole text for a terminal or a Markdown file.
+std::string printable(std::string_view text);
 
 std::string format_size(std::uint64_t bytes);     // "64 MiB", "1.5 GiB", "4095 B"
 std::string format_compact(std::uint64_t bytes);  // "64M", "4K", "4095": the form parse_size reads

@@ -64,13 +64,14 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
         int fds[2];
         if (::pipe2(fds, O_CLOEXEC) != 0) throw IoError(errno, "create a pipe for", "a forked run");
         std::fflush(nullptr);
+        const pid_t parent = ::getpid();
         const pid_t pid = ::fork();
         if (pid < 0) throw IoError(errno, "fork", "");
         if (pid == 0) {
             // Whatever happens here ends here: an exception must not unwind into the parent's
             // code (which would remove the parent's scratch folder and report twice).
             try {
-                interrupt::prepare_child();
+                interrupt::prepare_child(parent);
                 ::close(fds[0]);
                 nlohmann::json j = nlohmann::json::array();
                 // No cgroup, as root: what the machine has available beyond the budget and what this

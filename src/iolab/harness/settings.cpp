@@ -8,6 +8,7 @@
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/names.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/sys/reserve.hpp"
 
 namespace iolab {
 
@@ -249,6 +250,13 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
 }
 
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax) {
+    // A budget the machine cannot give limits nothing, and a report would claim it.
+    if (const std::uint64_t memory = sys::memory_total(); memory > 0 && options.cache_budget > memory)
+        throw InputError(
+            fmt::format("invalid {} {}: more than this machine's memory, {}; expected at most {}, or 0 "
+                        "for the machine's whole cache",
+                        setting_name("cache_budget", syntax), format_size(options.cache_budget), format_size(memory),
+                        format_size(memory)));
     if (options.drop_caches && options.cache != CacheMode::cold)
         throw InputError(
             fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));

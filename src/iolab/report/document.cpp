@@ -126,6 +126,35 @@ std::vector<std::string> brief_warnings(const Report& report, std::size_t most) 
     return lines;
 }
 
+namespace {
+
+// Whatever a string came from (a result file, a suite, a tool's words, a path), what is drawn
+// shows its control characters instead of passing them to a terminal or a Markdown viewer.
+void make_printable(Table& t) {
+    t.title = one_line(t.title);
+    for (auto& c : t.columns) c.name = one_line(c.name);
+    for (auto& r : t.rows) {
+        for (auto& c : r.cells) c = one_line(c);
+        r.status = one_line(r.status);
+        r.reason = one_line(r.reason);
+    }
+    for (auto& n : t.notes) n = printable(n);
+}
+
+void make_printable(Document& d) {
+    d.title = one_line(d.title);
+    for (auto& h : d.header) h = printable(h);
+    for (auto& t : d.tables) make_printable(t.table);
+    for (auto& s : d.sections) {
+        s.title = one_line(s.title);
+        for (auto* lines : {&s.lines, &s.brief})
+            for (auto& l : *lines) l = printable(l);
+        if (s.table) make_printable(*s.table);
+    }
+}
+
+}  // namespace
+
 Document build_document(const Report& report, bool all) {
     Document d;
     const std::string header = report.header();
@@ -165,6 +194,7 @@ Document build_document(const Report& report, bool all) {
     if (auto w = report.warning_lines(); !w.empty())
         d.sections.push_back({SectionKind::warnings, "warnings", std::move(w), brief_warnings(report), {}, SIZE_MAX});
     d.sections.push_back({SectionKind::environment, "environment", environment_lines(report), {}, {}, SIZE_MAX});
+    make_printable(d);
     return d;
 }
 

@@ -67,16 +67,31 @@ bool is_dir(const std::string& path) {
 
 }  // namespace
 
-void MemoryCgroup::remove_stale(const std::string& base) {
+std::vector<std::string> MemoryCgroup::remove_stale(const std::string& base) {
+    std::vector<std::string> removed;
     DIR* d = ::opendir(base.c_str());
-    if (!d) return;
+    if (!d) return removed;
     while (const dirent* e = ::readdir(d)) {
         const std::string n = e->d_name;
         if (n.rfind("iolab-budget-", 0) != 0) continue;
         const long pid = std::strtol(n.c_str() + 13, nullptr, 10);
-        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::rmdir((base + "/" + n).c_str());
+        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH &&
+            ::rmdir((base + "/" + n).c_str()) == 0)
+            removed.push_back(base + "/" + n);
     }
     ::closedir(d);
+    return removed;
+}
+
+std::vector<std::string> MemoryCgroup::remove_dead() {
+    std::vector<std::string> removed;
+    if (const std::string root = mount_point("cgroup2", ""); !root.empty() && !own_path("").empty())
+        removed = remove_stale(root + (own_path("") == "/" ? "" : own_path("")));
+    if (const std::string root = mount_point("cgroup", "memory"); !root.empty() && !own_path("memory").empty()) {
+        const std::string path = own_path("memory");
+        for (auto& r : remove_stale(root + (path == "/" ? "" : path))) removed.push_back(std::move(r));
+    }
+    return removed;
 }
 
 std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::string* why) {

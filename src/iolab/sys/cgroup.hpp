@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace iolab::sys {
 
@@ -29,8 +30,11 @@ public:
     // From inside the cgroup, before a run. Returns false when the kernel refuses.
     bool hold_cache_to(std::uint64_t cache);
     // Removes the cgroups of earlier runs whose process is gone (a run ended by a second signal,
-    // or killed, leaves its cgroup behind). Empty ones only; called by make().
-    static void remove_stale(const std::string& base);
+    // or killed, leaves its cgroup behind) under base; empty ones only; called by make(). The
+    // paths removed.
+    static std::vector<std::string> remove_stale(const std::string& base);
+    // The same under this process's own cgroup, v2 and v1 (iolab clean).
+    static std::vector<std::string> remove_dead();
 
 private:
     MemoryCgroup(std::string dir, bool v2, std::uint64_t limit) : dir_(std::move(dir)), v2_(v2), limit_(limit) {}
