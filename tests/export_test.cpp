@@ -318,6 +318,66 @@ TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
     refused([](auto& j) { j["environment"]["cpus"] = -1; }, "environment.cpus is not a whole number");
     refused([](auto& j) { j["cases"][0]["samples"][0]["wall_s"] = 5e-324; }, "at least 1 ns");
     refused([](auto& j) { j["cases"][3]["timeline"]["lanes"] = 1.5; }, "lanes is not a whole number");
+    // Sample numbers: a negative or huge byte count (which wrapped, or was an undefined cast),
+    // an absurd time (which printed a 300-digit median), a count that is not whole.
+    refused([](auto& j) { j["cases"][0]["samples"][0]["bytes"] = -5; }, "bytes is not a whole number from 0 to");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["bytes"] = 1e300; }, "bytes is not a whole number");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["bytes"] = (1ull << 53) + 1; }, "bytes is not a whole number");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["wall_s"] = 1e308; }, "wall_s is not a time from 0 to 1e6 s");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["user_s"] = -1; }, "user_s is not a time");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["syscalls"] = 2.5; }, "syscalls is not a whole number");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["job_s"] = {1e7}; }, "job_s is not a time");
+    refused([](auto& j) { j["cases"][0]["samples"][0]["resident"] = 3; }, "resident is not a fraction");
+    refused([](auto& j) { j["cases"][0]["samples"][0] = 7; }, "a sample is malformed");
+    nlohmann::json j = report_to_json(full_report());
+    j["cases"][0]["samples"][0]["bytes"] = 1ull << 53;
+    EXPECT_NO_THROW(read_report_json(j.dump(), "r.json"));
+}
+
+// A key twice in one object was last-wins: now the file is refused, naming the key.
+TEST(Export, AResultFileWithAKeyTwiceIsRefusedNamingIt) {
+    const std::string text = report_to_json(full_report()).dump();
+    const auto refused = [](const std::string& t, const std::string& why) {
+        try {
+            read_report_json(t, "r.json");
+            ADD_FAILURE() << "accepted: " << why;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    };
+    refused("{\"suite\":\"x\"," + text.substr(1), "r.json: the key 'suite' is there twice in one object");
+    std::string in_sample = text;
+    const auto at = in_sample.find("\"wall_s\":");
+    ASSERT_NE(at, std::string::npos);
+    in_sample.insert(at, "\"wall_s\":1,");
+    refused(in_sample, "the key 'wall_s' is there twice");
+    EXPECT_NO_THROW(read_report_json(text, "r.json"));
+}
+
+// C1 controls (U+009B is a CSI of its own) and the bidirectional overrides and isolates reach
+// neither a terminal nor a Markdown file, from a result file or from anywhere else.
+TEST(Export, C1AndBidiControlsAreShownEscaped) {
+    const std::string csi = "\xc2\x9b", osc = "\xc2\x9d", rlo = "\xe2\x80\xae", lri = "\xe2\x81\xa6";
+    nlohmann::json j = report_to_json(fixed_report());
+    j["suite"] = "s" + csi + "2J" + rlo;
+    j["cases"][0]["group"] = "g" + osc + "0;x" + lri;
+    j["cases"][5]["reason"] = "r" + rlo + "evil";
+    const Report from_file = read_report_json(j.dump(), "r.json");
+    const Report made = [&] {
+        Report m = fixed_report();
+        m.cases[5].reason = "m" + csi + "31m\x9b" + lri;  // a raw 0x9b, as a tool may print it
+        return m;
+    }();
+    for (const Report* r : {&from_file, &made}) {
+        for (const std::string& out : {render_terminal(*r, {}), to_markdown(*r)}) {
+            for (const std::string& control : {csi, osc, rlo, lri, std::string("\x9b")})
+                EXPECT_EQ(out.find(control), std::string::npos) << out;
+        }
+    }
+    const std::string shown = render_terminal(from_file, {});
+    EXPECT_NE(shown.find("r\\u202eevil"), std::string::npos) << shown;
+    EXPECT_NE(to_markdown(made).find("m\\u009b31m\\x9b\\u2066"), std::string::npos) << to_markdown(made);
+    EXPECT_EQ(one_line("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");  // other text is kept
 }
 
 TEST(Export, ACaseOfAGroupTheFileDoesNotListIsStillShown) {

@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -443,6 +444,78 @@ TEST(Inputs, AnInputThatFailsHalfWrittenIsRemoved) {
     EXPECT_FALSE(exists(dir.file(input_name(w, 0))));
     const auto in = pool.get(w);
     EXPECT_EQ(in->digest.size, w.size);
+}
+
+// --- result files: bounded in size and in the memory reading them takes ---
+
+// The peak memory of `iolab report FILE`, in bytes (its own process, so nothing else counts).
+std::uint64_t report_peak(const std::string& file) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        ::execl(IOLAB_BINARY, IOLAB_BINARY, "report", file.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    rusage use{};
+    if (::wait4(pid, &status, 0, &use) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 0;
+    return static_cast<std::uint64_t>(use.ru_maxrss) * 1024;
+}
+
+TEST(ResultFiles, ReadingOneTakesAtMostFourTimesItsSize) {
+    ScratchDir dir;
+    const std::string small = dir.file("small.json"), big = dir.file("big.json");
+    ASSERT_EQ(
+        run_cli("run -s read.chunk --size 64K --iterations 3 --quiet --dir " + dir.path() + " --json " + small).status,
+        0);
+    // Four cases of 10,000 samples each (a run at --iterations 10000): about 9 MB.
+    std::string text = test::slurp(small);
+    const auto from = text.find("\"samples\"");
+    ASSERT_NE(from, std::string::npos);
+    const auto open = text.find('[', from), one_end = text.find('}', open);
+    const std::string sample = text.substr(open + 1, one_end - open);
+    const auto close = text.find(']', one_end);
+    std::string many = "[";
+    for (int i = 0; i < 10000; ++i) many += (i ? "," : "") + sample;
+    many += "]";
+    const std::string one_case_samples = text.substr(0, open) + many + text.substr(close + 1);
+    // The first case, four times over.
+    const auto cases = one_case_samples.find("\"cases\"");
+    const auto first = one_case_samples.find('{', cases);
+    int depth = 0;
+    std::size_t end = first;
+    for (; end < one_case_samples.size(); ++end) {
+        depth += one_case_samples[end] == '{' ? 1 : one_case_samples[end] == '}' ? -1 : 0;
+        if (depth == 0) break;
+    }
+    const std::string one = one_case_samples.substr(first, end + 1 - first);
+    const auto list_end = one_case_samples.find(']', end);
+    std::string body = one_case_samples.substr(0, first) + one;
+    for (int i = 0; i < 3; ++i) body += "," + one;
+    body += one_case_samples.substr(list_end);
+    std::ofstream(big) << body;
+    ASSERT_GT(body.size(), 8u << 20);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "a sanitizer's own memory would be counted";
+#else
+    const std::uint64_t base = report_peak(small), peak = report_peak(big);
+    ASSERT_GT(base, 0u);
+    ASSERT_GT(peak, 0u) << "the file of " << body.size() << " bytes was not read";
+    EXPECT_LE(peak - std::min(peak, base), 4 * body.size())
+        << "reading " << body.size() << " bytes took " << (peak - base) << " bytes";
+#endif
+}
+
+TEST(ResultFiles, AFileOver64MiBIsRefused) {
+    ScratchDir dir;
+    const std::string huge = dir.file("huge.json");
+    std::ofstream(huge).close();
+    ASSERT_EQ(::truncate(huge.c_str(), (64 << 20) + 1), 0);
+    const auto r = run_cli("report " + huge);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("larger than 64 MiB"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -35,6 +35,107 @@ std::string_view legacy_name(std::string_view name) {
 
 using nlohmann::json;
 
+// The document as nlohmann's own parser builds it, with two differences: a key twice in one
+// object is refused, naming it; and each sample of cases[i].samples becomes a Sample as soon as
+// it ends, instead of a tree of its own (a sample's tree takes about 30 times its text, a Sample
+// about its text). The DOM keeps those arrays empty.
+class ResultSax final : public nlohmann::json_sax<json> {
+public:
+    json root;
+    std::vector<std::vector<Sample>> samples;  // by case
+    std::string error;                         // why a handler stopped the parse
+
+    bool null() override { return put(json(nullptr)); }
+    bool boolean(bool v) override { return put(json(v)); }
+    bool number_integer(number_integer_t v) override { return put(json(v)); }
+    bool number_unsigned(number_unsigned_t v) override { return put(json(v)); }
+    bool number_float(number_float_t v, const string_t&) override { return put(json(v)); }
+    bool string(string_t& v) override { return put(json(std::move(v))); }
+    bool binary(binary_t& v) override { return put(json::binary(std::move(v))); }
+    bool start_object(std::size_t) override {
+        if (!stack_.empty() && stack_.size() == samples_depth_) {
+            sample_ = json::object();
+            stack_.push_back(&sample_);
+            return true;
+        }
+        return open(json::object());
+    }
+    bool key(string_t& k) override {
+        json& o = *stack_.back();
+        if (o.contains(k)) {
+            error = fmt::format("the key '{}' is there twice in one object", k);
+            return false;
+        }
+        slot_ = &o[k];
+        key_ = k;
+        return true;
+    }
+    bool end_object() override {
+        stack_.pop_back();
+        if (stack_.size() == samples_depth_ && samples_depth_ > 0) {
+            try {
+                samples.back().push_back(sample_.get<Sample>());
+            } catch (const std::exception& e) {
+                error = fmt::format("case {}: a sample is malformed ({})", samples.size(), e.what());
+                return false;
+            }
+        }
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        const bool cases = stack_.size() == 1 && key_ == "cases";
+        const bool case_samples = stack_.size() == 3 && stack_[1] == cases_ && key_ == "samples";
+        if (!open(json::array())) return false;
+        if (cases) cases_ = stack_.back();
+        if (case_samples) {
+            samples.resize(cases_->size());
+            samples.back().clear();
+            samples_depth_ = stack_.size();
+        }
+        return true;
+    }
+    bool end_array() override {
+        if (stack_.size() == samples_depth_) samples_depth_ = 0;
+        stack_.pop_back();
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+        error = fmt::format("not JSON ({})", e.what());
+        return false;
+    }
+
+private:
+    bool put(json&& v) {
+        if (stack_.empty()) {
+            root = std::move(v);
+        } else if (stack_.back()->is_array()) {
+            stack_.back()->push_back(std::move(v));
+        } else {
+            *slot_ = std::move(v);
+        }
+        return true;
+    }
+    bool open(json&& v) {
+        if (stack_.empty()) {
+            root = std::move(v);
+            stack_.push_back(&root);
+        } else if (stack_.back()->is_array()) {
+            stack_.back()->push_back(std::move(v));
+            stack_.push_back(&stack_.back()->back());
+        } else {
+            *slot_ = std::move(v);
+            stack_.push_back(slot_);
+        }
+        return true;
+    }
+    std::vector<json*> stack_;  // the open objects and arrays, outermost first
+    json* slot_ = nullptr;      // where an object's next value goes
+    std::string key_;           // the last key read
+    json* cases_ = nullptr;     // the top-level cases array
+    std::size_t samples_depth_ = 0;
+    json sample_;
+};
+
 std::string str(const json& j, const char* key) {
     const auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -110,7 +211,7 @@ std::shared_ptr<Timeline> read_timeline(const json& t, const Where& where) {
     return std::make_shared<Timeline>(Timeline::from_spans(static_cast<unsigned>(lanes), spans));
 }
 
-CaseResult read_case(const json& c, const std::string& origin, std::size_t index) {
+CaseResult read_case(const json& c, std::vector<Sample> samples, const std::string& origin, std::size_t index) {
     const auto where = [&](const std::string& what) {
         return ResultFormatError(one_line(fmt::format("{}: case {}: {}", origin, index + 1, what)));
     };
@@ -147,15 +248,14 @@ CaseResult read_case(const json& c, const std::string& origin, std::size_t index
     const auto why = stopped.empty() ? StopReason::none : value_of(kStopReasons, stopped);
     if (!why) throw where(fmt::format("stopped '{}' is not {}", one_line(stopped), names_of(kStopReasons)));
     r.stopped = *why;
-    const auto samples = c.find("samples");
-    if (samples == c.end() || !samples->is_array()) throw where("missing samples");
-    try {
-        for (const auto& s : *samples) r.samples.push_back(s.get<Sample>());
-        // A result file keeps a case's latency whole (below), never a sample's.
-        for (Sample& s : r.samples) s.latency.reset();
-    } catch (const json::exception& e) {
-        throw where(fmt::format("a sample is malformed ({})", e.what()));
-    }
+    const auto listed = c.find("samples");
+    if (listed == c.end() || !listed->is_array()) throw where("missing samples");
+    // The samples' objects were read as the file was (ResultSax); anything else left in the list
+    // is not a sample.
+    if (!listed->empty()) throw where("a sample is malformed (not an object)");
+    r.samples = std::move(samples);
+    // A result file keeps a case's latency whole (below), never a sample's.
+    for (Sample& s : r.samples) s.latency.reset();
     for (const auto& s : r.samples)
         if (!(s.wall_s >= 1e-9) || !(s.user_s >= 0) || !(s.sys_s >= 0) || !std::isfinite(s.wall_s) ||
             !std::isfinite(s.user_s) || !std::isfinite(s.sys_s))
@@ -258,12 +358,13 @@ FindingResult read_finding(const json& f, const std::string& where) {
 }  // namespace
 
 Report read_report_json(std::string_view text, const std::string& origin) {
-    json j;
+    ResultSax sax;
     try {
-        j = json::parse(text);
-    } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
+        if (!json::sax_parse(text, &sax)) throw ResultFormatError(one_line(fmt::format("{}: {}", origin, sax.error)));
+    } catch (const json::exception& e) {  // out_of_range for huge numbers
         throw ResultFormatError(one_line(fmt::format("{}: not JSON ({})", origin, e.what())));
     }
+    const json& j = sax.root;
     if (!j.is_object()) throw ResultFormatError(fmt::format("{}: expected a JSON object", origin));
     if (str(j, "schema") != kResultSchema)
         throw ResultFormatError(
@@ -358,7 +459,8 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     const auto cases = j.find("cases");
     if (cases == j.end() || !cases->is_array()) throw ResultFormatError(fmt::format("{}: missing cases", origin));
     for (std::size_t i = 0; i < cases->size(); ++i) {
-        CaseResult c = read_case((*cases)[i], origin, i);
+        CaseResult c = read_case((*cases)[i],
+                                 i < sax.samples.size() ? std::move(sax.samples[i]) : std::vector<Sample>{}, origin, i);
         // A case of a group the file does not list is shown in a group of its own name.
         if (!r.groups.empty() || !c.spec.group.empty())
             if (std::none_of(r.groups.begin(), r.groups.end(),
@@ -371,8 +473,9 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 }
 
 Report read_report_file(const std::string& path) {
-    // A run of many cases at --iterations 10000 writes tens of MiB: what iolab writes, it reads.
-    constexpr std::uint64_t kMaxResultFile = 1ull << 30;
+    // A run of many cases at --iterations 10000 writes tens of MiB; reading one takes at most about
+    // 3 times its size (docs/safety.md).
+    constexpr std::uint64_t kMaxResultFile = 64ull << 20;
     return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFile), path);
 }
 
