@@ -331,11 +331,33 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     std::filesystem::create_directories(folder.empty() ? "." : folder, ec);
     ::umask(mask);
     if (ec) throw IoError(ec.value(), "create the folder", folder.string());
+    // What the library will make of the file is checked before it is written, and after.
+    const auto same = [&](const Profile& back) {
+        if (!back.usable() || back.device != p.device || back.read_buffer != p.read_buffer ||
+            back.write_buffer != p.write_buffer || back.choices.size() != p.choices.size())
+            return false;
+        for (const auto& [key, c] : p.choices)
+            if (const auto it = back.choices.find(key);
+                it == back.choices.end() || it->second.method != c.method || it->second.buffer != c.buffer)
+                return false;
+        return true;
+    };
+    if (const Profile back = parse_profile(p.text(), out); !same(back))
+        throw std::runtime_error(one_line(fmt::format("the profile would not read back as measured ({}): not written",
+                                                      back.ignored.empty() ? "it differs" : back.ignored)));
     write_file_atomic(out, p.text());
-    fmt::print(
-        "profile written to {}: read_file, copy_file and the buffered classes of iolab::io use it for files on "
-        "this filesystem\n",
-        one_line(out));
+    if (const Profile back = load_profile(out); !same(back))
+        throw std::runtime_error(one_line(fmt::format("the profile written to {} does not read back as measured ({})",
+                                                      out, back.ignored.empty() ? "it differs" : back.ignored)));
+    // The library reads the profile at profile_path() only.
+    if (out == profile_path())
+        fmt::print(
+            "profile written to {} and read back: read_file, copy_file and the buffered classes of iolab::io use "
+            "it for files on this filesystem\n",
+            one_line(out));
+    else
+        fmt::print("profile written to {} and read back; the library reads {}, so it is not in use there\n",
+                   one_line(out), one_line(profile_path().empty() ? std::string("no profile") : profile_path()));
     return report.any_failed() ? 1 : 0;
 }
 

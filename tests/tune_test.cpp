@@ -243,5 +243,32 @@ TEST(Tune, TheCommandWritesAProfileTheLibraryUses) {
     EXPECT_NE(bad.err.find("/nonexistent-iolab"), std::string::npos) << bad.err;
 }
 
+// A profile is read back before tune says it is in use, and where the library reads it from.
+TEST(Tune, TheProfileIsReadBackAndSaidInUseOnlyWhereTheLibraryReadsIt) {
+    ScratchDir dir, results;
+    auto r = test::run_cli("tune --smoke -q --dir " + dir.path() + " --profile " + results.file("p"));
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("and read back; the library reads"), std::string::npos) << r.out;
+    ::setenv("XDG_CONFIG_HOME", results.path().c_str(), 1);
+    r = test::run_cli("tune --smoke -q --dir " + dir.path() + " --profile " + results.file("iolab/profile"));
+    ::unsetenv("XDG_CONFIG_HOME");
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("and read back: read_file, copy_file"), std::string::npos) << r.out;
+    // A folder whose name would end the profile's line, and start one of its own, is refused
+    // before anything is measured (it made a profile the library ignored whole, "a key twice").
+    const std::string odd = dir.file("a\nread.small = read 0 1.0");
+    ASSERT_EQ(::mkdir(odd.c_str(), 0700), 0);
+    r = test::run_cli("tune --smoke -q --dir '" + odd + "' --profile " + results.file("odd"));
+    EXPECT_EQ(r.status, 2) << r.err << r.out;
+    EXPECT_NE(r.err.find("holds a control character"), std::string::npos) << r.err;
+    EXPECT_NE(load_profile(results.file("odd")).ignored.find("no profile at"), std::string::npos);
+    // What a line break in a value does to a profile: the library ignores it whole.
+    Profile p = load_profile(results.file("p"));
+    p.choices["read.small"] = {"read", 1 << 20, 100.0};
+    ASSERT_TRUE(parse_profile(p.text(), "x").usable());
+    p.folder = odd;
+    EXPECT_FALSE(parse_profile(p.text(), "x").usable());
+}
+
 }  // namespace
 }  // namespace iolab

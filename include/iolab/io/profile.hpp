@@ -52,6 +52,8 @@ IOLAB_IO_API std::string_view library_version();
 // Reads a profile. A missing or unreadable file, a line it cannot read, another machine or
 // another version: a Profile whose `ignored` says so (never an exception).
 IOLAB_IO_API Profile load_profile(const std::string& path);
+// The profile a file holding `text` at `path` gives (what load_profile does once it has read it).
+IOLAB_IO_API Profile parse_profile(const std::string& text, const std::string& path);
 // The process's profile: load_profile(profile_path()), once.
 IOLAB_IO_API const Profile& profile();
 // A profile that is never used (for code that must not be tuned, such as iolab's own measurements).

@@ -157,6 +157,12 @@ Profile load_profile(const std::string& path) {
         p.ignored = e.code() == ENOENT ? "no profile at " + path + " (iolab tune makes one)" : e.what();
         return p;
     }
+    return parse_profile(text, path);
+}
+
+Profile parse_profile(const std::string& text, const std::string& path) {
+    Profile p;
+    p.path = path;
     std::size_t number = 0;
     std::set<std::string> seen;
     for (std::size_t at = 0; at < text.size();) {
