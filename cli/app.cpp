@@ -95,7 +95,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         // Every rank checks; one rank's refusal is every rank's. Every rank must have been given
         // the plan rank 0 was. Rank 0 looks for stale folders before any rank makes its own
         // (after the agreement), so none is taken for stale.
-        const std::uint64_t plan = plan_fingerprint(suite);
+        const std::uint64_t plan = plan_fingerprint(a, suite);
         const bool same_plan = team().leader(plan) == plan;
         const Outcome o = team().agree(outcome_of([&] {
             if (!same_plan)

@@ -8,6 +8,8 @@
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/interrupt.hpp"
+#include "iolab/core/text_file.hpp"
+#include "iolab/harness/settings.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/sys/mpi.hpp"
@@ -47,14 +49,29 @@ unsigned parsed_shift(const std::string& text) {
 
 }  // namespace
 
-std::uint64_t plan_fingerprint(const Suite& suite) {
+std::uint64_t plan_fingerprint(const RunArgs& a, const Suite& suite) {
     std::string text;
+    // Every setting, as given on the command line: a row of the settings table is in the plan by
+    // being in the table (a --seed or --queue of its own on one rank is another plan).
+    for (const Setting& s : settings()) {
+        text += std::string(s.key) + "=";
+        if (const auto v = a.values.find(s.key); v != a.values.end())
+            text += fmt::format("{}", fmt::join(v->second, ","));
+        if (const auto f = a.flags.find(s.key); f != a.flags.end() && a.given(s.key)) text += f->second ? "on" : "off";
+        text += "\n";
+    }
+    // The run's own options that change what a rank does, and the suite it runs, whole.
+    text += fmt::format("suite={} strategies={} rank_shift={} mpi_timeout={} smoke={}\n", a.suite,
+                        fmt::join(a.strategies, ","), a.rank_shift, a.mpi_timeout, a.smoke);
+    if (!a.suite_file.empty())
+        if (const auto file = read_text_file(a.suite_file)) text += *file;
+    // And what came of them: every group's settings and cases.
     for (const auto& g : suite.groups) {
         const RunOptions& o = g.options;
         text += g.id + "\n" + options_text(o) + "\n";
-        text +=
-            fmt::format("{} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
-                        o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file);
+        text += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
+                            o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file,
+                            g.plan.seed);
         for (const auto& c : group_cases(g))
             text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
                                 to_string(c.workload.data));
@@ -74,8 +91,8 @@ MpiRank::MpiRank(const RunArgs& a, const Suite& suite, bool start) {
     if (!start) return;
     if (!sys::mpi::built())
         throw InputError("--mpi: this iolab was built without MPI (install libopenmpi-dev, then build again)");
-    sys::mpi::init();
     sys::mpi::set_timeout_hint(" (raise --mpi-timeout if a rank needs longer)");
+    sys::mpi::init(timeout_s);
     // A signalled rank's other ranks learn of the stop only at their next step.
     interrupt::set_grace(static_cast<int>(std::ceil(timeout_s)));
     team_ = std::make_unique<MpiTeam>(timeout_s, shift);

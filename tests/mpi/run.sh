@@ -121,6 +121,26 @@ rc=$?
 grep -q "rank 1 on .*: this rank was given another plan than rank 0" "$work/err7" || fail "different plans: $(cat "$work/err7")"
 [ "$(leftovers)" -eq 0 ] || fail "different plans: scratch folders left: $(ls "$work/scratch")"
 
+# 6b. The same for a setting that changes no case's name (--seed) and for --rank-shift: the plan
+# covers every setting, and every rank records its own values only when they are rank 0's.
+for other in "--seed 7" "--rank-shift 1"; do
+  timeout -k 10 240 mpirun -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --dir "$work/scratch" : \
+    -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --dir "$work/scratch" $other \
+    >"$work/out7b" 2>"$work/err7b"
+  rc=$?
+  [ $rc -eq 2 ] || fail "different $other: status $rc, expected 2"
+  grep -q "rank 1 on .*: this rank was given another plan than rank 0" "$work/err7b" || fail "different $other: $(cat "$work/err7b")"
+done
+[ "$(leftovers)" -eq 0 ] || fail "different settings: scratch folders left: $(ls "$work/scratch")"
+
+# 6c. A rank whose partner never starts MPI waits in MPI_Init no longer than --mpi-timeout.
+start=$(date +%s)
+timeout -k 10 240 mpirun -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --mpi-timeout 3s \
+  --dir "$work/scratch" : -np 1 sleep 200 >"$work/out7c" 2>"$work/err7c"
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] || fail "no partner: status $rc (124 or 137: the job did not end by itself)"
+grep -q "rank 0 on .*: MPI_Init did not end within 3 s" "$work/err7c" || fail "no partner: no message: $(tail -5 "$work/err7c")"
+
 # 7. Bad input under mpirun is said once, by rank 0, and every rank ends with status 2.
 mpi "$iolab" run -s read.chunk --mpi --rank-shift -1 >"$work/out8" 2>"$work/err8"
 rc=$?

@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -58,6 +61,48 @@ void wait(MPI_Request& req, double timeout_s, const char* what) {
     }
 }
 
+// A blocking MPI call (MPI_Init, MPI_Finalize: they wait for every rank, and have no
+// nonblocking form) run under a deadline: a watcher thread ends the process, saying which step
+// it was, when the call has not returned by then (a rank that never starts, or died).
+template <class F>
+void within(double timeout_s, const char* step, F&& call) {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread watcher([&] {
+        std::unique_lock lock(m);
+        if (cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done; })) return;
+        // Before MPI_Init returns, the rank is known only from the launcher's environment.
+        const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
+        if (!r) r = std::getenv("PMIX_RANK");
+        char name[256] = "?";
+        ::gethostname(name, sizeof name - 1);
+        const std::string line = fmt::format(
+            "iolab: rank {} on {}: {} did not end within {} s (a rank that never "
+            "started, or ended); ending this rank{}\n",
+            r ? r : "?", name, step, timeout_s, g_hint);
+        [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+        std::_Exit(1);
+    });
+    const auto finish = [&] {
+        {
+            const std::lock_guard lock(m);
+            done = true;
+        }
+        cv.notify_one();
+        watcher.join();
+    };
+    try {
+        call();
+    } catch (...) {
+        finish();
+        throw;
+    }
+    finish();
+}
+
+double g_timeout_s = 600;
+
 int as_int(std::size_t n) {
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("MPI message too large");
     return static_cast<int>(n);
@@ -69,10 +114,12 @@ bool built() { return true; }
 
 void set_timeout_hint(std::string hint) { g_hint = std::move(hint); }
 
-void init() {
+void init(double timeout_s) {
     if (initialized()) return;
+    g_timeout_s = timeout_s;
     int provided = 0;
-    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init");
+    within(timeout_s, "MPI_Init",
+           [&] { check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "init"); });
     if (provided < MPI_THREAD_FUNNELED)
         throw std::runtime_error("MPI cannot be used by a process with threads (MPI_THREAD_FUNNELED not provided)");
     // Errors come back as codes (check() turns them into exceptions), not as an abort inside MPI.
@@ -87,7 +134,7 @@ bool initialized() {
 }
 
 void finalize() {
-    if (initialized()) MPI_Finalize();
+    if (initialized()) within(g_timeout_s, "MPI_Finalize", [] { MPI_Finalize(); });
 }
 
 void abort(int code) {

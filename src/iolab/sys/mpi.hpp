@@ -17,8 +17,9 @@ void set_timeout_hint(std::string hint);
 
 bool built();
 // MPI_Init_thread (funneled: other threads never call MPI). Throws std::runtime_error when
-// iolab was built without MPI or MPI cannot start.
-void init();
+// iolab was built without MPI or MPI cannot start. MPI_Init, and MPI_Finalize later, wait for
+// every rank: when one has not returned within timeout_s, the rank says so and ends (status 1).
+void init(double timeout_s);
 bool initialized();
 void finalize();
 // Ends every rank of the job (MPI_Abort): the ranks are out of step for good.

@@ -15,7 +15,7 @@ namespace {
 
 bool built() { return false; }
 void set_timeout_hint(std::string) {}
-void init() { missing(); }
+void init(double) { missing(); }
 bool initialized() { return false; }
 void finalize() {}
 void abort(int code) { std::exit(code); }
