@@ -128,7 +128,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         fmt::print(stderr,
                    "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean "
                    "--dir {}' removes them\n",
-                   stale.size(), dir, fmt::join(names, ", "), dir);
+                   stale.size(), one_line(dir), fmt::join(names, ", "), one_line(dir));
     }
     // On a terminal a bar; elsewhere (a log, a CI job) one plain line a group, and one a minute.
     const bool progress = reports && !a.quiet && ::isatty(STDERR_FILENO);
@@ -195,8 +195,15 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         return report.any_failed() ? 1 : 0;
     }
     for (const Exporter& e : exporters())
-        if (const std::string& path = a.output(e.option); !path.empty())
-            write_file_atomically(path, e.render(report), a.force);
+        if (const std::string& path = a.output(e.option); !path.empty()) {
+            const std::string text = e.render(report);
+            write_file_atomically(path, text, a.force);
+            if (e.option == "json" && text.size() > kMaxResultFileBytes)
+                fmt::print(stderr,
+                           "iolab: {} holds {}, more than the {} that 'iolab report' and 'iolab compare' read; "
+                           "fewer cases or iterations a file keep it readable\n",
+                           one_line(path), format_size(text.size()), format_size(kMaxResultFileBytes));
+        }
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (const int sig = interrupt::signal_received()) {
         fmt::print(stderr, "iolab: interrupted by signal {}: {} case(s) measured before it{}\n", sig,

@@ -214,7 +214,7 @@ int clean(const std::string& parent, bool kept) {
                 if (f.removed) {
                     ++removed;
                     fmt::print("removed {}{}\n", one_line(f.path), one_line(owner));
-                } else if (f.state == ScratchFolder::State::kept) {
+                } else if (f.state == ScratchFolder::State::kept && !kept) {
                     fmt::print("kept    {}{}: kept by --keep; 'iolab clean --kept' removes it\n", one_line(f.path),
                                one_line(owner));
                 } else {
@@ -349,8 +349,12 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     if (const Profile back = load_profile(out); !same(back))
         throw std::runtime_error(one_line(fmt::format("the profile written to {} does not read back as measured ({})",
                                                       out, back.ignored.empty() ? "it differs" : back.ignored)));
-    // The library reads the profile at profile_path() only.
-    if (out == profile_path())
+    // The library reads the profile at profile_path() only (however the path was spelt).
+    struct stat here {
+    }, read_by_library{};
+    if (!profile_path().empty() && ::stat(out.c_str(), &here) == 0 &&
+        ::stat(profile_path().c_str(), &read_by_library) == 0 && here.st_dev == read_by_library.st_dev &&
+        here.st_ino == read_by_library.st_ino)
         fmt::print(
             "profile written to {} and read back: read_file, copy_file and the buffered classes of iolab::io use "
             "it for files on this filesystem\n",

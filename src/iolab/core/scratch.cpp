@@ -128,7 +128,17 @@ ScratchDir::ScratchDir(const std::string& parent) {
         const std::string made = "lock." + id_;
         lock_fd_ = write_new(dir_fd_, made,
                              "pid " + std::to_string(::getpid()) + " started " + stamp + "\nid " + id_ + "\n", path_);
-        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) throw IoError(errno, "lock", path_ + "/" + made);
+        if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+            const int e = errno;
+            // A filesystem without locks (Lustre mounted noflock): the run goes on, and without a
+            // lock and a marker its folder is never proven iolab's, so no clean removes it.
+            if (e != ENOSYS && e != ENOLCK && e != EOPNOTSUPP && e != EINVAL)
+                throw IoError(e, "lock", path_ + "/" + made);
+            ::close(lock_fd_);
+            lock_fd_ = -1;
+            ::unlinkat(dir_fd_, made.c_str(), 0);
+            return;
+        }
         if (::renameat(dir_fd_, made.c_str(), dir_fd_, kLock) != 0) throw IoError(errno, "rename the lock in", path_);
         if (on_step) on_step(path_);
         ::close(write_new(dir_fd_, kMarker, "iolab scratch folder\nid " + id_ + "\n", path_));
@@ -189,8 +199,9 @@ namespace {
 
 // A small regular file's text (at most 256 bytes), opened without following a link and without
 // waiting (a FIFO in its place); nullopt with why when it is missing or anything else.
+// Read and write for a lock: NFS takes an exclusive flock as a write lock.
 std::optional<std::string> small_file(int dir, const char* name, int* fd_out, std::string* why) {
-    const int fd = ::openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    const int fd = ::openat(dir, name, (fd_out ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         *why = errno == ENOENT ? fmt::format("it has no {}", name)
                                : fmt::format("its {} cannot be opened ({})", name,
@@ -285,7 +296,11 @@ ScratchFolder look_at(int pfd, const std::string& parent, const std::string& nam
     f.owner = lock->substr(0, lock->find('\n'));
     // Held by a live run (or a fork of one): taking it fails at once.
     if (::flock(lfd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
         ::close(lfd);
+        if (e != EWOULDBLOCK)
+            return fail(
+                fmt::format("its lock cannot be taken ({}): whether it is in use is unknown", std::strerror(e)));
         ::close(dfd);
         f.state = ScratchFolder::State::in_use;
         return f;
@@ -319,8 +334,27 @@ std::vector<ScratchFolder> survey_scratch(const std::string& parent, bool remove
                             (f.state == ScratchFolder::State::kept && remove_kept);
         if (remove) {
             // With its lock held: no run takes a folder of a killed run back, but a second clean
-            // would find it held.
-            remove_scratch_tree(ScratchTree{pfd, name, dfd, id.st_dev, id.st_ino});
+            // would find it held. The proof goes last: a folder that cannot be emptied (a file
+            // that will not go) is still proven at the next clean.
+            const auto others = [&] {
+                std::vector<std::string> entries;
+                const int inner = ::openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                DIR* d = inner >= 0 ? ::fdopendir(inner) : nullptr;
+                if (!d) {
+                    if (inner >= 0) ::close(inner);
+                    return std::optional<std::vector<std::string>>();
+                }
+                while (dirent* e = ::readdir(d)) {
+                    const std::string n = e->d_name;
+                    if (n != "." && n != ".." && !ScratchDir::bookkeeping(n)) entries.push_back(n);
+                }
+                ::closedir(d);
+                return std::optional(entries);
+            };
+            if (const auto first = others())
+                for (const auto& n : *first) remove_tree_at(dfd, n);
+            if (const auto left = others(); left && left->empty())
+                remove_scratch_tree(ScratchTree{pfd, name, dfd, id.st_dev, id.st_ino});
             struct stat st {};
             f.removed = ::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0;
         }

@@ -83,8 +83,10 @@ public:
         return true;
     }
     bool start_array(std::size_t) override {
-        const bool cases = stack_.size() == 1 && key_ == "cases";
-        const bool case_samples = stack_.size() == 3 && stack_[1] == cases_ && key_ == "samples";
+        // The key read last names this array only where it opens inside an object.
+        const bool in_object = !stack_.empty() && stack_.back()->is_object();
+        const bool cases = in_object && stack_.size() == 1 && key_ == "cases";
+        const bool case_samples = in_object && stack_.size() == 3 && stack_[1] == cases_ && key_ == "samples";
         if (!open(json::array())) return false;
         if (cases) cases_ = stack_.back();
         if (case_samples) {
@@ -475,8 +477,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
 Report read_report_file(const std::string& path) {
     // A run of many cases at --iterations 10000 writes tens of MiB; reading one takes at most about
     // 3 times its size (docs/safety.md).
-    constexpr std::uint64_t kMaxResultFile = 64ull << 20;
-    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFile), path);
+    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFileBytes), path);
 }
 
 }  // namespace iolab

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 // Reading a result file back (iolab compare, and anything else that consumes results).
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,8 @@ struct ResultFormatError : InputError {
 // result whose stats disagree with its samples cannot mislead. Throws ResultFormatError with
 // one line naming the origin and what is wrong.
 Report read_report_json(std::string_view text, const std::string& origin);
+// The largest result file read back (docs/safety.md).
+inline constexpr std::uint64_t kMaxResultFileBytes = 64ull << 20;
 Report read_report_file(const std::string& path);
 
 }  // namespace iolab

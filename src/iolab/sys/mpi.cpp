@@ -9,8 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
@@ -69,18 +71,20 @@ void within(double timeout_s, const char* step, F&& call) {
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
+    // Before MPI_Init returns, the rank is known only from the launcher's environment, read here:
+    // MPI_Init may change the environment while the watcher waits.
+    const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
+    if (!r) r = std::getenv("PMIX_RANK");
+    const std::string who = r ? r : "?";
+    char name[256] = "?";
+    ::gethostname(name, sizeof name - 1);
+    const std::string line = fmt::format(
+        "iolab: rank {} on {}: {} did not end within {} s (a rank that never "
+        "started, or ended); ending this rank{}\n",
+        who, name, step, timeout_s, g_hint);
     std::thread watcher([&] {
         std::unique_lock lock(m);
         if (cv.wait_for(lock, std::chrono::duration<double>(timeout_s), [&] { return done; })) return;
-        // Before MPI_Init returns, the rank is known only from the launcher's environment.
-        const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
-        if (!r) r = std::getenv("PMIX_RANK");
-        char name[256] = "?";
-        ::gethostname(name, sizeof name - 1);
-        const std::string line = fmt::format(
-            "iolab: rank {} on {}: {} did not end within {} s (a rank that never "
-            "started, or ended); ending this rank{}\n",
-            r ? r : "?", name, step, timeout_s, g_hint);
         [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
         std::_Exit(1);
     });
@@ -134,7 +138,11 @@ bool initialized() {
 }
 
 void finalize() {
-    if (initialized()) within(g_timeout_s, "MPI_Finalize", [] { MPI_Finalize(); });
+    if (!initialized()) return;
+    // What this rank printed is out before anything can end it. Rank 0 may still be writing its
+    // reports while the others finalize: they wait for it at least ten minutes.
+    std::fflush(nullptr);
+    within(std::max(g_timeout_s, 600.0), "MPI_Finalize", [] { MPI_Finalize(); });
 }
 
 void abort(int code) {

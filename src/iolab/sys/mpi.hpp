@@ -17,8 +17,9 @@ void set_timeout_hint(std::string hint);
 
 bool built();
 // MPI_Init_thread (funneled: other threads never call MPI). Throws std::runtime_error when
-// iolab was built without MPI or MPI cannot start. MPI_Init, and MPI_Finalize later, wait for
-// every rank: when one has not returned within timeout_s, the rank says so and ends (status 1).
+// iolab was built without MPI or MPI cannot start. MPI_Init waits for every rank: when it has not
+// returned within timeout_s, the rank says so and ends (status 1). MPI_Finalize later waits the
+// same way, at least ten minutes (rank 0 may be writing its reports).
 void init(double timeout_s);
 bool initialized();
 void finalize();
