@@ -18,6 +18,8 @@
 #include <fstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
@@ -26,6 +28,7 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/settings.hpp"
 #include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"
 #include "iolab/sys/reserve.hpp"
@@ -469,8 +472,9 @@ TEST(Inputs, AnInputThatFailsHalfWrittenIsRemoved) {
 
 // --- result files: bounded in size and in the memory reading them takes ---
 
-// The peak memory of `iolab report FILE`, in bytes (its own process, so nothing else counts).
-std::uint64_t report_peak(const std::string& file) {
+// The peak memory of `iolab report FILE`, in bytes (its own process, so nothing else counts), and
+// its exit status in *status.
+std::uint64_t report_peak(const std::string& file, int* exit_status = nullptr) {
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int null = ::open("/dev/null", O_WRONLY);
@@ -481,7 +485,9 @@ std::uint64_t report_peak(const std::string& file) {
     }
     int status = 0;
     rusage use{};
-    if (::wait4(pid, &status, 0, &use) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 0;
+    if (::wait4(pid, &status, 0, &use) != pid || !WIFEXITED(status)) return 0;
+    if (exit_status) *exit_status = WEXITSTATUS(status);
+    if (!exit_status && WEXITSTATUS(status) != 0) return 0;
     return static_cast<std::uint64_t>(use.ru_maxrss) * 1024;
 }
 
@@ -531,6 +537,48 @@ TEST(ResultFiles, ReadingOneTakesAtMostFourTimesItsSize) {
     // The text itself is held while it is read: a measurement that does not see it sees nothing.
     EXPECT_GE(peak - base, size / 2) << "the peak does not see the file's text: " << peak << " vs " << base;
     EXPECT_LE(peak - base, 4 * size) << "reading " << size << " bytes took " << (peak - base) << " bytes";
+#endif
+}
+
+// What a hostile file holds outside the samples is bounded too: a long list where none belongs,
+// deep nesting, a latency in every sample.
+TEST(ResultFiles, AFileThatWouldTakeMoreThanFourTimesItsSizeIsRefused) {
+    ScratchDir dir;
+    const std::string small = dir.file("small.json"), junk = dir.file("junk.json"), deep = dir.file("deep.json");
+    ASSERT_EQ(
+        run_cli("run -s read.chunk --size 64K --iterations 3 --quiet --dir " + dir.path() + " --json " + small).status,
+        0);
+    const std::string text = test::slurp(small);
+    const auto end = text.rfind('}');
+    const pid_t maker = ::fork();
+    if (maker == 0) {
+        std::string zeros;
+        for (int i = 0; i < 8'000'000; ++i) zeros += i ? ",0" : "0";
+        std::ofstream(junk) << text.substr(0, end) << ",\"junk\":[" << zeros << "]}";
+        std::ofstream(deep) << text.substr(0, end) << ",\"junk\":" << std::string(100, '[') << std::string(100, ']')
+                            << "}";
+        ::_exit(0);
+    }
+    ASSERT_EQ(::waitpid(maker, nullptr, 0), maker);
+    auto r = run_cli("report " + junk);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("more than four times its size"), std::string::npos) << r.err;
+    r = run_cli("report " + deep);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("nested more than 64 deep"), std::string::npos) << r.err;
+    // A latency in a sample (a result file keeps the case's) is not read.
+    auto j = nlohmann::json::parse(text);
+    for (auto& smp : j["cases"][0]["samples"])
+        smp["latency"] = {{"counts", nlohmann::json::array()}, {"max_ns", 0}, {"slices", nlohmann::json::array()}};
+    EXPECT_NO_THROW(read_report_json(j.dump(), "r.json"));
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    struct stat st {};
+    ASSERT_EQ(::stat(junk.c_str(), &st), 0);
+    int status = -1;
+    const std::uint64_t base = report_peak(small), peak = report_peak(junk, &status);
+    EXPECT_EQ(status, 2);
+    EXPECT_LE(peak - std::min(peak, base), 4 * static_cast<std::uint64_t>(st.st_size))
+        << "refusing " << st.st_size << " bytes took " << (peak - base) << " bytes";
 #endif
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,6 +30,10 @@ std::optional<std::string> read_text_file(const std::string& path, std::string* 
         const sys::Fd fd(raw, path);
         struct stat now {};
         if (::fstat(fd.get(), &now) != 0 || !S_ISREG(now.st_mode)) return fail("not a regular file");
+        // Room for the whole file at once: a string that doubles as it grows holds its old and
+        // its new storage together.
+        text.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(now.st_size), limit)) +
+                     1);
         char buf[65536];
         while (const std::size_t n = sys::read_some(fd, buf, sizeof buf)) {
             text.append(buf, n);
