@@ -69,13 +69,13 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     } catch (const std::exception& e) {
         // Every rank has the same agreed error: rank 0 says it, and every rank ends normally.
         if (dynamic_cast<const Agreed*>(&e)) {
-            if (mpi.reports()) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+            if (mpi.reports()) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
             return dynamic_cast<const InputError*>(&e) ? 2 : 1;
         }
         // An error that escaped every agreement: the other ranks are waiting for this one. This
         // rank's scratch folder is gone (unwound); end every rank of the job now, saying why.
         fmt::print(stderr, "iolab: rank {} on {}: {}; ending every rank\n", team().rank(), sys::mpi::host(),
-                   one_line(e.what()));
+                   brief_line(e.what()));
         std::fflush(stderr);
         sys::mpi::abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
     }
@@ -366,7 +366,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             if (!known) throw InputError(unknown_word(word, app));
         }
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
         return 2;
     }
     try {
@@ -374,7 +374,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         for (const CLI::App* sub : app.get_subcommands())
             if (!sub->remaining().empty()) throw InputError(unknown_word(sub->remaining().front(), *sub));
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
         return 2;
     } catch (const CLI::CallForVersion& e) {
         if (!silent) fmt::print("{}\n", e.what());
@@ -385,7 +385,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         return silent ? 0 : app.exit(e);
     } catch (const CLI::ParseError& e) {
         if (silent) return 2;
-        fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
         return 2;
     }
     try {
@@ -413,10 +413,10 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             return 0;
         }
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
         return 2;
     } catch (const std::exception& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", one_line(e.what()));
+        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
         return 1;
     }
     return 0;

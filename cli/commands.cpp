@@ -66,8 +66,10 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 }
 
 // --dir: an existing, writable folder that is not a symbolic link.
-std::string checked_dir(const std::string& given) {
-    if (given.empty()) return default_scratch_parent();
+std::string checked_dir(const std::string& option) {
+    // Without --dir, the folder TMPDIR names (or /tmp) gets the same checks.
+    const std::string given = option.empty() ? default_scratch_parent() : option;
+    const std::string what = option.empty() ? "TMPDIR" : "--dir";
     // "link/", "link/." and "link/./" name what the link points to: the check is of the name
     // without them, and a ".." is checked on what it climbs out of.
     std::string dir = given;
@@ -77,10 +79,12 @@ std::string checked_dir(const std::string& given) {
         if (dir.size() > 2 && dir.ends_with("/.")) dir.resize(dir.size() - 2), again = true;
     }
     if (dir == "/.") dir = "/";
-    // A profile names the folder on a line of its own: a line break in it would end the line.
-    if (std::any_of(dir.begin(), dir.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-        throw InputError(one_line(
-            fmt::format("invalid --dir '{}': it holds a control character; name a folder without one", given)));
+    // A profile names the folder on a line of its own, and every message names it: a line break, a
+    // terminal's control or a byte that is not UTF-8 in it would act instead of being shown.
+    if (one_line(dir) != dir)
+        throw InputError(one_line(fmt::format(
+            "invalid {} '{}': it holds a control character or a byte that is not UTF-8; name a folder without one",
+            what, given)));
     // Before the last "..", no component may be a link: "link/sub/.." is the link's folder.
     std::size_t last_up = std::string::npos;
     for (std::size_t at = dir.find(".."); at != std::string::npos; at = dir.find("..", at + 1))
@@ -90,23 +94,24 @@ std::string checked_dir(const std::string& given) {
         struct stat up {};
         if (::lstat(dir.substr(0, end).c_str(), &up) == 0 && S_ISLNK(up.st_mode))
             throw InputError(
-                one_line(fmt::format("invalid --dir '{}': '{}' in it is a symbolic link; name the folder itself", given,
-                                     dir.substr(0, end))));
+                one_line(fmt::format("invalid {} '{}': '{}' in it is a symbolic link; name the folder itself", what,
+                                     given, dir.substr(0, end))));
     }
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0)
-        throw InputError(fmt::format("invalid --dir '{}': it does not exist; expected an existing folder", given));
+        throw InputError(fmt::format("invalid {} '{}': it does not exist; expected an existing folder", what, given));
     if (S_ISLNK(st.st_mode))
-        throw InputError(fmt::format("invalid --dir '{}': it is a symbolic link; name the folder itself", given));
+        throw InputError(fmt::format("invalid {} '{}': it is a symbolic link; name the folder itself", what, given));
     if (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode))
         throw InputError(
-            fmt::format("invalid --dir '{}': it is a device, not a folder; iolab writes only into a "
+            fmt::format("invalid {} '{}': it is a device, not a folder; iolab writes only into a "
                         "folder (to read a block device: --input DEVICE --allow-device)",
-                        given));
-    if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid --dir '{}': it is not a folder", given));
+                        what, given));
+    if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid {} '{}': it is not a folder", what, given));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw InputError(fmt::format("invalid --dir '{}': it is not writable", given));
-    return dir;
+        throw InputError(fmt::format("invalid {} '{}': it is not writable", what, given));
+    // Absolute: the folder's filesystem is found by its path among the mounts.
+    return std::filesystem::absolute(dir).string();
 }
 
 // The settings a strategy takes (iolab run --KEY), from the parameters it honours.
@@ -205,7 +210,7 @@ int list_suites() {
 // removes the memory cgroups of runs that are gone.
 int clean(const std::string& parent, bool kept) {
     const std::string dir = checked_dir(parent);
-    std::size_t removed = 0;
+    std::size_t removed = 0, left = 0;
     for (const auto& f : survey_scratch(dir, true, kept)) {
         const std::string owner = f.owner.empty() ? "" : " (" + f.owner + ")";
         switch (f.state) {
@@ -218,7 +223,11 @@ int clean(const std::string& parent, bool kept) {
                     fmt::print("kept    {}{}: kept by --keep; 'iolab clean --kept' removes it\n", one_line(f.path),
                                one_line(owner));
                 } else {
-                    fmt::print("left    {}{}: it could not be removed whole\n", one_line(f.path), one_line(owner));
+                    ++left;
+                    fmt::print(
+                        "left    {}{}: it could not be removed whole (what is left, and the proof that it "
+                        "is iolab's, stay for the next clean)\n",
+                        one_line(f.path), one_line(owner));
                 }
                 break;
             case ScratchFolder::State::in_use: fmt::print("in use  {}{}\n", one_line(f.path), one_line(owner)); break;
@@ -231,8 +240,8 @@ int clean(const std::string& parent, bool kept) {
         ++removed;
         fmt::print("removed cgroup {}\n", one_line(cg));
     }
-    if (removed == 0) fmt::print("nothing to remove in {}\n", one_line(dir));
-    return 0;
+    if (removed == 0 && left == 0) fmt::print("nothing to remove in {}\n", one_line(dir));
+    return left > 0 ? 1 : 0;
 }
 
 int show_reports(const std::vector<std::string>& files, const std::string& html, bool force, bool all) {
@@ -278,8 +287,14 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     // Where the profile goes is checked before anything is measured.
     if (!out.empty()) {
         struct stat o {};
-        if (::stat(out.c_str(), &o) == 0 && !S_ISREG(o.st_mode))
-            throw InputError(fmt::format("invalid --profile '{}': it exists and is not a regular file", out));
+        // Not followed: a link is replaced by nothing, whatever it points to.
+        if (::lstat(out.c_str(), &o) == 0 && !S_ISREG(o.st_mode))
+            throw InputError(one_line(fmt::format("invalid --profile '{}': it exists and is not a regular file{}", out,
+                                                  S_ISLNK(o.st_mode) ? " (a symbolic link)" : "")));
+        // A file on a kernel filesystem is refused as a result's would be (the folder may be new).
+        if (const auto folder = std::filesystem::path(out).parent_path();
+            folder.empty() || ::stat(folder.c_str(), &o) == 0)
+            check_output_paths({{"--profile", out}}, true);
         const auto parent = std::filesystem::path(out).parent_path();
         if (!parent.empty() && ::stat(parent.c_str(), &o) == 0 && !S_ISDIR(o.st_mode))
             throw InputError(fmt::format("invalid --profile '{}': '{}' is not a folder", out, parent.string()));

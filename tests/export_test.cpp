@@ -378,6 +378,14 @@ TEST(Export, C1AndBidiControlsAreShownEscaped) {
     EXPECT_NE(shown.find("r\\u202eevil"), std::string::npos) << shown;
     EXPECT_NE(to_markdown(made).find("m\\u009b31m\\x9b\\u2066"), std::string::npos) << to_markdown(made);
     EXPECT_EQ(one_line("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");  // other text is kept
+    EXPECT_EQ(one_line("a\xe2\x80\x8f"
+                       "b\xe2\x80\xa8"
+                       "c"),
+              "a\\u200fb\\u2028c");  // a bidi mark, a line separator
+    // A tag in a name is text in Markdown, not markup.
+    Report tagged = fixed_report();
+    tagged.cases[5].reason = "<b>bold</b>";
+    EXPECT_NE(to_markdown(tagged).find("&lt;b>bold&lt;/b>"), std::string::npos) << to_markdown(tagged);
 }
 
 TEST(Export, ACaseOfAGroupTheFileDoesNotListIsStillShown) {

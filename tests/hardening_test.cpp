@@ -18,6 +18,7 @@
 #include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/checksum.hpp"
@@ -243,7 +244,12 @@ TEST(Clean, AFolderThatCannotBeEmptiedStaysProven) {
     ASSERT_EQ(::mkdir(busy.c_str(), 0700), 0);
     if (::mount("tmpfs", busy.c_str(), "tmpfs", 0, "size=1m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
     std::ofstream(stale + "/data") << "x";
+    // What the mount holds is not clean's: a bind mount of a folder elsewhere would be that folder.
+    std::ofstream(busy + "/elsewhere") << "keep";
     auto r = run_cli("clean --dir " + dir.path());
+    EXPECT_EQ(test::slurp(busy + "/elsewhere"), "keep");
+    EXPECT_EQ(r.status, 1) << "a folder left is a failure of clean";
+    EXPECT_EQ(r.out.find("nothing to remove"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("left    " + stale), std::string::npos) << r.out;
     EXPECT_TRUE(exists(stale + "/.iolab-scratch"));
     EXPECT_FALSE(exists(stale + "/data"));
@@ -251,6 +257,22 @@ TEST(Clean, AFolderThatCannotBeEmptiedStaysProven) {
     r = run_cli("clean --dir " + dir.path());
     EXPECT_NE(r.out.find("removed " + stale), std::string::npos) << r.out;
     EXPECT_FALSE(exists(stale));
+}
+
+// A scratch folder that is itself a mount (a bind mount of a folder elsewhere) is not clean's.
+TEST(Clean, AFolderThatIsAMountIsNotTouched) {
+    if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";
+    ScratchDir dir, elsewhere;
+    const std::string stale = left_by_a_child(elsewhere.path(), false);
+    const std::string name = stale.substr(stale.rfind('/') + 1), target = dir.file(name);
+    ASSERT_EQ(::mkdir(target.c_str(), 0700), 0);
+    if (::mount(stale.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0) GTEST_SKIP() << "cannot bind mount";
+    std::ofstream(stale + "/data") << "keep";
+    const auto r = run_cli("clean --dir " + dir.path());
+    ::umount(target.c_str());
+    EXPECT_NE(r.out.find("not iolab's, not touched: " + target + ": it is a mount point"), std::string::npos) << r.out;
+    EXPECT_EQ(test::slurp(stale + "/data"), "keep");
+    EXPECT_TRUE(exists(stale + "/.iolab-scratch"));
 }
 
 // A folder kept by --keep is neither called a killed run's nor removed, unless asked.
@@ -414,12 +436,23 @@ TEST(Settings, ACacheBudgetAboveTheMachinesMemoryIsRefused) {
     ASSERT_GT(memory, 0u);
     PlanRequest plan;
     RunOptions o;
-    o.cache_budget = memory + 4096;
+    o.cache_budget = 2 * memory;
     try {
         check_settings(plan, o, Syntax::command_line);
         ADD_FAILURE() << "accepted";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("more than this machine's memory, " + format_size(memory)),
+                  std::string::npos)
+            << e.what();
+    }
+    // Just above it, both figures in bytes (their short forms would read the same).
+    o.cache_budget = memory + 4096;
+    try {
+        check_settings(plan, o, Syntax::command_line);
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      fmt::format("{} bytes: more than this machine's memory, {} bytes", memory + 4096, memory)),
                   std::string::npos)
             << e.what();
     }
@@ -446,6 +479,42 @@ TEST(Dir, ATrailingSlashOrDotDoesNotGetALinkPastTheCheck) {
     EXPECT_EQ(r.status, 0) << r.err;
     const auto nl = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir '" + real + "\nx'");
     EXPECT_EQ(nl.status, 2) << nl.err;
+    // A C1 control, a bidi override or a byte that is not UTF-8 would reach the terminal in every
+    // line that names the folder: refused like a line break.
+    for (const std::string odd : {"c1\xc2\x9b", "bidi\xe2\x80\xae", "bad\xff"}) {
+        ASSERT_EQ(::mkdir(dir.file(odd).c_str(), 0700), 0);
+        const auto r = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet --dir '" + dir.file(odd) + "'");
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find("not UTF-8"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find(odd), std::string::npos) << "shown raw: " << r.err;
+    }
+    // Without --dir, TMPDIR gets the same checks.
+    ::setenv("TMPDIR", link.c_str(), 1);
+    const auto env = run_cli("run -s read.chunk --size 64K --iterations 1 --quiet");
+    ::unsetenv("TMPDIR");
+    EXPECT_EQ(env.status, 2) << env.err;
+    EXPECT_NE(env.err.find("invalid TMPDIR '" + link + "': it is a symbolic link"), std::string::npos) << env.err;
+    EXPECT_TRUE(std::filesystem::is_empty(real + "/sub"));
+}
+
+// A reader that goes away (| head -1) ends the run with its scratch folder removed.
+TEST(Dir, ARunWhoseReaderGoesAwayLeavesNothing) {
+    ScratchDir dir;
+    const std::string cmd = std::string(IOLAB_BINARY) +
+                            " run -s read.chunk,read.pread --size 4M --iterations 20 --dir " + dir.path() +
+                            " 2>&1 | head -c 1 >/dev/null";
+    ASSERT_EQ(std::system(cmd.c_str()) != -1, true);
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+        EXPECT_FALSE(e.path().filename().string().starts_with("iolab.")) << e.path() << " left behind";
+}
+
+// An error that quotes a huge value stays a readable line.
+TEST(Errors, AnErrorQuotingAHugeValueIsCut) {
+    ScratchDir dir;
+    const auto r = run_cli("run -s read." + std::string(100000, 'x') + " --dir " + dir.path());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_LT(r.err.size(), 2000u) << r.err.size();
+    EXPECT_NE(r.err.find("bytes in all)"), std::string::npos) << r.err.substr(0, 300);
 }
 
 // An input that fails half-written is removed before the error: the next case that needs it
@@ -474,7 +543,7 @@ TEST(Inputs, AnInputThatFailsHalfWrittenIsRemoved) {
 
 // The peak memory of `iolab report FILE`, in bytes (its own process, so nothing else counts), and
 // its exit status in *status.
-std::uint64_t report_peak(const std::string& file, int* exit_status = nullptr) {
+[[maybe_unused]] std::uint64_t report_peak(const std::string& file, int* exit_status = nullptr) {
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int null = ::open("/dev/null", O_WRONLY);

@@ -262,6 +262,13 @@ TEST(Tune, TheProfileIsReadBackAndSaidInUseOnlyWhereTheLibraryReadsIt) {
     EXPECT_EQ(r.status, 2) << r.err << r.out;
     EXPECT_NE(r.err.find("holds a control character"), std::string::npos) << r.err;
     EXPECT_NE(load_profile(results.file("odd")).ignored.find("no profile at"), std::string::npos);
+    // A --profile that is a link is refused before anything is measured (it was replaced only
+    // after the run, and failed with status 1).
+    ASSERT_EQ(::symlink(results.file("p").c_str(), results.file("plink").c_str()), 0);
+    r = test::run_cli("tune --smoke -q --dir " + dir.path() + " --profile " + results.file("plink"));
+    EXPECT_EQ(r.status, 2) << r.err << r.out;
+    EXPECT_NE(r.err.find("(a symbolic link)"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
     // What a line break in a value does to a profile: the library ignores it whole.
     Profile p = load_profile(results.file("p"));
     p.choices["read.small"] = {"read", 1 << 20, 100.0};

@@ -102,6 +102,9 @@ void erase(std::vector<std::string>& v, const std::string& s) { v.erase(std::rem
 void install() {
     const sigset_t set = stop_signals();
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    // A reader that goes away (iolab run | head -1) makes a write fail with EPIPE, an error that
+    // unwinds and removes the scratch folder, instead of killing iolab where it stands.
+    ::signal(SIGPIPE, SIG_IGN);
     std::thread(watch).detach();
 }
 
@@ -162,6 +165,7 @@ void prepare_child(pid_t parent) {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGHUP, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);  // a tool's own pipes behave as they would from a shell
     ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 

@@ -267,6 +267,10 @@ ScratchFolder look_at(int pfd, const std::string& parent, const std::string& nam
         f.why = "its name is not iolab.XXXXXX";
         return f;
     }
+    if (mount_point(pfd, name.c_str())) {
+        f.why = "it is a mount point";
+        return f;
+    }
     const int dfd = ::openat(pfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0 || ::fstat(dfd, id) != 0) {
         f.why = fmt::format("it cannot be opened ({})", std::strerror(errno));
@@ -317,7 +321,8 @@ ScratchFolder look_at(int pfd, const std::string& parent, const std::string& nam
 
 std::vector<ScratchFolder> survey_scratch(const std::string& parent, bool remove_stale, bool remove_kept) {
     std::vector<ScratchFolder> out;
-    const int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // Not followed: the parent checked (not a link) is the one listed.
+    const int pfd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (pfd < 0) return out;
     std::vector<std::string> names;
     if (DIR* d = ::fdopendir(::dup(pfd))) {
@@ -392,9 +397,33 @@ void empty_folder(int dir_fd) {
     ::closedir(d);
 }
 
+namespace {
+
+std::optional<std::uint64_t> mount_id(int dirfd, const char* name) {
+    struct statx stx {};
+    if (::statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) != 0 ||
+        !(stx.stx_mask & STATX_MNT_ID))
+        return std::nullopt;
+    return stx.stx_mnt_id;
+}
+
+}  // namespace
+
+bool mount_point(int dirfd, const char* name) {
+    struct stat inside {
+    }, outside{};
+    if (::fstatat(dirfd, name, &inside, AT_SYMLINK_NOFOLLOW) != 0 || ::fstat(dirfd, &outside) != 0) return true;
+    if (inside.st_dev != outside.st_dev) return true;
+    // A bind mount of the same filesystem has the same device: its mount differs.
+    const auto in = mount_id(dirfd, name), out = mount_id(dirfd, ".");
+    return in && out && *in != *out;
+}
+
 void remove_tree_at(int dirfd, const std::string& name) {
     // Try it as a file (or symlink: unlinkat removes the link, not its target) first.
     if (::unlinkat(dirfd, name.c_str(), 0) == 0 || errno == ENOENT) return;
+    // Never into another filesystem mounted inside (a bind mount of a folder elsewhere).
+    if (mount_point(dirfd, name.c_str())) return;
     const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return;
     empty_folder(fd);

@@ -94,7 +94,9 @@ std::vector<ScratchFolder> find_stale_scratch(const std::string& parent);
 std::string default_scratch_parent();
 // Removes everything inside the folder open at dir_fd, without following symbolic links.
 void empty_folder(int dir_fd);
-// Removes the tree under dirfd/name without following symlinks. Errors are ignored:
+// Whether dirfd/name is another mount than dirfd (another filesystem, or a bind mount).
+bool mount_point(int dirfd, const char* name);
+// Removes the tree under dirfd/name without following symlinks or entering another mount. Errors are ignored:
 // cleanup must never stop a program from reporting what went wrong before it.
 void remove_tree_at(int dirfd, const std::string& name);
 

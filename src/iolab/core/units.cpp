@@ -133,10 +133,12 @@ std::size_t utf8_at(std::string_view s, std::size_t i, char32_t* cp) {
     return n;
 }
 
-// Code points a terminal or a Markdown viewer acts on instead of showing: C0 and DEL, C1, and
-// the bidirectional embeddings, overrides and isolates.
+// Code points a terminal or a Markdown viewer acts on instead of showing: C0 and DEL, C1, the
+// bidirectional embeddings, overrides, isolates and marks, and the line and paragraph separators.
 bool control(char32_t cp) {
-    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0x061C || cp == 0x2028 ||
+           cp == 0x2029;
 }
 
 std::string escaped(std::string_view msg, bool keep_lines) {
@@ -173,6 +175,11 @@ std::string escaped(std::string_view msg, bool keep_lines) {
 
 std::string one_line(std::string_view msg) { return escaped(msg, false); }
 std::string printable(std::string_view text) { return escaped(text, true); }
+
+std::string brief_line(std::string_view msg, std::size_t most) {
+    if (msg.size() <= most) return one_line(msg);
+    return one_line(msg.substr(0, most)) + fmt::format("... ({} bytes in all)", msg.size());
+}
 
 std::string format_size(std::uint64_t bytes) {
     static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};

@@ -24,9 +24,13 @@ std::string_view trim(std::string_view text);
 std::vector<std::string_view> split_items(std::string_view text);
 
 // msg with line breaks and other control characters escaped (\n, \x01): an error that quotes
-// what the user typed stays one line, whatever they typed. C1 controls and the bidirectional
-// controls (U+202A-U+202E, U+2066-U+2069) become \u009b, \u202e; a byte that is not UTF-8, \x9b.
+// what the user typed stays one line, whatever they typed. C1 controls, the bidirectional
+// controls (U+202A-U+202E, U+2066-U+2069, the marks U+200E, U+200F, U+061C) and the line and
+// paragraph separators become \u009b, \u202e; a byte that is not UTF-8, \x9b.
 std::string one_line(std::string_view msg);
+// one_line of at most the first `most` bytes, saying how long the whole was: an error that quotes
+// a 60 MB token stays readable.
+std::string brief_line(std::string_view msg, std::size_t most = 1000);
 // The same with its line breaks kept: a whole text for a terminal or a Markdown file.
 std::string printable(std::string_view text);
 

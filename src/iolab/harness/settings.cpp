@@ -251,12 +251,15 @@ void apply_setting(const Setting& s, std::string_view value, Syntax syntax, Plan
 
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax) {
     // A budget the machine cannot give limits nothing, and a report would claim it.
-    if (const std::uint64_t memory = sys::memory_total(); memory > 0 && options.cache_budget > memory)
+    if (const std::uint64_t memory = sys::memory_total(); memory > 0 && options.cache_budget > memory) {
+        // In bytes where the short forms would read the same.
+        const bool close = format_size(options.cache_budget) == format_size(memory);
+        const auto size = [&](std::uint64_t b) { return close ? fmt::format("{} bytes", b) : format_size(b); };
         throw InputError(
             fmt::format("invalid {} {}: more than this machine's memory, {}; expected at most {}, or 0 "
                         "for the machine's whole cache",
-                        setting_name("cache_budget", syntax), format_size(options.cache_budget), format_size(memory),
-                        format_size(memory)));
+                        setting_name("cache_budget", syntax), size(options.cache_budget), size(memory), size(memory)));
+    }
     if (options.drop_caches && options.cache != CacheMode::cold)
         throw InputError(
             fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));

@@ -12,8 +12,13 @@ namespace iolab {
 std::string markdown_escape(const std::string& s) {
     std::string e;
     for (char c : s) {
-        if (c == '|') e += '\\';
-        e += c;
+        // A cell's "<b>" is text, not a tag a viewer would draw.
+        if (c == '<')
+            e += "&lt;";
+        else if (c == '|')
+            e += "\\|";
+        else
+            e += c;
     }
     return e;
 }
