@@ -5,6 +5,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +33,19 @@
 #include "run_options.hpp"
 
 namespace {
+
+// "iolab: LINE" on stderr, whatever stderr is: an error about a closed pipe must not become a
+// second error while it is told.
+void tell(const std::string& line) noexcept {
+    std::fflush(stderr);
+    const std::string text = "iolab: " + line + "\n";
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
 
 using namespace iolab;
 using namespace iolab::cli;
@@ -69,14 +84,13 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     } catch (const std::exception& e) {
         // Every rank has the same agreed error: rank 0 says it, and every rank ends normally.
         if (dynamic_cast<const Agreed*>(&e)) {
-            if (mpi.reports()) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+            if (mpi.reports()) tell(brief_line(e.what()));
             return dynamic_cast<const InputError*>(&e) ? 2 : 1;
         }
         // An error that escaped every agreement: the other ranks are waiting for this one. This
         // rank's scratch folder is gone (unwound); end every rank of the job now, saying why.
-        fmt::print(stderr, "iolab: rank {} on {}: {}; ending every rank\n", team().rank(), sys::mpi::host(),
-                   brief_line(e.what()));
-        std::fflush(stderr);
+        tell(
+            fmt::format("rank {} on {}: {}; ending every rank", team().rank(), sys::mpi::host(), brief_line(e.what())));
         sys::mpi::abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
     }
 }
@@ -366,7 +380,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             if (!known) throw InputError(unknown_word(word, app));
         }
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+        if (!silent) tell(brief_line(e.what()));
         return 2;
     }
     try {
@@ -374,7 +388,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         for (const CLI::App* sub : app.get_subcommands())
             if (!sub->remaining().empty()) throw InputError(unknown_word(sub->remaining().front(), *sub));
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+        if (!silent) tell(brief_line(e.what()));
         return 2;
     } catch (const CLI::CallForVersion& e) {
         if (!silent) fmt::print("{}\n", e.what());
@@ -385,7 +399,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         return silent ? 0 : app.exit(e);
     } catch (const CLI::ParseError& e) {
         if (silent) return 2;
-        fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+        tell(brief_line(e.what()));
         return 2;
     }
     try {
@@ -413,10 +427,10 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
             return 0;
         }
     } catch (const InputError& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+        if (!silent) tell(brief_line(e.what()));
         return 2;
     } catch (const std::exception& e) {
-        if (!silent) fmt::print(stderr, "iolab: {}\n", brief_line(e.what()));
+        if (!silent) tell(brief_line(e.what()));
         return 1;
     }
     return 0;
