@@ -251,6 +251,123 @@ TEST(Export, AResultFileReadsBackWhole) {
     EXPECT_EQ(to_markdown(back), to_markdown(r));
 }
 
+// Every option a group ran with and every parameter of a case, set to something other than its
+// default, reads back from a result file as it was written (stonewall, shared_file and timeline
+// were lost).
+TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
+    Report r = fixed_report();
+    RunOptions& o = r.options;
+    o.warmup = Amount{3, 0};
+    o.iterations = Amount{7, 0};
+    o.precision = 0.07;
+    o.budget_s = 2.5;
+    o.min_iterations = 9;
+    o.race = false;
+    o.time_budget_s = 30;
+    o.verify = VerifyMode::full;
+    o.seed = 42;
+    o.cache = CacheMode::cold;
+    o.sync = SyncPolicy::fsync;
+    o.drop_caches = true;
+    o.forks = 2;
+    o.throttle = Device{1e6, 0.01};
+    o.timeline = true;
+    o.stonewall = true;
+    o.shared_file = true;
+    o.cache_budget = 64u << 20;
+    r.groups = {{"g", "a group", o}};
+    // A case of some strategy that takes each parameter, with a value that is not its default.
+    const std::pair<const char*, const char*> values[] = {{"buffer", "128K"},
+                                                          {"record", "8K"},
+                                                          {"queue", "16"},
+                                                          {"iov", "4"},
+                                                          {"chain", "deflate:1>file"},
+                                                          {"feed", "byte"},
+                                                          {"pattern", "strided:12K"},
+                                                          {"block", "8K"},
+                                                          {"ops", "100"},
+                                                          {"span", "2M"},
+                                                          {"seed", "7"},
+                                                          {"count", "33"},
+                                                          {"jobs", "3"},
+                                                          {"slice_of", "2M"},
+                                                          {"data", "zeros"}};
+    std::vector<CaseResult> made;
+    for (const auto& [key, value] : values) {
+        const CaseParam* p = find_case_param(key);
+        ASSERT_NE(p, nullptr) << key;
+        bool found = false;
+        for (const Strategy& st : Registry::builtin().all()) {
+            CaseResult c;
+            c.spec.strategy = &st;
+            c.spec.group = "g";
+            c.spec.workload.family = st.family;
+            if (std::string_view(key) == "pattern" || std::string_view(key) == "block" ||
+                std::string_view(key) == "ops" || std::string_view(key) == "span" || std::string_view(key) == "seed")
+                c.spec.workload.patterned = true;
+            if (std::string_view(key) == "slice_of") c.spec.full_bytes = 1;  // a byte-at-a-time case's slice
+            if (!p->has(c.spec)) continue;
+            c.spec.workload.size = 4u << 20;
+            p->set(c.spec, value);
+            c.status = Status::ok;
+            Sample smp;
+            smp.wall_s = 0.01;
+            smp.bytes = 4u << 20;
+            c.samples.assign(3, smp);
+            finish(c, o, 1e-9);
+            made.push_back(c);
+            found = true;
+            break;
+        }
+        EXPECT_TRUE(found) << "no strategy takes " << key;
+    }
+    r.cases = made;
+    const Report back = read_report_json(to_json(r), "r.json");
+    const RunOptions& b = back.group("g").options;
+    EXPECT_EQ(b.warmup.describe(), o.warmup.describe());
+    EXPECT_EQ(b.iterations.describe(), o.iterations.describe());
+    EXPECT_EQ(b.precision, o.precision);
+    EXPECT_EQ(b.budget_s, o.budget_s);
+    EXPECT_EQ(b.min_iterations, o.min_iterations);
+    EXPECT_EQ(b.race, o.race);
+    EXPECT_EQ(b.time_budget_s, o.time_budget_s);
+    EXPECT_EQ(b.verify, o.verify);
+    EXPECT_EQ(b.seed, o.seed);
+    EXPECT_EQ(b.cache, o.cache);
+    EXPECT_EQ(b.sync, o.sync);
+    EXPECT_EQ(b.drop_caches, o.drop_caches);
+    EXPECT_EQ(b.forks, o.forks);
+    EXPECT_EQ(b.throttle.bytes_per_s, o.throttle.bytes_per_s);
+    EXPECT_EQ(b.throttle.latency_s, o.throttle.latency_s);
+    EXPECT_EQ(b.timeline, o.timeline);
+    EXPECT_EQ(b.stonewall, o.stonewall);
+    EXPECT_EQ(b.shared_file, o.shared_file);
+    EXPECT_EQ(b.cache_budget, o.cache_budget);
+    ASSERT_EQ(back.cases.size(), made.size());
+    for (std::size_t i = 0; i < made.size(); ++i)
+        for (const CaseParam& p : case_params()) {
+            if (p.has(made[i].spec)) {
+                EXPECT_EQ(p.get(back.cases[i].spec), p.get(made[i].spec)) << made[i].spec.label() << ": " << p.key;
+            }
+        }
+}
+
+// A parameter is held to its setting's range: a queue of 2^32 - 1 was accepted.
+TEST(Export, AParameterOutsideItsSettingsRangeIsRefused) {
+    nlohmann::json j = report_to_json(fixed_report());
+    for (auto& c : j["cases"])
+        if (c["params"].contains("buffer")) {
+            c["params"]["queue"] = "4294967295";
+            break;
+        }
+    try {
+        read_report_json(j.dump(), "r.json");
+        ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("params.queue"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Export, AResultFileWithAWrongFindingOrTimelineIsRefusedWithTheReason) {
     nlohmann::json j = report_to_json(full_report());
     j["findings"][0]["verdict"] = "MAYBE";

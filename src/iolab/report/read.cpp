@@ -303,7 +303,15 @@ CaseResult read_case(const json& c, std::vector<Sample> samples, const std::vect
     for (const auto& [k, v] : params->items()) {
         if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
         try {
-            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, one_line(v.get<std::string>()));
+            const std::string value = one_line(v.get<std::string>());
+            // A parameter that is also a setting is held to the setting's own range (a queue of
+            // 2^32 - 1 is not one iolab could have run).
+            if (const Setting* s = find_setting(k)) {
+                PlanRequest plan;
+                RunOptions options;
+                s->apply(value, plan, options);
+            }
+            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, value);
         } catch (const InputError& e) {
             throw where(fmt::format("params.{}: {}", k, e.what()));
         }
@@ -379,6 +387,10 @@ RunOptions read_options(const json& o, const std::string& where) {
     if (const auto d = o.find("drop_caches"); d != o.end() && d->is_boolean()) opts.drop_caches = d->get<bool>();
     if (const auto b = o.find("cache_budget_bytes"); b != o.end() && b->is_number_unsigned())
         opts.cache_budget = std::min<std::uint64_t>(b->get<std::uint64_t>(), kMaxCaseBytes);
+    // Absent from files written before they were kept: off, and the default.
+    for (auto [field, key] :
+         {std::pair{&opts.timeline, "timeline"}, {&opts.stonewall, "stonewall"}, {&opts.shared_file, "shared_file"}})
+        if (const auto b = o.find(key); b != o.end() && b->is_boolean()) *field = b->get<bool>();
     opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
     opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
     return opts;
