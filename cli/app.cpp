@@ -262,7 +262,8 @@ std::string replication_help() {
         total += budget;
         out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
     }
-    out += fmt::format("All five: about {:.0f} min here (--time-budget sets the whole run's time).", total / 60);
+    out += fmt::format("All {}: about {:.0f} min here (--time-budget sets the whole run's time).",
+                       replication_suites().size(), total / 60);
     return out;
 }
 
@@ -316,8 +317,9 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     run_cmd->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
     add_run_options(run_cmd, a);
 
-    auto* replicate_cmd =
-        app.add_subcommand("replicate", "Re-run the five published experiments and check their findings");
+    auto* replicate_cmd = app.add_subcommand(
+        "replicate",
+        "Re-run the published experiments (every suite that names one it replicates) and check their findings");
     add_run_options(replicate_cmd, a);
     replicate_cmd->footer(replication_help());
 

@@ -271,6 +271,13 @@ TEST(Knee, TiesGoToTheSmallerBufferAndNoiseDecidesNothing) {
 
 TEST(BuiltinSuites, AllParseAndTheFiveAreThere) {
     const auto names = builtin_suite_names();
+    // Read from the suites' own `replicates`, in the write-ups' order: no list in code.
+    EXPECT_EQ(replication_suites(),
+              (std::vector<std::string>{"copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large"}));
+    for (const auto& n : names)
+        EXPECT_EQ(builtin_suite(n).replicates.empty(),
+                  n == "quick" || n == "scale" || n == "tune" || n == "mmap-vs-read")
+            << n;
     for (const auto& n : replication_suites()) {
         EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
         const Suite s = builtin_suite(n);

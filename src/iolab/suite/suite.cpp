@@ -172,11 +172,12 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         throw SuiteError(one_line(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description())));
     }
     const Reader r(origin);
-    r.only(doc, {"name", "description", "source", "defaults", "group", "finding", "knee"}, "a suite");
+    r.only(doc, {"name", "description", "source", "replicates", "defaults", "group", "finding", "knee"}, "a suite");
     Suite s;
     s.name = r.text(doc, "name", true);
     s.description = r.text(doc, "description", true);
     s.source = r.text(doc, "source", false);
+    s.replicates = r.text(doc, "replicates", false);
 
     PlanRequest base_plan;
     RunOptions base_opts;
@@ -302,7 +303,14 @@ Suite builtin_suite(const std::string& name) {
 }
 
 std::vector<std::string> replication_suites() {
-    return {"copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large"};
+    // Each built-in suite says whether it re-runs a write-up; in the write-ups' order.
+    std::vector<std::pair<std::string, std::string>> found;
+    for (const auto& name : builtin_suite_names())
+        if (const Suite s = builtin_suite(name); !s.replicates.empty()) found.emplace_back(s.replicates, name);
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [which, name] : found) out.push_back(std::move(name));
+    return out;
 }
 
 double time_budget(const Suite& suite) {

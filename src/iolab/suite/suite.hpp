@@ -63,6 +63,8 @@ struct Suite {
     std::string name;
     std::string description;
     std::string source;
+    // The write-up it re-runs ("seed 000"), or "": `iolab replicate` runs every suite that names one.
+    std::string replicates;
     std::vector<Group> groups;
     std::vector<Finding> findings;
     std::vector<KneeSpec> knees;
@@ -81,7 +83,7 @@ Suite load_suite_file(const std::string& path);
 const std::vector<std::pair<std::string_view, std::string_view>>& builtin_suite_texts();
 Suite builtin_suite(const std::string& name);  // throws SuiteError for an unknown name
 std::vector<std::string> builtin_suite_names();
-// The five suites that re-run the published experiments, in the order of the write-ups.
+// The built-in suites that re-run a published write-up (`replicates`), in the write-ups' order.
 std::vector<std::string> replication_suites();
 
 // The time budget of a run of the suite (racing): the largest any group asks for (its own, or
