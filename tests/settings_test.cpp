@@ -186,8 +186,11 @@ TEST(Settings, ASwitchCanBeTurnedOffOnTheCommandLine) {
         " --iterations 1 --warmup 0 -q --dir " + dir.path() + " --suite-file " + dir.file("s.toml");
     ASSERT_EQ(test::run_cli("run --json " + dir.file("on.json") + common).status, 0);
     ASSERT_EQ(test::run_cli("run --timeline=false --json " + dir.file("off.json") + common).status, 0);
-    EXPECT_NE(test::slurp(dir.file("on.json")).find("\"timeline\""), std::string::npos);
-    EXPECT_EQ(test::slurp(dir.file("off.json")).find("\"timeline\""), std::string::npos);
+    // The case's timeline (an object), and the option itself.
+    EXPECT_NE(test::slurp(dir.file("on.json")).find("\"timeline\": {"), std::string::npos);
+    EXPECT_EQ(test::slurp(dir.file("off.json")).find("\"timeline\": {"), std::string::npos);
+    EXPECT_NE(test::slurp(dir.file("on.json")).find("\"timeline\": true"), std::string::npos);
+    EXPECT_NE(test::slurp(dir.file("off.json")).find("\"timeline\": false"), std::string::npos);
 }
 
 TEST(Settings, RulesThatJoinSettingsAreCheckedOnEachGroupsFinalSettings) {

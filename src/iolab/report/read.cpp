@@ -304,14 +304,14 @@ CaseResult read_case(const json& c, std::vector<Sample> samples, const std::vect
         if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
         try {
             const std::string value = one_line(v.get<std::string>());
+            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, value);
             // A parameter that is also a setting is held to the setting's own range (a queue of
             // 2^32 - 1 is not one iolab could have run).
             if (const Setting* s = find_setting(k)) {
                 PlanRequest plan;
                 RunOptions options;
-                s->apply(value, plan, options);
+                apply_setting(*s, value, Syntax::suite, plan, options);
             }
-            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, value);
         } catch (const InputError& e) {
             throw where(fmt::format("params.{}: {}", k, e.what()));
         }
