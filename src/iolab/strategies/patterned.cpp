@@ -1,7 +1,8 @@
-// Patterned reads: `ops` operations of one block each, at the offsets a pattern gives (random,
-// strided, sequential), each timed on its own into Job::latency: pread(2), pread(2) with
-// O_DIRECT, a mapping touched where the block lies, and io_uring with Q operations in flight.
-// Each block goes to the sink with its offset, so it is verified where it was read from.
+// Patterned reads and writes: `ops` operations of one block each, at the offsets a pattern gives
+// (random, strided, sequential), each timed on its own into Job::latency: pread(2) and pwrite(2),
+// with and without O_DIRECT, a mapping touched where the block lies, and io_uring with Q
+// operations in flight. A block read goes to the sink with its offset, so it is verified where it
+// was read from; a block written is the record that belongs where it is written.
 #include <sys/mman.h>
 #include <sys/stat.h>
 
