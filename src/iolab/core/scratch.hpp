@@ -11,6 +11,11 @@
 
 namespace iolab {
 
+// The files iolab keeps in each scratch folder for itself.
+inline constexpr const char* kScratchMarker = ".iolab-scratch";  // "id <32 hex digits>"
+inline constexpr const char* kScratchLock = "lock";              // flocked; names the same id
+inline constexpr const char* kScratchKept = "kept";              // kept by --keep
+
 class ScratchDir {
 public:
     // parent empty: $TMPDIR, else /tmp. Throws IoError when the folder cannot be made.
@@ -46,6 +51,9 @@ public:
     void remove();
 
 private:
+    // The lock made and taken under a name of its own, renamed into place, then the marker.
+    void claim();
+
     std::string path_;
     std::string base_;         // "/proc/self/fd/N", or path_ where /proc is not mounted
     std::string parent_base_;  // the same for the parent
