@@ -9,7 +9,7 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/text_file.hpp"
-#include "iolab/harness/settings.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/report/session.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/sys/mpi.hpp"
@@ -53,7 +53,8 @@ std::uint64_t plan_fingerprint(const RunArgs& a, const Suite& suite) {
     std::string text;
     // Every setting, as given on the command line: a row of the settings table is in the plan by
     // being in the table (a --seed or --queue of its own on one rank is another plan).
-    for (const Setting& s : settings()) {
+    for (const Parameter& s : parameters()) {
+        if (!s.setting()) continue;
         text += std::string(s.key) + "=";
         if (const auto v = a.values.find(s.key); v != a.values.end())
             text += fmt::format("{}", fmt::join(v->second, ","));

@@ -11,7 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common.hpp"
-#include "iolab/harness/settings.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -82,12 +82,12 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
             g.plan.input = std::filesystem::absolute(a.input).lexically_normal().string();
             g.plan.sizes = {input_size};
         }
-        for (const Setting& s : settings()) {
-            if (!a.given(s.key)) continue;
+        for (const Parameter& s : parameters()) {
+            if (!s.setting() || !a.given(s.key)) continue;
             std::string value = a.flags.count(s.key) && a.flags.at(s.key) ? "true" : "false";
-            if (s.kind != Setting::Kind::flag) {
+            if (s.kind != Parameter::Kind::flag) {
                 const auto& given = a.values.at(s.key);
-                if (s.kind == Setting::Kind::one && given.size() > 1)
+                if (s.kind == Parameter::Kind::one && given.size() > 1)
                     throw InputError(one_line(fmt::format("{} is given {} times ('{}'): give it once",
                                                           setting_name(s.key, Syntax::command_line), given.size(),
                                                           fmt::join(given, "', '"))));
@@ -99,6 +99,11 @@ void apply_overrides(const RunArgs& a, Suite& suite) {
             if (e.needs_timeline && !a.output(e.option).empty()) g.options.timeline = true;
         check_settings(g.plan, g.options, Syntax::command_line);
     }
+    // A setting some strategies take, given to a run none of whose strategies does.
+    std::vector<const Strategy*> chosen;
+    for (const auto& g : suite.groups)
+        for (const Strategy* s : chosen_strategies(g.plan.strategies)) chosen.push_back(s);
+    if (!suite.groups.empty()) check_taken(suite.groups.front().plan, chosen);
 }
 
 Suite load_named(const std::string& name) { return builtin_suite(name); }
@@ -116,8 +121,8 @@ Suite requested_suite(const RunArgs& a) {
     } else {
         suite.name = "custom";
         Group g;
-        g.plan.patterns = split_commas(a.strategies);
-        if (g.plan.patterns.empty())
+        g.plan.strategies = split_commas(a.strategies);
+        if (g.plan.strategies.empty())
             throw InputError(
                 fmt::format("invalid --strategy '{}': expected a strategy name or glob (see iolab list "
                             "--names)",
@@ -129,9 +134,10 @@ Suite requested_suite(const RunArgs& a) {
 
 // Options shared by run and replicate.
 void add_run_options(CLI::App* cmd, RunArgs& a) {
-    for (const Setting& s : settings()) {
+    for (const Parameter& s : parameters()) {
+        if (!s.setting()) continue;
         const std::string name = setting_name(s.key, Syntax::command_line);
-        if (s.kind == Setting::Kind::flag) {
+        if (s.kind == Parameter::Kind::flag) {
             a.options[s.key].push_back(cmd->add_flag(name, a.flags[s.key], std::string(s.help)));
         } else {
             // A list is repeatable: --chain A --chain B is --chain A,B.

@@ -14,7 +14,7 @@ namespace iolab::cli {
 struct RunArgs {
     std::string suite, suite_file;
     std::vector<std::string> strategies;
-    // The settings table's options (harness/settings.hpp), by key: every --key given.
+    // The settings table's options (harness/params.hpp), by key: every --key given.
     std::map<std::string_view, std::vector<std::string>> values;
     std::map<std::string_view, bool> flags;
     std::map<std::string_view, std::vector<CLI::Option*>> options;  // run's and replicate's

@@ -170,7 +170,7 @@ TEST(NetTime, AToolIsTimedLessItsFixedCostPerPass) {
 TEST(Limits, EachKindOfWorkHasItsOwnCeiling) {
     const auto spec = [](const char* name, std::size_t buffer = 65536) {
         PlanRequest req;
-        req.patterns = {name};
+        req.strategies = {name};
         req.sizes = {64u << 20};
         req.buffers = {buffer};
         req.byte_slice = 1 << 20;

@@ -52,8 +52,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"run -s read.chunk --precision 150%", "'150%'"}, BadInput{"run -s read.chunk --budget 5", "'5'"},
         BadInput{"run -s ''", "--strategy ''"},  // empty lists are not "everything"
         BadInput{"run -s ,", "--strategy ','"},
-        BadInput{"run -s read.chunk --size ''", "--size ''"},                             // nor the default
-        BadInput{"run -s write.record-stdio --record 1P --count 16384", "record 1024T"},  // no overflow
+        BadInput{"run -s read.chunk --size ''", "--size ''"},  // nor the default
+        BadInput{"run -s write.record-stdio --record 1P --count 16384",
+                 "--record '1P': expected record sizes from 1 byte to 1G"},
         // A write holds a bounded pool of its records, not the file: a huge one is refused for
         // want of space, not memory.
         BadInput{"run -s write.record-reused-pieces --record 1G --count 1000000000", "free space"},

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "iolab/harness/params.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
@@ -294,7 +295,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
                                                           {"data", "zeros"}};
     std::vector<CaseResult> made;
     for (const auto& [key, value] : values) {
-        const CaseParam* p = find_case_param(key);
+        const Parameter* p = find_parameter(key);
         ASSERT_NE(p, nullptr) << key;
         bool found = false;
         for (const Strategy& st : Registry::builtin().all()) {
@@ -345,8 +346,8 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     EXPECT_EQ(b.cache_budget, o.cache_budget);
     ASSERT_EQ(back.cases.size(), made.size());
     for (std::size_t i = 0; i < made.size(); ++i)
-        for (const CaseParam& p : case_params()) {
-            if (p.has(made[i].spec)) {
+        for (const Parameter& p : parameters()) {
+            if (p.case_param() && p.has(made[i].spec)) {
                 EXPECT_EQ(p.get(back.cases[i].spec), p.get(made[i].spec)) << made[i].spec.label() << ": " << p.key;
             }
         }

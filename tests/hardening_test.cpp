@@ -27,7 +27,7 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/fixture.hpp"
-#include "iolab/harness/settings.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/sys/error.hpp"

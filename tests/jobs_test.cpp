@@ -17,9 +17,9 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
-#include "iolab/harness/settings.hpp"
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/fault.hpp"
@@ -31,7 +31,7 @@ namespace {
 
 std::vector<CaseSpec> plan_of(const std::string& strategy, unsigned jobs) {
     PlanRequest req;
-    req.patterns = {strategy};
+    req.strategies = {strategy};
     req.sizes = {1u << 20};
     req.buffers = {64u << 10};
     req.records = {4096};
@@ -329,7 +329,7 @@ TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo
 
     PlanRequest req;
     RunOptions o;
-    apply_setting(*find_setting("shared_file"), "true", Syntax::command_line, req, o);
+    apply_setting(*find_parameter("shared_file"), "true", Syntax::command_line, req, o);
     EXPECT_TRUE(o.shared_file);
     o.stonewall = true;
     EXPECT_THROW(check_settings(req, o, Syntax::command_line), InputError);
@@ -343,8 +343,8 @@ TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo
 TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {
     PlanRequest req;
     RunOptions opts;
-    apply_setting(*find_setting("jobs"), "1,2,4", Syntax::command_line, req, opts);
-    req.patterns = {"read.chunk"};
+    apply_setting(*find_parameter("jobs"), "1,2,4", Syntax::command_line, req, opts);
+    req.strategies = {"read.chunk"};
     req.sizes = {1u << 20};
     const auto plan = build_plan(req);
     ASSERT_EQ(plan.size(), 3u);
@@ -354,7 +354,7 @@ TEST(Jobs, AListMakesASweepAndEachCountIsALabelledCase) {
     // Every job's input and output counted before anything is written.
     EXPECT_EQ(scratch_needed({plan[2]}), 4u << 20);
     for (const char* bad : {"0", "257", "two"})
-        EXPECT_THROW(apply_setting(*find_setting("jobs"), bad, Syntax::command_line, req, opts), InputError) << bad;
+        EXPECT_THROW(apply_setting(*find_parameter("jobs"), bad, Syntax::command_line, req, opts), InputError) << bad;
 }
 
 TEST(Jobs, AKneeOverJobsIsTheFewestJobsNearTheBest) {

@@ -193,9 +193,9 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
 // the operations' rate.
 TEST(PatternedRead, EveryStrategyTimesEachOperation) {
     PlanRequest req;
-    req.patterns = {"read.*-ops", "write.*-ops"};
+    req.strategies = {"read.*-ops", "write.*-ops"};
     req.sizes = {1 << 20};
-    req.patterns_of_ops = {parse_pattern("random"), parse_pattern("strided:64K")};
+    req.access_patterns = {parse_pattern("random"), parse_pattern("strided:64K")};
     req.blocks = {4096};
     req.ops = 300;
     const auto plan = build_plan(req);
@@ -302,9 +302,9 @@ TEST(CacheBudget, HoldsTheCacheToTheBudgetOrSaysWhyNot) {
     std::string why;
     if (!sys::MemoryCgroup::make(64u << 20, &why) && ::geteuid() == 0) GTEST_SKIP() << why;
     PlanRequest req;
-    req.patterns = {"read.pread-ops"};
+    req.strategies = {"read.pread-ops"};
     req.sizes = {128u << 20};
-    req.patterns_of_ops = {parse_pattern("random")};
+    req.access_patterns = {parse_pattern("random")};
     req.ops = 256;
     const auto plan = build_plan(req);
     RunOptions opts = test::three_iterations();
@@ -339,9 +339,9 @@ namespace {
 // jobs' (run under TSan with the threaded tests).
 TEST(PatternedJobs, EachJobTimesItsOwnOperations) {
     PlanRequest req;
-    req.patterns = {"read.pread-ops", "write.pwrite-ops"};
+    req.strategies = {"read.pread-ops", "write.pwrite-ops"};
     req.sizes = {1 << 20};
-    req.patterns_of_ops = {parse_pattern("random")};
+    req.access_patterns = {parse_pattern("random")};
     req.ops = 200;
     req.jobs = {2};
     const auto plan = build_plan(req);

@@ -247,7 +247,7 @@ TEST(Forks, UncheckedToolsStayUnverified) {
 TEST(Progress, TheShareDoneCountsEachIterationAgainstItsTarget) {
     ScratchDir dir;
     PlanRequest req;
-    req.patterns = {"read.chunk"};
+    req.strategies = {"read.chunk"};
     req.sizes = {256u << 10};
     req.buffers = {4096, 65536};
     RunOptions opts;

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/harness/settings.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
@@ -36,13 +36,14 @@ std::string suite_error(const std::string& line) {
 
 TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
     const auto help = test::run_cli("run --help");
-    for (const Setting& s : settings()) {
+    for (const Parameter& s : parameters()) {
+        if (!s.setting()) continue;
         EXPECT_NE(help.out.find(setting_name(s.key, Syntax::command_line) + " "), std::string::npos) << s.key;
         EXPECT_NE(s.apply, nullptr) << s.key;
         EXPECT_FALSE(s.help.empty()) << s.key;
         // An unknown key is refused by the suite loader: a known one gets past the key check.
         const std::string err =
-            suite_error(fmt::format("{} = {}", s.key, s.kind == Setting::Kind::flag ? "7" : "\"\\u0001bad\""));
+            suite_error(fmt::format("{} = {}", s.key, s.kind == Parameter::Kind::flag ? "7" : "\"\\u0001bad\""));
         EXPECT_EQ(err.find("unknown key"), std::string::npos) << err;
     }
     EXPECT_NE(suite_error("no_such_setting = \"1\"").find("unknown key"), std::string::npos);
@@ -76,7 +77,7 @@ TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
                                                                                      {"data", "noise"},
                                                                                      {"byte_slice", "x"},
                                                                                      {"count", "2s"}}) {
-        const Setting* s = find_setting(key);
+        const Parameter* s = find_parameter(key);
         ASSERT_NE(s, nullptr) << key;
         const auto cli =
             test::run_cli(fmt::format("run -s read.chunk {} '{}'", setting_name(key, Syntax::command_line), value));
@@ -96,9 +97,9 @@ TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {
 TEST(Settings, AListNamesItsWrongItem) {
     const auto r = test::run_cli("run -s read.chunk --size 1M,abc");
     EXPECT_EQ(r.err, "iolab: invalid --size '1M,abc': 'abc' is wrong; expected " +
-                         std::string(find_setting("size")->expected) + "\n");
+                         std::string(find_parameter("size")->expected) + "\n");
     EXPECT_EQ(suite_error("queue = \"4,,8\""), "s.toml:6: invalid queue '4,,8': an empty item; expected " +
-                                                   std::string(find_setting("queue")->expected));
+                                                   std::string(find_parameter("queue")->expected));
 }
 
 TEST(Settings, ChainErrorsSayWhichLayerIsWrong) {
@@ -114,16 +115,16 @@ TEST(Settings, ChainErrorsSayWhichLayerIsWrong) {
 TEST(Settings, ListsAndFlagsApply) {
     PlanRequest p;
     RunOptions o;
-    apply_setting(*find_setting("queue"), "1,4,16", Syntax::suite, p, o);
+    apply_setting(*find_parameter("queue"), "1,4,16", Syntax::suite, p, o);
     EXPECT_EQ(p.queues, (std::vector<unsigned>{1, 4, 16}));
-    apply_setting(*find_setting("buffer"), "4K..16K,1M", Syntax::suite, p, o);
+    apply_setting(*find_parameter("buffer"), "4K..16K,1M", Syntax::suite, p, o);
     EXPECT_EQ(p.buffers, (std::vector<std::size_t>{4096, 8192, 16384, 1u << 20}));
-    apply_setting(*find_setting("feed"), "byte,record", Syntax::suite, p, o);
+    apply_setting(*find_parameter("feed"), "byte,record", Syntax::suite, p, o);
     EXPECT_EQ(p.feeds, (std::vector<bool>{true, false}));
-    apply_setting(*find_setting("cache"), "cold", Syntax::suite, p, o);
-    apply_setting(*find_setting("drop_caches"), "true", Syntax::suite, p, o);
+    apply_setting(*find_parameter("cache"), "cold", Syntax::suite, p, o);
+    apply_setting(*find_parameter("drop_caches"), "true", Syntax::suite, p, o);
     EXPECT_NO_THROW(check_settings(p, o, Syntax::suite));
-    apply_setting(*find_setting("cache"), "warm", Syntax::suite, p, o);
+    apply_setting(*find_parameter("cache"), "warm", Syntax::suite, p, o);
     EXPECT_THROW(check_settings(p, o, Syntax::suite), InputError);
     EXPECT_NE(suite_error("drop_caches = true").find("drop_caches needs cache cold"), std::string::npos);
 }
@@ -137,8 +138,8 @@ TEST(Settings, CaseParametersReadBackWhatTheyPrint) {
     c.workload.feed_bytes = true;
     c.full_bytes = 1 << 20;
     std::size_t checked = 0;
-    for (const CaseParam& p : case_params()) {
-        if (!p.has(c)) continue;
+    for (const Parameter& p : parameters()) {
+        if (!p.case_param() || !p.has(c)) continue;
         CaseSpec copy;
         copy.strategy = c.strategy;
         copy.workload.family = Family::write;
@@ -234,13 +235,13 @@ TEST(Settings, SuiteNumbersAreReadAndOtherTypesAreNamed) {
 TEST(Settings, RepeatedValuesMakeOneCaseAndASingleValueIsGivenOnce) {
     PlanRequest p;
     RunOptions o;
-    apply_setting(*find_setting("buffer"), "4K, 4096,8K", Syntax::suite, p, o);
+    apply_setting(*find_parameter("buffer"), "4K, 4096,8K", Syntax::suite, p, o);
     EXPECT_EQ(p.buffers, (std::vector<std::size_t>{4096, 8192}));
-    apply_setting(*find_setting("chain"), "deflate>file,deflate:6>file,buffer:8192>file", Syntax::suite, p, o);
+    apply_setting(*find_parameter("chain"), "deflate>file,deflate:6>file,buffer:8192>file", Syntax::suite, p, o);
     EXPECT_EQ(p.chains, (std::vector<std::string>{"deflate:6>file", "buffer:8K>file"}));
     // A count makes every size the same write: one case.
     p = PlanRequest{};
-    p.patterns = {"write.record-syscall"};
+    p.strategies = {"write.record-syscall"};
     p.sizes = {64 << 10, 128 << 10};
     p.count = 10;
     EXPECT_EQ(build_plan(p).size(), 1u);
@@ -251,10 +252,10 @@ TEST(Settings, RepeatedValuesMakeOneCaseAndASingleValueIsGivenOnce) {
 
 TEST(Settings, TheDefaultBufferNeverRefusesASmallFileToAStrategyWithoutOne) {
     PlanRequest p;
-    p.patterns = {"read.byte-syscall", "write.record-syscall"};
+    p.strategies = {"read.byte-syscall", "write.record-syscall"};
     p.sizes = {1024};
     EXPECT_EQ(build_plan(p).size(), 2u);
-    p.patterns = {"read.chunk"};
+    p.strategies = {"read.chunk"};
     EXPECT_THROW(build_plan(p), InputError);  // the 64K buffer of a strategy that takes one
 }
 
@@ -347,7 +348,9 @@ TEST(Settings, AResultFileNamesTheParameterItCannotRead) {
         read_report_json(j.dump(), "r.json");
         ADD_FAILURE() << "buffer 0 was read";
     } catch (const ResultFormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("params.buffer: '0' is not at least 1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("params.buffer: invalid buffer '0': expected buffer sizes from 1 byte"),
+                  std::string::npos)
+            << e.what();
     }
 }
 

@@ -109,7 +109,7 @@ INSTANTIATE_TEST_SUITE_P(
                            "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
                     Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
                     Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
-                    Broken{"size = \"64K\"", "size = \"0\"", "at least 1 byte", 6},
+                    Broken{"size = \"64K\"", "size = \"0\"", "from 1 byte to 2^60 bytes", 6},
                     // A finding or knee naming a strategy its group does not run: refused at load.
                     Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
                            "slower = { group = \"g\", strategy = \"copy.splice\" }", "copy.splice", 18},

@@ -61,7 +61,7 @@ struct UseTeam {
 
 std::vector<CaseSpec> plan_of(const std::vector<std::string>& strategies) {
     PlanRequest req;
-    req.patterns = strategies;
+    req.strategies = strategies;
     req.sizes = {256u << 10};
     req.buffers = {64u << 10};
     req.records = {4096};

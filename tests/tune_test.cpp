@@ -144,7 +144,7 @@ TEST(Tune, TheProfileKeepsEachGroupsFastestVerifiedCase) {
     Report r;
     const auto add = [&](const char* group, const char* strategy, std::size_t buffer, double mib_s, bool verified) {
         PlanRequest req;
-        req.patterns = {strategy};
+        req.strategies = {strategy};
         req.sizes = {std::string(group) == "read-medium" ? 8u << 20 : 256u << 10};
         req.buffers = {buffer};
         CaseResult c;
@@ -183,7 +183,7 @@ TEST(Tune, AnUnstableGroupGivesNoChoiceAndATieTheSmallerBuffer) {
     Report r;
     const auto add = [&](const char* group, const char* strategy, std::size_t buffer, std::vector<double> ms) {
         PlanRequest req;
-        req.patterns = {strategy};
+        req.strategies = {strategy};
         req.sizes = {256u << 10};
         req.buffers = {buffer};
         CaseResult c;

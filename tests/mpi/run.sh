@@ -121,9 +121,9 @@ rc=$?
 grep -q "rank 1 on .*: this rank was given another plan than rank 0" "$work/err7" || fail "different plans: $(cat "$work/err7")"
 [ "$(leftovers)" -eq 0 ] || fail "different plans: scratch folders left: $(ls "$work/scratch")"
 
-# 6b. The same for a setting that changes no case's name (--seed) and for --rank-shift: the plan
+# 6b. The same for a setting that changes no case's name (--data) and for --rank-shift: the plan
 # covers every setting, and every rank records its own values only when they are rank 0's.
-for other in "--seed 7" "--rank-shift 1"; do
+for other in "--data zeros" "--rank-shift 1"; do
   timeout -k 10 240 mpirun -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --dir "$work/scratch" : \
     -np 1 "$iolab" run -s read.chunk --size 1M --iterations 3 --mpi --dir "$work/scratch" $other \
     >"$work/out7b" 2>"$work/err7b"

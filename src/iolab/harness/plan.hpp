@@ -13,29 +13,32 @@
 
 namespace iolab {
 
+// Every list starts with the value a Workload has by default: one place for the defaults.
 struct PlanRequest {
-    std::vector<std::string> patterns;  // names or globs; empty: every strategy
-    std::vector<std::uint64_t> sizes = {64ull << 20};
-    std::vector<std::size_t> buffers = {64 * 1024};
-    std::vector<std::size_t> records = {1024};
-    std::optional<std::uint64_t> count;  // writes: records per file; default size / record
-    std::vector<unsigned> queues = {8};  // io_uring queue depth, pipelined buffers
-    std::vector<unsigned> iovs = {16};   // vectored calls
-    std::vector<std::string> chains = {"buffer:8K>deflate:6>file"};
-    std::vector<bool> feeds = {false};  // write.chain: true feeds one byte per call
-    std::vector<unsigned> jobs = {1};   // workers running each case at once (file per job)
+    std::vector<std::string> strategies;  // names or globs; empty: every strategy
+    std::vector<std::uint64_t> sizes = {Workload{}.size};
+    std::vector<std::size_t> buffers = {Workload{}.buffer};
+    std::vector<std::size_t> records = {Workload{}.record};
+    std::optional<std::uint64_t> count;                 // writes: records per file; default size / record
+    std::vector<unsigned> queues = {Workload{}.queue};  // io_uring queue depth, pipelined buffers
+    std::vector<unsigned> iovs = {Workload{}.iov};      // vectored calls
+    std::vector<std::string> chains = {Workload{}.chain};
+    std::vector<bool> feeds = {Workload{}.feed_bytes};  // write.chain: true feeds one byte per call
+    std::vector<unsigned> jobs = {Workload{}.jobs};     // workers running each case at once (file per job)
     DataSpec data;
-    // Patterned strategies (kParamPattern): operations of a block, placed by a pattern.
-    std::vector<Pattern> patterns_of_ops = {Pattern{}};
-    std::vector<std::size_t> blocks = {4096};
-    std::uint64_t ops = 0;   // 0: one pass over the span
-    std::uint64_t span = 0;  // 0: the whole file
-    std::uint64_t seed = 0x10ab'5eed;
+    // Patterned strategies (kParamPattern): operations of a block, placed by an access pattern.
+    std::vector<Pattern> access_patterns = {Workload{}.pattern};
+    std::vector<std::size_t> blocks = {Workload{}.block};
+    std::uint64_t ops = Workload{}.ops;    // 0: one pass over the span
+    std::uint64_t span = Workload{}.span;  // 0: the whole file
+    std::uint64_t seed = Workload{}.seed;  // the access pattern's (RunOptions::seed: the case order's)
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
     // Read (or copy from) this existing file or block device instead of generated data; it is
     // never written, and write strategies are refused. sizes then holds its size.
     std::string input;
+    // The settings given (the parameter table's keys), for a strategy given one it does not take.
+    std::vector<std::string_view> given;
 };
 
 // The byte_slice setting: 0 means "no slice: the whole file", on the command line and in suites.
@@ -45,6 +48,11 @@ inline std::uint64_t byte_slice_from(std::uint64_t setting) { return setting == 
 // closest ones), a pattern that matches nothing, a buffer larger than the file, a queue or
 // vector length out of range, or a malformed chain.
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());
+
+// The strategies names or globs choose (empty: every one). Throws InputError for one that
+// chooses none.
+std::vector<const Strategy*> chosen_strategies(const std::vector<std::string>& names,
+                                               const Registry& registry = Registry::builtin());
 
 // Bytes of scratch space a group's cases need at once: their shared inputs and one output.
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);

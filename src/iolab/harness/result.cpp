@@ -1,9 +1,8 @@
-// Case parameters and labels, and what finish() makes of a case's samples: statistics,
+// What finish() makes of a case's samples: statistics,
 // throughput and every warning's text.
 #include "iolab/harness/result.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -11,116 +10,6 @@
 #include "iolab/core/units.hpp"
 
 namespace iolab {
-
-namespace {
-
-// A size or count of at least 1 (no case has an empty buffer, record or file).
-std::uint64_t size_of(std::string_view v) {
-    const std::uint64_t n = parse_size(v);
-    if (n == 0) throw InputError(one_line(fmt::format("'{}' is not at least 1", v)));
-    return n;
-}
-// An operation count or a seed: a plain whole number of 64 bits.
-std::uint64_t whole64(std::string_view v) {
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (v.empty() || ec != std::errc() || end != v.data() + v.size())
-        throw InputError(one_line(fmt::format("'{}' is not a whole number", v)));
-    return n;
-}
-// A queue depth or vector length: a plain whole number from 1 to 2^32 - 1.
-unsigned whole(std::string_view v) {
-    if (v.empty() || v.find_first_not_of("0123456789") != std::string_view::npos)
-        throw InputError(one_line(fmt::format("'{}' is not a whole number", v)));
-    const std::uint64_t n = v.size() > 10 ? UINT64_MAX : std::stoull(std::string(v));
-    if (n == 0 || n > UINT32_MAX) throw InputError(one_line(fmt::format("'{}' is not from 1 to {}", v, UINT32_MAX)));
-    return static_cast<unsigned>(n);
-}
-
-bool honours(const CaseSpec& c, Param p) { return c.strategy && c.strategy->honours(p); }
-bool writes(const CaseSpec& c) { return honours(c, kParamRecord); }
-
-using C = CaseSpec;
-using V = std::string_view;
-
-// In the order of labels and table columns.
-constexpr CaseParam kCaseParams[] = {
-    {"buffer", true, [](const C& c) { return honours(c, kParamBuffer); },
-     [](const C& c) { return format_compact(c.workload.buffer); }, [](C& c, V v) { c.workload.buffer = size_of(v); }},
-    {"record", true, writes, [](const C& c) { return format_compact(c.workload.record); },
-     [](C& c, V v) { c.workload.record = size_of(v); }},
-    {"queue", true, [](const C& c) { return honours(c, kParamQueue); },
-     [](const C& c) { return std::to_string(c.workload.queue); }, [](C& c, V v) { c.workload.queue = whole(v); }},
-    {"iov", true, [](const C& c) { return honours(c, kParamIov); },
-     [](const C& c) { return std::to_string(c.workload.iov); }, [](C& c, V v) { c.workload.iov = whole(v); }},
-    {"chain", true, [](const C& c) { return honours(c, kParamChain); }, [](const C& c) { return c.workload.chain; },
-     [](C& c, V v) { c.workload.chain = describe(parse_chain(std::string(v))); }},
-    {"feed", true, [](const C& c) { return honours(c, kParamFeed); },
-     [](const C& c) { return std::string(name_of(kFeeds, c.workload.feed_bytes)); },
-     [](C& c, V v) {
-         const auto f = value_of(kFeeds, v);
-         if (!f) throw InputError(one_line(fmt::format("feed '{}' is not {}", v, names_of(kFeeds))));
-         c.workload.feed_bytes = *f;
-     }},
-    {"pattern", true, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return to_string(c.workload.pattern); },
-     [](C& c, V v) {
-         c.workload.pattern = parse_pattern(v);
-         c.workload.patterned = true;
-     }},
-    {"block", true, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return format_compact(c.workload.block); }, [](C& c, V v) { c.workload.block = size_of(v); }},
-    {"ops", false, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return std::to_string(c.workload.op_count()); }, [](C& c, V v) { c.workload.ops = whole64(v); }},
-    {"span", false, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return format_compact(c.workload.span_bytes()); },
-     [](C& c, V v) { c.workload.span = size_of(v); }},
-    {"seed", false, [](const C& c) { return honours(c, kParamPattern); },
-     [](const C& c) { return std::to_string(c.workload.seed); }, [](C& c, V v) { c.workload.seed = whole64(v); }},
-    {"count", false, writes, [](const C& c) { return std::to_string(c.workload.count); },
-     [](C& c, V v) { c.workload.count = size_of(v); }},
-    // A write's size is its records: setting it sets the count.
-    {"size", false, [](const C&) { return true; },
-     [](const C& c) { return format_compact(c.workload.patterned ? c.workload.size : c.workload.bytes()); },
-     [](C& c, V v) {
-         c.workload.size = size_of(v);
-         if (c.workload.family == Family::write)
-             c.workload.count =
-                 std::max<std::uint64_t>(1, c.workload.size / std::max<std::size_t>(1, c.workload.record));
-     }},
-    // Every case has its jobs (1 unless --jobs); a label names them past one.
-    {"jobs", true, [](const C&) { return true; }, [](const C& c) { return std::to_string(c.workload.jobs); },
-     [](C& c, V v) { c.workload.jobs = whole(v); }, [](const C& c) { return c.workload.jobs > 1; }},
-    {"slice_of", false, [](const C& c) { return c.full_bytes > 0; },
-     [](const C& c) { return format_compact(c.full_bytes); }, [](C& c, V v) { c.full_bytes = size_of(v); }},
-    {"data", false, [](const C&) { return true; }, [](const C& c) { return to_string(c.workload.data); },
-     [](C& c, V v) { c.workload.data = parse_data_spec(v); }},
-};
-
-}  // namespace
-
-std::span<const CaseParam> case_params() { return kCaseParams; }
-
-const CaseParam* find_case_param(std::string_view key) { return find_by_key<CaseParam>(kCaseParams, key); }
-
-std::map<std::string, std::string> CaseSpec::params() const {
-    std::map<std::string, std::string> out;
-    for (const auto& p : kCaseParams)
-        if (p.has(*this)) out[std::string(p.key)] = p.get(*this);
-    return out;
-}
-
-std::string CaseSpec::label_params() const {
-    std::string l;
-    for (const auto& p : kCaseParams)
-        if (p.labelled(*this)) l += fmt::format("{}{}={}", l.empty() ? "" : " ", p.key, p.get(*this));
-    return l;
-}
-
-std::string CaseSpec::label() const {
-    const std::string params = label_params();
-    return params.empty() ? strategy->name : strategy->name + " " + params;
-}
 
 std::vector<double> CaseResult::per_byte() const {
     const double asked = static_cast<double>(spec.workload.all_bytes());

@@ -20,21 +20,6 @@ namespace iolab {
 
 struct CaseSpec;
 
-// One parameter of a case, as text: in labels, tables, CSV columns, result files and finding
-// selectors. set() reads the text back (throws InputError); a set value reads back equal.
-struct CaseParam {
-    std::string_view key;
-    bool in_label;  // tells two cases of one strategy apart (size, data: the same in a group)
-    bool (*has)(const CaseSpec&);
-    std::string (*get)(const CaseSpec&);
-    void (*set)(CaseSpec&, std::string_view);
-    // In the label only when this says so (jobs: past 1); by default whenever the case has it.
-    bool (*shown)(const CaseSpec&) = nullptr;
-    bool labelled(const CaseSpec& c) const { return in_label && (shown ? shown(c) : has(c)); }
-};
-std::span<const CaseParam> case_params();
-const CaseParam* find_case_param(std::string_view key);
-
 // One strategy at one point of its parameters.
 struct CaseSpec {
     const Strategy* strategy = nullptr;

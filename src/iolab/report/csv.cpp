@@ -3,6 +3,7 @@
 // followed by one row per rank, from that rank's own times (rank and host set).
 #include <fmt/format.h>
 
+#include "iolab/harness/params.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -24,7 +25,8 @@ std::string quote(const std::string& s) {
 
 std::string to_csv(const Report& report) {
     std::string out = "strategy,family,group";
-    for (const CaseParam& p : case_params()) out += fmt::format(",{}", p.key);
+    for (const Parameter& p : parameters())
+        if (p.case_param()) out += fmt::format(",{}", p.key);
     out +=
         ",status,verified,verification,stable,stopped,n,median_s,mean_s,stddev_s,ci999_low_s,ci999_high_s,min_s,max_s,"
         "throughput_mib_s,syscalls_per_mib,cpu_fraction,ops_per_s,p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,reason";
@@ -34,7 +36,8 @@ std::string to_csv(const Report& report) {
     for (const auto& c : report.cases) {
         std::string lead =
             fmt::format("{},{},{}", quote(c.name()), to_string(c.spec.workload.family), quote(c.spec.group));
-        for (const CaseParam& p : case_params()) {
+        for (const Parameter& p : parameters()) {
+            if (!p.case_param()) continue;
             lead += ',';
             if (p.has(c.spec)) lead += quote(p.get(c.spec));
         }

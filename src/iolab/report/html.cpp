@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/units.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
@@ -96,7 +97,7 @@ json sweeps_json(const std::vector<const CaseResult*>& cases, const Report& repo
         if (!c->ranked() || (!over_jobs && c->spec.workload.buffer == 0)) continue;
         // The label's parameters but the swept one: "read.chunk queue=8".
         std::string key = c->name();
-        for (const CaseParam& p : case_params())
+        for (const Parameter& p : parameters())
             if (p.key != axis && p.labelled(c->spec)) key += fmt::format(" {}={}", p.key, p.get(c->spec));
         lines[key].push_back(c);
     }

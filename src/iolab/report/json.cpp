@@ -1,7 +1,11 @@
 #include "iolab/report/json.hpp"
 
+#include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
@@ -120,27 +124,28 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
     return j;
 }
 
-nlohmann::json options_json(const RunOptions& o) {
-    return {{"cache", to_string(o.cache)},
-            {"sync", to_string(o.sync)},
-            {"warmup", o.warmup.describe()},
-            {"iterations", o.iterations.describe()},
-            {"precision", o.precision},
-            {"budget_s", o.budget_s},
-            {"race", o.race},
-            {"time_budget_s", o.time_budget_s},
-            {"min_iterations", o.min_iterations},
-            {"verify", to_string(o.verify)},
-            {"seed", o.seed},
-            {"forks", o.forks},
-            {"drop_caches", o.drop_caches},
-            {"timeline", o.timeline},
-            {"stonewall", o.stonewall},
-            {"shared_file", o.shared_file},
-            {"cache_budget_bytes", o.cache_budget},
-            {"throttle_bytes_per_s", o.throttle.bytes_per_s},
-            {"throttle_latency_s", o.throttle.latency_s},
-            {"simulated", o.throttle.active()}};
+// A number in a setting's words as JSON: a whole number as one, else a double.
+nlohmann::json number(std::string_view word) {
+    std::uint64_t whole = 0;
+    if (std::from_chars(word.data(), word.data() + word.size(), whole).ptr == word.data() + word.size() &&
+        !word.empty())
+        return whole;
+    double d = 0;
+    std::from_chars(word.data(), word.data() + word.size(), d);
+    return d;
+}
+
+// A value of a result file's options as a setting's words ("" when unset): what apply reads.
+std::string word_of(const Parameter& p, const nlohmann::json& v) {
+    if (v.is_null()) return {};
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_number_unsigned() || v.is_number_integer() || v.is_number_float()) {
+        const std::string n = v.is_number_float() ? fmt::format("{}", v.get<double>()) : v.dump();
+        if (p.json != JsonForm::seconds) return n;
+        return v.get<double>() == 0 ? std::string() : n + "s";  // a time of 0: unset
+    }
+    throw InputError(fmt::format("{} is not a value", p.json_name()));
 }
 
 nlohmann::json finding_json(const FindingResult& f) {
@@ -198,6 +203,60 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
 }
 
 }  // namespace
+
+nlohmann::json options_json(const RunOptions& o) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const Parameter& p : parameters()) {
+        if (!p.run_setting()) continue;
+        const std::string word = p.print(o), key(p.json_name());
+        switch (p.json) {
+            case JsonForm::none: break;
+            case JsonForm::text: j[key] = word; break;
+            case JsonForm::flag: j[key] = word == "true"; break;
+            case JsonForm::number: j[key] = number(word); break;
+            case JsonForm::seconds:
+                j[key] = word.empty() ? 0.0 : number(word.substr(0, word.size() - 1)).get<double>();
+                break;
+            case JsonForm::device: {
+                const Device d = word.empty() ? Device{} : parse_device(word);
+                j[key + "_bytes_per_s"] = d.bytes_per_s;
+                j[key + "_latency_s"] = d.latency_s;
+                break;
+            }
+        }
+    }
+    // What the run worked out, kept beside its settings.
+    j["race"] = o.race;
+    j["min_iterations"] = o.min_iterations;
+    j["seed"] = o.seed;
+    j["simulated"] = o.throttle.active();
+    return j;
+}
+
+RunOptions options_from_json(const nlohmann::json& o) {
+    RunOptions opts;
+    if (!o.is_object()) return opts;
+    PlanRequest plan;
+    for (const Parameter& p : parameters()) {
+        if (!p.run_setting()) continue;
+        std::string word;
+        if (p.json == JsonForm::device) {
+            const std::string key(p.json_name());
+            const double rate = o.value(key + "_bytes_per_s", 0.0), latency = o.value(key + "_latency_s", 0.0);
+            if (rate != 0) word = fmt::format("{}/s", rate) + (latency != 0 ? fmt::format("+{}s", latency) : "");
+        } else if (const auto v = o.find(p.json_name()); v != o.end()) {
+            word = word_of(p, *v);
+        }
+        if (!word.empty()) apply_setting(p, word, Syntax::suite, plan, opts);
+    }
+    // Absent from files written before they were kept: the defaults.
+    if (const auto race = o.find("race"); race != o.end() && race->is_boolean()) opts.race = race->get<bool>();
+    if (const auto m = o.find("min_iterations"); m != o.end() && m->is_number_unsigned())
+        opts.min_iterations = std::max<std::uint64_t>(1, m->get<std::uint64_t>());
+    if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned())
+        opts.seed = seed->get<std::uint64_t>();
+    return opts;
+}
 
 nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();

@@ -10,8 +10,8 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/serialize.hpp"
-#include "iolab/harness/settings.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/result_sax.hpp"
 
@@ -129,14 +129,9 @@ CaseResult read_case(const json& c, std::vector<Sample> samples, const std::vect
         if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
         try {
             const std::string value = one_line(v.get<std::string>());
-            if (const CaseParam* p = find_case_param(k)) p->set(r.spec, value);
-            // A parameter that is also a setting is held to the setting's own range (a queue of
-            // 2^32 - 1 is not one iolab could have run).
-            if (const Setting* s = find_setting(k)) {
-                PlanRequest plan;
-                RunOptions options;
-                apply_setting(*s, value, Syntax::suite, plan, options);
-            }
+            // Read by the setting's own parser, so held to its range (a queue of 2^32 - 1 is not
+            // one iolab could have run).
+            if (const Parameter* p = find_parameter(k); p && p->case_param()) p->set(r.spec, value);
         } catch (const InputError& e) {
             throw where(fmt::format("params.{}: {}", k, e.what()));
         }
@@ -186,39 +181,13 @@ CaseResult read_case(const json& c, std::vector<Sample> samples, const std::vect
     return r;
 }
 
-// The options a group ran with: the settings' own words for them, read by the settings table.
+// The options a group ran with, read by the settings' own parsers.
 RunOptions read_options(const json& o, const std::string& where) {
-    RunOptions opts;
-    if (!o.is_object()) return opts;
-    PlanRequest plan;
-    for (const char* key : {"cache", "sync", "warmup", "iterations", "verify"}) {
-        const std::string value = str(o, key);
-        if (value.empty()) continue;
-        try {
-            apply_setting(*find_setting(key), value, Syntax::suite, plan, opts);
-        } catch (const InputError& e) {
-            throw ResultFormatError(one_line(fmt::format("{}: options: {}", where, e.what())));
-        }
+    try {
+        return options_from_json(o);
+    } catch (const InputError& e) {
+        throw ResultFormatError(one_line(fmt::format("{}: options: {}", where, e.what())));
     }
-    opts.precision = num(o, "precision", opts.precision);
-    opts.budget_s = num(o, "budget_s", opts.budget_s);
-    opts.time_budget_s = num(o, "time_budget_s", opts.time_budget_s);
-    if (const auto race = o.find("race"); race != o.end() && race->is_boolean()) opts.race = race->get<bool>();
-    opts.forks = static_cast<unsigned>(std::clamp(num(o, "forks"), 0.0, 1e6));
-    if (const auto m = o.find("min_iterations"); m != o.end() && m->is_number_unsigned())
-        opts.min_iterations = std::max<std::uint64_t>(1, m->get<std::uint64_t>());
-    if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned())
-        opts.seed = seed->get<std::uint64_t>();
-    if (const auto d = o.find("drop_caches"); d != o.end() && d->is_boolean()) opts.drop_caches = d->get<bool>();
-    if (const auto b = o.find("cache_budget_bytes"); b != o.end() && b->is_number_unsigned())
-        opts.cache_budget = std::min<std::uint64_t>(b->get<std::uint64_t>(), kMaxCaseBytes);
-    // Absent from files written before they were kept: off, and the default.
-    for (auto [field, key] :
-         {std::pair{&opts.timeline, "timeline"}, {&opts.stonewall, "stonewall"}, {&opts.shared_file, "shared_file"}})
-        if (const auto b = o.find(key); b != o.end() && b->is_boolean()) *field = b->get<bool>();
-    opts.throttle.bytes_per_s = std::max(0.0, num(o, "throttle_bytes_per_s"));
-    opts.throttle.latency_s = std::max(0.0, num(o, "throttle_latency_s"));
-    return opts;
 }
 
 FindingResult read_finding(const json& f, const std::string& where) {

@@ -1,4 +1,5 @@
 #include "iolab/suite/findings.hpp"
+#include "iolab/harness/params.hpp"
 
 #include <fnmatch.h>
 
@@ -21,8 +22,8 @@ namespace {
 // Whether the case's parameter reads as `want` does (16K is 16384; chains compare by layers).
 // A byte-at-a-time case matches a size by the whole file it stands for.
 bool param_matches(const CaseSpec& c, const std::string& key, const std::string& want) {
-    const CaseParam* p = find_case_param(key == "size" && c.full_bytes ? "slice_of" : key);
-    if (!p || !p->has(c)) return false;
+    const Parameter* p = find_parameter(key == "size" && c.full_bytes ? "slice_of" : key);
+    if (!p || !p->case_param() || !p->has(c)) return false;
     const auto canonical = [&](const std::string& text) {
         CaseSpec copy = c;
         p->set(copy, text);

@@ -16,8 +16,8 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/harness/settings.hpp"
 
 namespace iolab {
 
@@ -98,13 +98,13 @@ public:
                 fail(&v, k.str(), fmt::format("unknown key in {}; expected one of {}", where, fmt::join(keys, ", ")));
     }
 
-    // The settings (harness/settings.hpp) given in a [defaults] or [[group]] table.
+    // The settings (harness/params.hpp) given in a [defaults] or [[group]] table.
     void settings(const toml::table& t, PlanRequest& plan, RunOptions& opts) const {
-        for (const Setting& s : iolab::settings()) {
-            const toml::node* n = t.get(s.key);
+        for (const Parameter& s : parameters()) {
+            const toml::node* n = s.setting() ? t.get(s.key) : nullptr;
             if (!n) continue;
             std::string value;
-            if (s.kind == Setting::Kind::flag) {
+            if (s.kind == Parameter::Kind::flag) {
                 if (!n->is_boolean())
                     fail(n, s.key, fmt::format("invalid value {}: expected true or false", as_written(*n)));
                 value = *n->value<bool>() ? "true" : "false";
@@ -133,7 +133,7 @@ public:
             fail_in(*t, "pick", fmt::format("'{}': expected fastest or slowest", pick));
         s.slowest = pick == "slowest";
         std::vector<std::string_view> selector_keys = {"group", "strategy", "pick"};
-        for (const CaseParam& p : case_params())
+        for (const Parameter& p : parameters())
             if (p.in_label || p.key == "size") selector_keys.push_back(p.key);
         for (const auto& [k, v] : *t) {
             const std::string_view name = k.str();
@@ -152,7 +152,8 @@ private:
 
 // The keys a table may hold: `own` and every setting.
 std::vector<std::string_view> setting_keys(std::vector<std::string_view> own) {
-    for (const Setting& s : settings()) own.push_back(s.key);
+    for (const Parameter& s : parameters())
+        if (s.setting()) own.push_back(s.key);
     return own;
 }
 
@@ -203,8 +204,8 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
         grp.share = r.number(t, "weight", 0);
         if (t.contains("weight") && !(grp.share > 0 && grp.share <= 1e6))
             r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
-        grp.plan.patterns = r.list(t, "strategies");
-        if (grp.plan.patterns.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
+        grp.plan.strategies = r.list(t, "strategies");
+        if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
         r.settings(t, grp.plan, grp.options);
         try {
             check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
