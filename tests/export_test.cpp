@@ -290,6 +290,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
                                                           {"span", "2M"},
                                                           {"seed", "7"},
                                                           {"count", "33"},
+                                                          {"size", "3M"},
                                                           {"jobs", "3"},
                                                           {"slice_of", "2M"},
                                                           {"data", "zeros"}};
@@ -344,6 +345,19 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     EXPECT_EQ(b.stonewall, o.stonewall);
     EXPECT_EQ(b.shared_file, o.shared_file);
     EXPECT_EQ(b.cache_budget, o.cache_budget);
+    // Every row of the parameter table is covered: a run setting set above to a value that is not
+    // its default reads back as its own words, and every case parameter has a value above.
+    for (const Parameter& p : parameters()) {
+        if (p.run_setting()) {
+            EXPECT_NE(p.print(o), p.print(RunOptions{})) << p.key << ": set it above to a value not its default";
+            EXPECT_EQ(p.print(b), p.print(o)) << p.key;
+        }
+        if (p.case_param()) {
+            EXPECT_TRUE(
+                std::any_of(std::begin(values), std::end(values), [&](const auto& kv) { return kv.first == p.key; }))
+                << p.key << ": give it a value above";
+        }
+    }
     ASSERT_EQ(back.cases.size(), made.size());
     for (std::size_t i = 0; i < made.size(); ++i)
         for (const Parameter& p : parameters()) {

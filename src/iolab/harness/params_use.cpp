@@ -94,6 +94,9 @@ void Parameter::set(CaseSpec& c, std::string_view value) const {
     PlanRequest plan;
     RunOptions options;
     apply_setting(*this, value, Syntax::suite, plan, options);
+    // A case has one value of each: a list or a range is not one.
+    if (values && values(plan) != 1)
+        throw InputError(one_line(fmt::format("invalid {} '{}': expected one value", key, value)));
     take(plan, 0, c);
 }
 

@@ -242,7 +242,13 @@ RunOptions options_from_json(const nlohmann::json& o) {
         std::string word;
         if (p.json == JsonForm::device) {
             const std::string key(p.json_name());
-            const double rate = o.value(key + "_bytes_per_s", 0.0), latency = o.value(key + "_latency_s", 0.0);
+            const auto figure = [&](const std::string& name) {
+                const auto v = o.find(name);
+                if (v == o.end() || v->is_null()) return 0.0;
+                if (!v->is_number()) throw InputError(fmt::format("{} is not a number", name));
+                return v->get<double>();
+            };
+            const double rate = figure(key + "_bytes_per_s"), latency = figure(key + "_latency_s");
             if (rate != 0) word = fmt::format("{}/s", rate) + (latency != 0 ? fmt::format("+{}s", latency) : "");
         } else if (const auto v = o.find(p.json_name()); v != o.end()) {
             word = word_of(p, *v);

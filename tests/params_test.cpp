@@ -1,0 +1,169 @@
+// The parameter table (harness/params.hpp) read the same way everywhere: the command line, suite
+// files and result files take the same keys with the same ranges.
+#include <charconv>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "iolab/harness/params.hpp"
+#include "iolab/report/json.hpp"
+#include "iolab/report/read.hpp"
+#include "iolab/suite/suite.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+// Values of every shape a setting takes, in and out of their ranges.
+const std::vector<std::string> kProbes = {
+    "byte", "0",     "1",    "7",    "16",   "4096",       "4097",           "64K",    "1G",
+    "2G",   "1P",    "-1",   "abc",  "1.5s", "90s",        "86401s",         "3%",     "0.5",
+    "auto", "zeros", "full", "cold", "none", "strided:4K", "deflate:6>file", "1MiB/s", "18446744073709551616"};
+
+// A strategy that takes the parameter, for a case that has it.
+const Strategy& taker(const Parameter& p) {
+    for (const Strategy& s : Registry::builtin().all())
+        if (p.taken_by(s) && !s.byte_at_a_time()) return s;
+    throw std::logic_error("no strategy takes " + std::string(p.key));
+}
+
+bool refused_by_parser(const std::string& error, const Parameter& p, Syntax syntax) {
+    return error.find(fmt::format("invalid {} '", setting_name(p.key, syntax))) != std::string::npos;
+}
+
+bool cli_refuses(const Parameter& p, const std::string& value) {
+    // An unknown strategy stops the run after the settings are read: nothing is measured.
+    const auto r = test::run_cli(
+        fmt::format("run -s no.such '--{}={}'", setting_name(p.key, Syntax::command_line).substr(2), value));
+    EXPECT_EQ(r.status, 2) << p.key << " " << value;
+    return refused_by_parser(r.err, p, Syntax::command_line);
+}
+
+bool suite_refuses(const Parameter& p, const std::string& value) {
+    const std::string toml = fmt::format(
+        "name = \"t\"\ndescription = \"d\"\n[defaults]\n{} = \"{}\"\n[[group]]\nid = \"g\"\ntitle = \"g\"\n"
+        "strategies = [\"{}\"]\n",
+        p.key, value, taker(p).name);
+    try {
+        parse_suite(toml, "t.toml");
+        return false;
+    } catch (const InputError& e) {
+        return refused_by_parser(e.what(), p, Syntax::suite);
+    }
+}
+
+// A result file with one case of a strategy that takes the parameter.
+nlohmann::json result_file(const Parameter& p) {
+    Report r;
+    r.suite = "t";
+    CaseResult c;
+    c.spec.strategy = &taker(p);
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.patterned = c.spec.strategy->honours(kParamPattern);
+    c.status = Status::ok;
+    Sample smp;
+    smp.wall_s = 0.01;
+    smp.bytes = c.spec.workload.bytes();
+    c.samples.assign(3, smp);
+    finish(c, r.options, 1e-9);
+    r.cases = {c};
+    return report_to_json(r);
+}
+
+// As a result file writes the value: a case's parameter is text; a run setting's number or
+// time a number, and its other values text.
+nlohmann::json as_kept(const Parameter& p, const std::string& value) {
+    std::string_view number = value;
+    if (p.json == JsonForm::seconds && number.ends_with("s")) number.remove_suffix(1);
+    double d = 0;
+    const bool numeric =
+        std::from_chars(number.data(), number.data() + number.size(), d).ptr == number.data() + number.size();
+    if ((p.json == JsonForm::number && numeric && number == value) ||
+        (p.json == JsonForm::seconds && numeric && number != value))
+        return nlohmann::json::parse(std::string(number));
+    return value;
+}
+
+bool result_refuses(const Parameter& p, const std::string& value) {
+    nlohmann::json j = result_file(p);
+    if (p.case_param())
+        j["cases"][0]["params"][std::string(p.key)] = value;
+    else
+        j["options"][std::string(p.json_name())] = as_kept(p, value);
+    try {
+        read_report_json(j.dump(), "r.json");
+        return false;
+    } catch (const InputError& e) {
+        return refused_by_parser(e.what(), p, Syntax::suite);
+    }
+}
+
+TEST(Parameters, TheCommandLineSuiteFilesAndResultFilesTakeTheSameKeysAndRanges) {
+    for (const Parameter& p : parameters()) {
+        // What result files keep of each setting: a case's parameter or a run setting (byte_slice
+        // is kept as each case's slice_of; a device as two figures).
+        if (!p.setting() || p.kind == Parameter::Kind::flag || p.json == JsonForm::device) continue;
+        if (!p.case_param() && !p.run_setting()) {
+            EXPECT_EQ(p.key, "byte_slice") << "a setting that result files do not keep";
+            continue;
+        }
+        int refused = 0, taken = 0;
+        for (const std::string& v : kProbes) {
+            const bool cli = cli_refuses(p, v);
+            EXPECT_EQ(suite_refuses(p, v), cli) << p.key << " = " << v;
+            EXPECT_EQ(result_refuses(p, v), cli) << p.key << " = " << v;
+            (cli ? refused : taken) += 1;
+        }
+        // Each setting meets values of both kinds: the comparisons above compare something.
+        EXPECT_GT(refused, 0) << p.key;
+        EXPECT_GT(taken, 0) << p.key;
+    }
+}
+
+// A switch or a simulated device goes through the three the same way.
+TEST(Parameters, SwitchesAndADeviceReadBackFromEveryPlace) {
+    for (const Parameter& p : parameters()) {
+        if (p.kind != Parameter::Kind::flag && p.json != JsonForm::device) continue;
+        const std::string value = p.kind == Parameter::Kind::flag ? "true" : "1MiB/s+45ms";
+        PlanRequest plan;
+        RunOptions set;
+        apply_setting(p, value, Syntax::suite, plan, set);
+        EXPECT_NE(p.print(set), p.print(RunOptions{})) << p.key;
+        nlohmann::json j = result_file(p);
+        j["options"] = options_json(set);
+        EXPECT_EQ(p.print(read_report_json(j.dump(), "r.json").options), p.print(set)) << p.key;
+        EXPECT_FALSE(cli_refuses(p, value)) << p.key;
+    }
+}
+
+// A case has one value of each parameter: a list in a result file is refused.
+TEST(Parameters, AResultFileCaseWithAListForAParameterIsRefused) {
+    const Parameter& queue = *find_parameter("queue");
+    EXPECT_FALSE(result_refuses(queue, "4"));
+    nlohmann::json j = result_file(queue);
+    j["cases"][0]["params"]["queue"] = "4,8";
+    try {
+        read_report_json(j.dump(), "r.json");
+        ADD_FAILURE() << "a list was taken";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("invalid queue '4,8': expected one value"), std::string::npos) << e.what();
+    }
+}
+
+// A strategy given an option it does not take says so, naming those that do.
+TEST(Parameters, AnOptionNoChosenStrategyTakesIsRefused) {
+    auto r = test::run_cli("run -s read.chunk --size 1M --block 64K");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--block is taken only by read.pread-ops"), std::string::npos) << r.err;
+    r = test::run_cli("run -s write.chain --size 1M --queue 4 --iterations 1 --warmup 0");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--queue is taken only by"), std::string::npos) << r.err;
+    // One of the chosen takes it: the others run without it.
+    r = test::run_cli("run -s read.chunk,read.pread-ops --size 1M --block 64K --smoke");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("block=64K"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace iolab
