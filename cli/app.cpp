@@ -7,9 +7,9 @@
 
 #include <cerrno>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -27,9 +27,10 @@
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
-#include "iolab/report/session.hpp"
+#include "iolab/session/session.hpp"
 #include "iolab/sys/mpi.hpp"
 #include "mpi_rank.hpp"
+#include "progress.hpp"
 #include "run_options.hpp"
 
 namespace {
@@ -57,16 +58,15 @@ struct Context {
     std::string small_dir;
 };
 
-// Whether a validated suite is small enough for Mode::small: tiny files, few cases, nothing
-// that waits (a throttle) or forks.
-bool small_enough(const Suite& suite) {
-    std::size_t cases = 0;
-    for (const auto& g : suite.groups) {
+// Whether a validated run is small enough for Mode::small: tiny files, few cases, nothing that
+// waits (a throttle) or forks.
+bool small_enough(const Session& session) {
+    for (const auto& g : session.suite().groups)
         if (g.options.throttle.active() || g.options.forks > 0 || g.options.drop_caches) return false;
-        for (const auto& c : group_cases(g)) {
-            if (++cases > 24 || c.workload.bytes() > (256u << 10) || memory_needed(c) > (16u << 20)) return false;
-        }
-    }
+    if (session.size() > 24) return false;
+    for (const auto& cases : session.plan())
+        for (const auto& c : cases)
+            if (c.workload.bytes() > (256u << 10) || memory_needed(c) > (16u << 20)) return false;
     return true;
 }
 
@@ -95,119 +95,59 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     }
 }
 
-int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
-    // Only rank 0 writes result files, so only rank 0 checks their paths.
-    const auto check = [&] {
-        return check_before_run(a, suite, ctx.mode == Mode::small ? ctx.small_dir : a.dir, reports);
-    };
+// A run built and checked before it makes anything: its session, the folder its scratch folder
+// goes in, and the folders killed runs left there.
+struct Checked {
+    std::optional<Session> session;
     std::string dir;
     std::vector<ScratchFolder> stale;
+};
+
+// Under MPI every rank builds and checks; one rank's refusal is every rank's, and every rank must
+// have been given the plan rank 0 was. Rank 0 looks for stale folders before any rank makes its own
+// (after the agreement), so none is taken for stale. nullopt: refused, and said.
+std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
+    Checked c;
+    const std::string dir_option = ctx.mode == Mode::small ? ctx.small_dir : a.dir;
     if (!team().mpi()) {
-        dir = check();
-        if (ctx.mode == Mode::normal) stale = find_stale_scratch(dir);
-    } else {
-        // Every rank checks; one rank's refusal is every rank's. Every rank must have been given
-        // the plan rank 0 was. Rank 0 looks for stale folders before any rank makes its own
-        // (after the agreement), so none is taken for stale.
-        const std::uint64_t plan = plan_fingerprint(a, suite);
+        c.session.emplace(std::move(suite));
+        c.dir = check_before_run(a, *c.session, dir_option, reports);
+        if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);
+        return c;
+    }
+    Outcome o = team().agree(outcome_of([&] { c.session.emplace(std::move(suite)); }));
+    if (o.ok()) {
+        const std::uint64_t plan = plan_fingerprint(a, *c.session);
         const bool same_plan = team().leader(plan) == plan;
-        const Outcome o = team().agree(outcome_of([&] {
+        o = team().agree(outcome_of([&] {
             if (!same_plan)
                 throw InputError(
                     "this rank was given another plan than rank 0 (other cases, sizes or settings): every rank "
                     "of an MPI job must run the same command");
-            dir = check();
-            if (reports) stale = find_stale_scratch(dir);
+            c.dir = check_before_run(a, *c.session, dir_option, reports);
+            if (reports) c.stale = find_stale_scratch(c.dir);
         }));
-        if (!o.ok()) {
-            if (reports) fmt::print(stderr, "iolab: {}\n", one_line(o.why));
-            return 2;  // on every rank, which all end normally
-        }
     }
-    if (ctx.mode == Mode::validate) return 0;
-    if (ctx.mode == Mode::small) {
-        if (!small_enough(suite)) return 0;
-        for (auto& g : suite.groups) {
-            g.options.warmup = Amount{0, 0};
-            g.options.iterations = Amount{1, 0};
-            g.options.timeline = false;
-        }
-    }
-    // Folders left by runs that were killed are named, never removed without being asked.
-    if (reports && !stale.empty()) {
-        std::vector<std::string> names;
-        for (const auto& st : stale)
-            names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
-                                     (st.owner.empty() ? std::string() : " (" + st.owner + ")")));
-        fmt::print(stderr,
-                   "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean "
-                   "--dir {}' removes them\n",
-                   stale.size(), one_line(dir), fmt::join(names, ", "), one_line(dir));
-    }
-    // On a terminal a bar; elsewhere (a log, a CI job) one plain line a group, and one a minute.
-    const bool progress = reports && !a.quiet && ::isatty(STDERR_FILENO);
-    const bool lines = reports && !a.quiet && !progress && ctx.mode == Mode::normal;
-    const auto start = std::chrono::steady_clock::now();
-    double said_at = 0;  // when the last plain line was written
-    SessionSettings settings;
-    settings.suite = suite.name;
-    settings.description = suite.description;
-    settings.scratch_parent = dir;
-    settings.keep = a.keep && ctx.mode == Mode::normal;
-    // Small runs: no 256 MiB memcpy reference. Under MPI only rank 0's is reported, so only rank 0
-    // measures it (not under the other ranks' load).
-    settings.limits = ctx.mode != Mode::small && reports;
-    double drawn_at = -1, measuring_from = -1;
-    settings.on_group = [&](std::size_t i, std::size_t n, const ReportGroup& g, double elapsed) {
-        if (!lines) return;
-        fmt::print(stderr, "iolab: group {} of {}{}: done after {:.0f} s\n", i + 1, n,
-                   g.title.empty() ? std::string() : " (" + one_line(g.title) + ")", elapsed);
-        said_at = elapsed;
-    };
-    // Findings decided before the end: a line each in a log, a count on the terminal's bar.
-    std::size_t decided = 0;
-    settings.on_finding = [&](const FindingResult& f, std::size_t k, std::size_t) {
-        decided = k;
-        if (!lines) return;
-        fmt::print(stderr, "iolab: {}{}: {}\n", f.suite.empty() ? std::string() : one_line(f.suite) + ": ",
-                   one_line(f.finding.claim), f.outcome());
-        said_at = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    settings.on_case = [&](std::size_t i, std::size_t n, const CaseSpec& c, double done) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (lines && elapsed - said_at >= 60) {
-            fmt::print(stderr, "iolab: {:.0f}% after {:.0f} s; measuring case {} of {}, {}\n", done * 100, elapsed,
-                       i + 1, n, one_line(c.label()));
-            said_at = elapsed;
-        }
-        if (!progress) return;
-        if (measuring_from < 0) measuring_from = elapsed;       // set-up, limits and warm-ups came before
-        if (drawn_at >= 0 && elapsed - drawn_at < 0.1) return;  // ten lines a second at most
-        drawn_at = elapsed;
-        const std::size_t width = terminal_columns(STDERR_FILENO);
-        const std::size_t columns = width > 0 ? width : 80;
-        const std::string what = suite.findings.empty() ? c.label()
-                                                        : fmt::format("{}/{} findings decided; {}", decided,
-                                                                      suite.findings.size(), c.label());
-        fmt::print(stderr, "\r\x1b[K{}",
-                   progress_line(done, i, n, what, elapsed, elapsed - measuring_from, columns - 1));
-        std::fflush(stderr);
-    };
-    std::string kept;
-    const Report report = run_session(suite, settings, &kept);
-    if (progress) fmt::print(stderr, "\r\x1b[K");
+    if (o.ok()) return c;
+    if (reports) fmt::print(stderr, "iolab: {}\n", one_line(o.why));
+    return std::nullopt;
+}
 
-    if (!reports) {
-        if (const int sig = interrupt::signal_received()) return 128 + sig;
-        return report.any_failed() ? 1 : 0;
-    }
-    if (!a.quiet && ctx.mode == Mode::normal) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
-    if (ctx.mode == Mode::small) {
-        // The fuzz target runs it: render every export in memory, write none.
-        (void)render_terminal(report, TerminalOptions{false, 80, false});
-        for (const Exporter& e : exporters()) (void)e.render(report);
-        return report.any_failed() ? 1 : 0;
-    }
+// Folders left by runs that were killed are named, never removed without being asked.
+void tell_stale(const std::vector<ScratchFolder>& stale, const std::string& dir) {
+    if (stale.empty()) return;
+    std::vector<std::string> names;
+    for (const auto& st : stale)
+        names.push_back(one_line(st.path.substr(st.path.rfind('/') + 1) +
+                                 (st.owner.empty() ? std::string() : " (" + st.owner + ")")));
+    fmt::print(stderr,
+               "iolab: {} scratch folder(s) in '{}' were left by runs that were killed: {}; 'iolab clean --dir {}' "
+               "removes them\n",
+               stale.size(), one_line(dir), fmt::join(names, ", "), one_line(dir));
+}
+
+// Every result file asked for, each written whole or not at all.
+void write_outputs(const RunArgs& a, const Report& report) {
     for (const Exporter& e : exporters())
         if (const std::string& path = a.output(e.option); !path.empty()) {
             const std::string text = e.render(report);
@@ -218,17 +158,56 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
                            "fewer cases or iterations a file keep it readable\n",
                            one_line(path), format_size(text.size()), format_size(kMaxResultFileBytes));
         }
-    if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
-    if (const int sig = interrupt::signal_received()) {
+}
+
+// The status: 128 + the signal that stopped the run (saying so), 1 when a case failed, else 0.
+int run_status(const RunArgs& a, const Report& report, bool reports) {
+    const int sig = interrupt::signal_received();
+    if (sig && reports) {
+        const bool files = std::any_of(exporters().begin(), exporters().end(),
+                                       [&](const Exporter& e) { return !a.output(e.option).empty(); });
         fmt::print(stderr, "iolab: interrupted by signal {}: {} case(s) measured before it{}\n", sig,
-                   report.cases.size(),
-                   std::all_of(exporters().begin(), exporters().end(),
-                               [&](const Exporter& e) { return a.output(e.option).empty(); })
-                       ? std::string()
-                       : "; the result files are marked partial");
-        return 128 + sig;
+                   report.cases.size(), files ? "; the result files are marked partial" : "");
     }
+    if (sig) return 128 + sig;
     return report.any_failed() ? 1 : 0;
+}
+
+int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
+    if (ctx.mode == Mode::small)
+        for (auto& g : suite.groups) {
+            g.options.warmup = Amount{0, 0};
+            g.options.iterations = Amount{1, 0};
+            g.options.timeline = false;
+        }
+    auto checked = check_run(ctx, a, std::move(suite), reports);
+    if (!checked) return 2;  // on every rank, which all end normally
+    const Session& session = *checked->session;
+    if (ctx.mode == Mode::validate || (ctx.mode == Mode::small && !small_enough(session))) return 0;
+    if (reports) tell_stale(checked->stale, checked->dir);
+    const bool bar = reports && !a.quiet && ::isatty(STDERR_FILENO);
+    Progress progress(session.suite(), bar, reports && !a.quiet && !bar && ctx.mode == Mode::normal);
+    SessionSettings settings;
+    settings.scratch_parent = checked->dir;
+    settings.keep = a.keep && ctx.mode == Mode::normal;
+    // Small runs: no 256 MiB memcpy reference. Under MPI only rank 0's is reported, so only rank 0
+    // measures it (not under the other ranks' load).
+    settings.limits = ctx.mode != Mode::small && reports;
+    progress.attach(settings);
+    std::string kept;
+    const Report report(session.run(settings, &kept));
+    progress.end();
+    if (!reports) return run_status(a, report, false);
+    if (ctx.mode == Mode::small) {
+        // The fuzz target runs it: render every export in memory, write none.
+        (void)render_terminal(report, TerminalOptions{false, 80, false});
+        for (const Exporter& e : exporters()) (void)e.render(report);
+        return report.any_failed() ? 1 : 0;
+    }
+    if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
+    write_outputs(a, report);
+    if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
+    return run_status(a, report, true);
 }
 
 // "unknown command 'lst': did you mean 'list'?", or for an option of a command, or an argument.

@@ -17,13 +17,14 @@
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/io/profile.hpp"
 #include "iolab/io/whole_file.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
-#include "iolab/report/session.hpp"
 #include "iolab/report/tune.hpp"
+#include "iolab/session/session.hpp"
 #include "iolab/suite/suite.hpp"
 #include "iolab/sys/cgroup.hpp"
 #include "iolab/sys/io.hpp"
@@ -114,16 +115,11 @@ std::string checked_dir(const std::string& option) {
     return std::filesystem::absolute(dir).string();
 }
 
-// The settings a strategy takes (iolab run --KEY), from the parameters it honours.
+// The settings a strategy takes (iolab run --KEY): the parameter table's rows it takes.
 std::string settings_taken(const Strategy& s) {
     std::vector<std::string> keys;
-    if (s.honours(kParamBuffer)) keys.push_back("--buffer");
-    if (s.honours(kParamRecord)) keys.push_back("--record --count");
-    if (s.honours(kParamQueue)) keys.push_back("--queue");
-    if (s.honours(kParamIov)) keys.push_back("--iov");
-    if (s.honours(kParamChain)) keys.push_back("--chain");
-    if (s.honours(kParamFeed)) keys.push_back("--feed");
-    if (s.honours(kParamPattern)) keys.push_back("--pattern --block --ops --span --seed");
+    for (const Parameter& p : parameters())
+        if (p.setting() && p.takes != 0 && p.taken_by(s)) keys.push_back(setting_name(p.key, Syntax::command_line));
     if (s.byte_at_a_time()) keys.push_back("--byte-slice");
     return keys.empty() ? "--size only" : fmt::format("{}", fmt::join(keys, " "));
 }
@@ -303,17 +299,13 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     if (::stat(dir.c_str(), &st) != 0) throw IoError(errno, "inspect", dir);
     Suite suite = builtin_suite("tune");
     if (smoke) make_smoke(suite);
-    std::uint64_t needed = 0;
-    for (const auto& g : suite.groups) needed = std::max(needed, scratch_needed(group_cases(g)));
-    if (free_space(dir) < needed + (16u << 20))
-        throw InputError(fmt::format("not enough free space in '{}' for iolab tune: it needs {}", dir,
-                                     format_size(needed + (16u << 20))));
+    const Session session(std::move(suite));
+    session.check_memory();
+    session.check_space(dir);
     SessionSettings settings;
-    settings.suite = suite.name;
-    settings.description = suite.description;
     settings.scratch_parent = dir;
     settings.limits = false;
-    const Report report = run_session(suite, settings);
+    const Report report(session.run(settings));
     if (report.partial) {
         fmt::print(stderr, "iolab: interrupted: no profile written\n");
         return 128 + interrupt::signal_received();

@@ -10,8 +10,8 @@
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/harness/params.hpp"
-#include "iolab/report/session.hpp"
 #include "iolab/report/table.hpp"
+#include "iolab/session/session.hpp"
 #include "iolab/sys/mpi.hpp"
 
 namespace iolab::cli {
@@ -49,7 +49,8 @@ unsigned parsed_shift(const std::string& text) {
 
 }  // namespace
 
-std::uint64_t plan_fingerprint(const RunArgs& a, const Suite& suite) {
+std::uint64_t plan_fingerprint(const RunArgs& a, const Session& session) {
+    const Suite& suite = session.suite();
     std::string text;
     // Every setting, as given on the command line: a row of the settings table is in the plan by
     // being in the table (a --seed or --queue of its own on one rank is another plan).
@@ -67,13 +68,14 @@ std::uint64_t plan_fingerprint(const RunArgs& a, const Suite& suite) {
     if (!a.suite_file.empty())
         if (const auto file = read_text_file(a.suite_file)) text += *file;
     // And what came of them: every group's settings and cases.
-    for (const auto& g : suite.groups) {
+    for (std::size_t gi = 0; gi < suite.groups.size(); ++gi) {
+        const Group& g = suite.groups[gi];
         const RunOptions& o = g.options;
         text += g.id + "\n" + options_text(o) + "\n";
         text += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
                             o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file,
                             g.plan.seed);
-        for (const auto& c : group_cases(g))
+        for (const auto& c : session.plan()[gi])
             text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
                                 to_string(c.workload.data));
     }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "iolab/harness/team.hpp"
+#include "iolab/session/session.hpp"
 #include "iolab/suite/suite.hpp"
 #include "run_options.hpp"
 
@@ -13,7 +14,7 @@ namespace iolab::cli {
 // What a run will do, as a number (a checksum of every setting of the settings table as given,
 // the run's own options, the suite, and every case and group it made): the ranks of an MPI job
 // compare it with rank 0's.
-std::uint64_t plan_fingerprint(const RunArgs& a, const Suite& suite);
+std::uint64_t plan_fingerprint(const RunArgs& a, const Session& session);
 
 // MPI started, the team the harness agrees with, and at the end MPI finished. Without --mpi it
 // only refuses the MPI options; with `start` false (fuzz targets) it checks them and starts nothing.

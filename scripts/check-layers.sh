@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fails on any include that runs up the layers: io < sys < core < chain < strategies < harness <
-# suite < report < cli (io: the library's public headers, include/iolab/io, which include only
+# suite < session < report < cli (io: the library's public headers, include/iolab/io, which include only
 # each other); on a source file outside the layers; and on an include of iolab's own
 # headers written any other way than "iolab/LAYER/...". Prints each offending line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-layers=(io sys core chain strategies harness suite report)
+layers=(io sys core chain strategies harness suite session report)
 where() { [ "$1" = io ] && echo include/iolab/io || echo "src/iolab/$1"; }
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done; echo -1; }
 bad=0

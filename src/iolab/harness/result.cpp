@@ -153,4 +153,12 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         r.warnings.push_back({WarningKind::unstable, name, instability(r) + ": it is not ranked and decides nothing"});
 }
 
+std::pair<double, double> rate_interval(const CaseResult& c) {
+    if (!has_interval(c) || c.stats.median_low <= 0 || c.stats.median_high <= 0) return {0, 0};
+    const double t = c.throughput_mib_s, m = c.stats.median;
+    return {t * m / c.stats.median_high, t * m / c.stats.median_low};
+}
+
+bool has_interval(const CaseResult& c) { return c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence; }
+
 }  // namespace iolab

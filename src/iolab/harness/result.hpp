@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iolab/core/latency.hpp"
@@ -190,5 +191,9 @@ inline constexpr std::size_t kMinSamplesForVerdict = 5;
 
 // Statistics, throughput and warnings from the samples (also used on pooled samples).
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s);
+
+// The median's interval as one of throughputs (low, high); (0, 0) without a 95 % interval.
+std::pair<double, double> rate_interval(const CaseResult& c);
+bool has_interval(const CaseResult& c);
 
 }  // namespace iolab

@@ -2,40 +2,18 @@
 // A finished (or interrupted) run: what was measured, where, and every case's result. Every
 // exporter turns this same object into bytes.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iolab/core/units.hpp"
-#include "iolab/harness/environment.hpp"
-#include "iolab/harness/limits.hpp"
-#include "iolab/harness/runner.hpp"
-#include "iolab/suite/findings.hpp"
+#include "iolab/session/run.hpp"
 
 namespace iolab {
 
-// A group of cases measured under one set of options (a suite's [[group]]; a plain run has
-// one, with an empty id).
-struct ReportGroup {
-    std::string id;
-    std::string title;
-    RunOptions options;
-    bool partial = false;  // a signal stopped the run while this group was measured
-};
-
-struct Report {
-    std::string suite;
-    std::string description;
-    Environment environment;
-    RunOptions options;  // of the first group: what the header describes
-    std::vector<ReportGroup> groups;
-    std::vector<CaseResult> cases;
-    std::vector<FindingResult> findings;
-    std::vector<KneeResult> knees;
-    double clock_read_ns = -1;  // measured when patterned cases ran: one read of the clock
-    Limits limits;              // the ceiling of each kind of work, when measured
-    double time_budget_s = 0;   // racing: the run's time budget (0: none)
-    double elapsed_s = 0;       // how long the run took
-    // Interrupted: the cases measured before the signal are here (those it cut short say so).
-    bool partial = false;
+// The run as every exporter reads it.
+struct Report : Run {
+    Report() = default;
+    explicit Report(Run run) : Run(std::move(run)) {}
 
     const ReportGroup& group(const std::string& id) const;
 

@@ -165,14 +165,6 @@ constexpr std::size_t kShownWinners = 3, kShownNext = 1;
 
 }  // namespace
 
-std::pair<double, double> rate_interval(const CaseResult& c) {
-    if (!has_interval(c) || c.stats.median_low <= 0 || c.stats.median_high <= 0) return {0, 0};
-    const double t = c.throughput_mib_s, m = c.stats.median;
-    return {t * m / c.stats.median_high, t * m / c.stats.median_low};
-}
-
-bool has_interval(const CaseResult& c) { return c.stats.n > 1 && c.stats.median_confidence >= kMedianConfidence; }
-
 std::string format_figure(double x) {
     return x >= 100 ? fmt::format("{:.0f}", x) : x >= 10 ? fmt::format("{:.1f}", x) : fmt::format("{:.2f}", x);
 }

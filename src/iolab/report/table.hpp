@@ -85,9 +85,6 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
                                      std::vector<std::string>* brief = nullptr);
 // "read, 64 MiB, cache warm": a table in the words of its answer.
 std::string table_name(const RankedTable& t);
-// The median's interval as one of throughputs (low, high); (0, 0) without a 95 % interval.
-std::pair<double, double> rate_interval(const CaseResult& c);
-bool has_interval(const CaseResult& c);
 // "17.9 GiB/s" or "812 MiB/s".
 std::string format_rate(double mib_s);
 // A figure with three digits or so: "812", "17.9", "1.23".

@@ -1,0 +1,253 @@
+#include "iolab/session/session.hpp"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "iolab/core/interrupt.hpp"
+#include "iolab/core/process.hpp"
+#include "iolab/core/scratch.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/harness/measure.hpp"
+#include "iolab/harness/stats.hpp"
+#include "iolab/harness/team.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+
+namespace {
+
+const RunOptions& options_of(const Run& run, const std::string& group) {
+    for (const auto& g : run.groups)
+        if (g.id == group) return g.options;
+    return run.options;
+}
+
+// Under MPI: every rank's host, and every rank's folder (for reads shifted to another rank).
+// Shifted reads and a shared file reach into other ranks' folders: every rank must see them, so
+// --dir must be one folder that every host shares.
+void join_team(Run& run, const Suite& suite, const ScratchDir& scratch, const std::string& parent) {
+    Team& tm = team();
+    if (!tm.mpi()) return;
+    run.environment.hosts = tm.hosts();
+    run.environment.rank_shift = tm.shift() % static_cast<unsigned>(tm.size());
+    tm.share_scratch(scratch.name());
+    const bool reach =
+        run.environment.rank_shift != 0 ||
+        std::any_of(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.options.shared_file; });
+    const Outcome seen = tm.agree(outcome_of([&] {
+        if (!reach) return;
+        for (std::size_t r = 0; r < tm.scratch_names().size(); ++r) {
+            struct stat st {};
+            if (::stat(scratch.sibling_at(tm.scratch_names()[r], ".").c_str(), &st) != 0)
+                throw InputError(
+                    fmt::format("cannot see rank {}'s scratch folder {} in '{}': --rank-shift and --shared-file "
+                                "need a --dir that every host shares",
+                                r, tm.scratch_names()[r], parent));
+        }
+    }));
+    if (!seen.ok()) throw AgreedInputError(seen.why);
+}
+
+// The ceilings of the tables' kinds of work, each once.
+std::vector<CeilingKey> ceiling_keys(const Suite& suite, const std::vector<std::vector<CaseSpec>>& plan) {
+    std::vector<CeilingKey> keys;
+    for (std::size_t gi = 0; gi < plan.size(); ++gi)
+        for (const CaseSpec& c : plan[gi])
+            for (const CeilingKey& k : ceilings_of(c, suite.groups[gi].options))
+                if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    return keys;
+}
+
+// A case above its ceiling by more than its interval: the ceiling is measured again (the machine
+// may have been busier then) and the higher figure kept. What is still above it is a warning.
+void remeasure_ceilings(Run& run, const std::string& scratch) {
+    std::vector<CeilingKey> again;
+    for (const CaseResult& c : run.cases) {
+        const Ceiling* l = c.ranked() ? ceiling_for(run.limits, c.spec, options_of(run, c.spec.group)) : nullptr;
+        if (l && l->key.kind != LimitKind::device && rate_interval(c).first > l->mib_s &&
+            std::find(again.begin(), again.end(), l->key) == again.end())
+            again.push_back(l->key);
+    }
+    const Limits remeasured = measure_limits(again, scratch);
+    for (Ceiling& c : run.limits.ceilings)
+        if (const Ceiling* r = remeasured.find(c.key); r && r->mib_s > c.mib_s) c = *r;
+}
+
+bool racing(const Group& g) { return g.options.race && g.options.iterations.adaptive; }
+
+// The groups measured in turn. Racing groups share the run's time budget by their shares
+// (Group::share; by default in proportion to their cases), each taking its part of what is left
+// when it starts; the findings are judged as the samples come (sequential verdicts).
+class Groups {
+public:
+    Groups(const Session& session, const SessionSettings& settings, const ScratchDir& scratch, Run& run)
+        : suite_(session.suite()),
+          plan_(session.plan()),
+          settings_(settings),
+          scratch_(scratch),
+          run_(run),
+          total_(session.size()),
+          budget_(time_budget(suite_)),
+          judge_(suite_) {
+        judge_.on_decided = [this](const FindingResult& f) {
+            if (settings_.on_finding) settings_.on_finding(f, judge_.decided(), judge_.size());
+        };
+        if (std::any_of(suite_.groups.begin(), suite_.groups.end(), racing)) run_.time_budget_s = budget_;
+    }
+
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+    // Measures group gi; false when a stop request ended the run in it.
+    bool measure(std::size_t gi) {
+        Group group = suite_.groups[gi];
+        const auto& cases = plan_[gi];
+        if (racing(group)) group.options.group_budget_s = share(gi);
+        const ProgressFn progress = [&](std::size_t i, const CaseSpec& c, double done) {
+            if (settings_.on_case)
+                settings_.on_case(first_ + i, total_, c,
+                                  (static_cast<double>(first_) + done * static_cast<double>(cases.size())) /
+                                      static_cast<double>(total_));
+        };
+        const std::vector<bool> held = held_cases(suite_, cases);
+        // In child processes the samples meet only at the end: those findings are judged then.
+        const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge_.hold(run_.cases, now); };
+        auto results = group.options.forks > 0 || group.options.cache_budget > 0
+                           ? run_group_forked(cases, group.options, scratch_, progress, held)
+                           : run_group(cases, group.options, scratch_, system_clock(), progress, held,
+                                       suite_.findings.empty() ? HoldFn() : holds);
+        // A stop request ends the run at this safe point. The group it cut short keeps what it
+        // measured, marked partial. Under MPI a stop on any rank is a stop on all.
+        const bool stopped = team().any(interrupt::requested());
+        for (auto& r : results)
+            if (!stopped || r.status != Status::ok || !r.samples.empty()) run_.cases.push_back(std::move(r));
+        first_ += cases.size();
+        if (stopped) {
+            interrupt::request(SIGTERM);
+            run_.partial = true;
+            run_.groups[gi].partial = true;
+        }
+        if (settings_.on_group) settings_.on_group(gi, plan_.size(), run_.groups[gi], elapsed());
+        return !stopped;
+    }
+
+    std::vector<FindingResult> verdicts() const { return judge_.verdicts(run_.cases); }
+
+private:
+    double weight(std::size_t gi) const {
+        return suite_.groups[gi].share > 0 ? suite_.groups[gi].share : static_cast<double>(plan_[gi].size());
+    }
+    // Group gi's part of the time left: its weight among the racing groups still to run.
+    double share(std::size_t gi) const {
+        double left = 0;
+        for (std::size_t k = gi; k < plan_.size(); ++k)
+            if (racing(suite_.groups[k])) left += weight(k);
+        return std::max(1e-3, (budget_ - elapsed()) * weight(gi) / std::max(1e-9, left));
+    }
+
+    const Suite& suite_;
+    const std::vector<std::vector<CaseSpec>>& plan_;
+    const SessionSettings& settings_;
+    const ScratchDir& scratch_;
+    Run& run_;
+    const std::size_t total_;
+    const double budget_;
+    Judge judge_;
+    const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::size_t first_ = 0;  // index of the group's first case in the whole run
+};
+
+}  // namespace
+
+std::uint64_t free_space(const std::string& dir) {
+    struct statvfs st {};
+    if (::statvfs(dir.c_str(), &st) != 0) throw IoError(errno, "inspect the filesystem of", dir);
+    return static_cast<std::uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+Session::Session(Suite suite) : suite_(std::move(suite)) {
+    std::size_t total = 0;
+    for (const auto& g : suite_.groups) {
+        auto cases = build_plan(g.plan);
+        for (auto& c : cases) c.group = g.id;
+        total += cases.size();
+        if (total > kMaxCases)
+            throw InputError(
+                fmt::format("the run has more than {} cases in all; narrow --strategy or the lists", kMaxCases));
+        plan_.push_back(std::move(cases));
+    }
+}
+
+std::size_t Session::size() const {
+    std::size_t n = 0;
+    for (const auto& g : plan_) n += g.size();
+    return n;
+}
+
+void Session::check_memory() const {
+    // Memory is bounded: no case may hold more than half of this machine's memory.
+    const std::uint64_t limit =
+        static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) / 2;
+    for (const auto& cases : plan_)
+        for (const auto& c : cases)
+            if (memory_needed(c) > limit)
+                throw InputError(
+                    fmt::format("{} would hold {} in memory (its buffers, queue and pool of records); the limit is "
+                                "{}, half of this machine's memory",
+                                c.label(), format_size(memory_needed(c)), format_size(limit)));
+}
+
+void Session::check_space(const std::string& dir, unsigned ranks) const {
+    std::uint64_t needed = 0;
+    for (const auto& cases : plan_) needed = std::max(needed, scratch_needed(cases));
+    // The largest group's files plus a margin, checked before anything is created.
+    needed = saturating_add(saturating_mul(needed, ranks), 16ull << 20);
+    const std::uint64_t available = free_space(dir);
+    if (available < needed)
+        throw InputError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
+                                     format_size(needed), format_size(available)));
+}
+
+Run Session::run(const SessionSettings& settings, std::string* kept_scratch) const {
+    ScratchDir scratch(settings.scratch_parent);
+    scratch.keep(settings.keep);
+    // While it measures, a signal stops the run at its next safe point (interrupt.hpp).
+    interrupt::set_stoppable(true);
+    struct Unstoppable {
+        ~Unstoppable() { interrupt::set_stoppable(false); }
+    } unstoppable;
+    if (kept_scratch && settings.keep) *kept_scratch = scratch.path();
+    Run run;
+    run.suite = suite_.name;
+    run.description = suite_.description;
+    if (!suite_.groups.empty()) run.options = suite_.groups.front().options;
+    run.environment = collect_environment(scratch.path());
+    join_team(run, suite_, scratch, settings.scratch_parent);
+    for (const auto& g : suite_.groups) run.groups.push_back({g.id, g.title, g.options, false});
+    Groups groups(*this, settings, scratch, run);
+    // Measured once (a second or less, more for a cold table: a file of its size is read from the
+    // device). Not under MPI: a ceiling is one process's, and the ranks' work is all of theirs.
+    if (settings.limits && !team().mpi()) run.limits = measure_limits(ceiling_keys(suite_, plan_), scratch.path());
+    for (std::size_t gi = 0; gi < plan_.size(); ++gi)
+        if (!groups.measure(gi)) break;
+    if (run.limits.measured() && !run.partial) remeasure_ceilings(run, scratch.path());
+    if (!settings.keep) scratch.remove();
+    interrupt::set_stoppable(false);
+    run.elapsed_s = groups.elapsed();
+    if (run.partial) return run;
+    if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
+        run.clock_read_ns = clock_read_cost_ns();
+    run.findings = groups.verdicts();
+    for (const auto& k : suite_.knees) run.knees.push_back(find_knee(k, run.cases));
+    run.elapsed_s = groups.elapsed();
+    return run;
+}
+
+}  // namespace iolab

@@ -1,0 +1,61 @@
+#pragma once
+// A whole run, between the suite and the report: the plan built once, the checks made before
+// anything is created, every group measured in turn, then the findings and knees judged.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "iolab/session/run.hpp"
+#include "iolab/suite/findings.hpp"
+#include "iolab/suite/suite.hpp"
+
+namespace iolab {
+
+struct SessionSettings {
+    std::string scratch_parent;  // empty: the system temp folder
+    bool keep = false;           // keep the scratch folder
+    bool limits = true;          // measure the ceilings of the tables' kinds of work
+    // Called before each measured iteration: (index of the case from 0, total cases, the case,
+    // the share of the whole run's measured work done, 0 to 1).
+    std::function<void(std::size_t, std::size_t, const CaseSpec&, double)> on_case;
+    // Called when a group is over: (its index from 0, the number of groups, the group, the
+    // seconds since the run began).
+    std::function<void(std::size_t, std::size_t, const ReportGroup&, double)> on_group;
+    // Called as a look decides a finding before the run ends (sequential verdicts): (the finding,
+    // how many are decided now, how many the suite has).
+    std::function<void(const FindingResult&, std::size_t, std::size_t)> on_finding;
+};
+
+class Session {
+public:
+    // Builds every group's cases (a plain run is a suite of one group without findings). Throws
+    // InputError for a plan that cannot be run: an unknown strategy, values that do not fit, more
+    // cases than kMaxCases in all.
+    explicit Session(Suite suite);
+
+    const Suite& suite() const { return suite_; }
+    // Each group's cases, in the suite's order, each tagged with its group's id.
+    const std::vector<std::vector<CaseSpec>>& plan() const { return plan_; }
+    std::size_t size() const;
+
+    // Throws InputError naming the case that would hold more than half of this machine's memory.
+    void check_memory() const;
+    // Throws InputError when the filesystem holding `dir` has less free space than the largest
+    // group's files, times `ranks` (the ranks of an MPI job sharing it), and a margin.
+    void check_space(const std::string& dir, unsigned ranks = 1) const;
+
+    // Runs every group in a scratch folder of its own in `settings.scratch_parent`. When a stop
+    // is requested (interrupt.hpp) it returns at the next safe point with the cases completed so
+    // far and `partial` set.
+    Run run(const SessionSettings& settings, std::string* kept_scratch = nullptr) const;
+
+private:
+    Suite suite_;
+    std::vector<std::vector<CaseSpec>> plan_;
+};
+
+// Free bytes for an unprivileged writer on the filesystem holding dir.
+std::uint64_t free_space(const std::string& dir);
+
+}  // namespace iolab
