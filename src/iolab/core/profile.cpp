@@ -160,6 +160,59 @@ Profile load_profile(const std::string& path) {
     return parse_profile(text, path);
 }
 
+namespace {
+
+bool control_character(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+// A profile ignored for a line it cannot read, named by its number and its text (shown safely).
+Profile rejected(const std::string& path, std::size_t number, const std::string& line) {
+    Profile bad;
+    bad.path = path;
+    std::string shown = line.substr(0, 80);
+    for (char& c : shown)
+        if (control_character(c)) c = '?';
+    bad.ignored = path + ":" + std::to_string(number) + ": cannot read '" + shown + "'";
+    return bad;
+}
+
+// Sets one key of the profile from its value; false for an unknown key or a value out of range.
+bool set_key(Profile& p, const std::string& key, const std::string& value) {
+    if (key == "device") return whole_number(value, p.device);
+    if (key == "buffer.read" || key == "buffer.write") {
+        // Every default reader and writer gets it: at most 16 MiB.
+        std::uint64_t n = 0;
+        const bool ok = whole_number(value, n) && sane_buffer(n) && n <= (std::uint64_t{16} << 20);
+        (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
+        return ok;
+    }
+    if (key.starts_with("read.") || key.starts_with("copy.")) {
+        const std::string cls = key.substr(5);
+        return (cls == "small" || cls == "medium" || cls == "large") && read_choice(value, p.choices[key]) &&
+               method_for(key.substr(0, 4), p.choices[key].method);
+    }
+    std::string* text = key == "version"      ? &p.version
+                        : key == "machine"    ? &p.machine
+                        : key == "date"       ? &p.date
+                        : key == "folder"     ? &p.folder
+                        : key == "filesystem" ? &p.filesystem
+                                              : nullptr;
+    if (text) *text = value;
+    return text != nullptr;
+}
+
+// Why a profile that reads well is not used here: another version, machine, or no filesystem.
+void check_usable(Profile& p) {
+    if (p.version != library_version())
+        p.ignored = "the profile was made by iolab " + (p.version.empty() ? "of no version" : p.version) +
+                    ", this is " + std::string(library_version()) + ": run iolab tune again";
+    else if (p.machine != this_machine())
+        p.ignored = "the profile was measured on another machine (" + p.machine + "): run iolab tune here";
+    else if (p.device == 0)
+        p.ignored = "the profile names no filesystem";
+}
+
+}  // namespace
+
 Profile parse_profile(const std::string& text, const std::string& path) {
     Profile p;
     p.path = path;
@@ -172,55 +225,15 @@ Profile parse_profile(const std::string& text, const std::string& path) {
         ++number;
         const std::string l = trim(raw);
         if (l.empty() || l[0] == '#') continue;
-        const auto reject = [&] {
-            Profile bad;
-            bad.path = path;
-            std::string shown = l.substr(0, 80);
-            for (char& c : shown)
-                if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-            bad.ignored = path + ":" + std::to_string(number) + ": cannot read '" + shown + "'";
-            return bad;
-        };
-        if (std::any_of(l.begin(), l.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
-            return reject();
-        if (!seen.insert(trim(std::string_view(l).substr(0, l.find('=')))).second) return reject();  // a key twice
+        if (std::any_of(l.begin(), l.end(), control_character)) return rejected(path, number, l);
+        if (!seen.insert(trim(std::string_view(l).substr(0, l.find('=')))).second)
+            return rejected(path, number, l);  // a key twice
         const auto eq = l.find('=');
         const std::string key = eq == std::string::npos ? "" : trim(std::string_view(l).substr(0, eq));
         const std::string value = eq == std::string::npos ? "" : trim(std::string_view(l).substr(eq + 1));
-        std::uint64_t n = 0;
-        bool ok = !key.empty();
-        if (key == "version")
-            p.version = value;
-        else if (key == "machine")
-            p.machine = value;
-        else if (key == "date")
-            p.date = value;
-        else if (key == "folder")
-            p.folder = value;
-        else if (key == "filesystem")
-            p.filesystem = value;
-        else if (key == "device")
-            ok = whole_number(value, p.device);
-        else if (key == "buffer.read" || key == "buffer.write") {
-            // Every default reader and writer gets it: at most 16 MiB.
-            ok = whole_number(value, n) && sane_buffer(n) && n <= (std::uint64_t{16} << 20);
-            (key == "buffer.read" ? p.read_buffer : p.write_buffer) = static_cast<std::size_t>(n);
-        } else if (key.starts_with("read.") || key.starts_with("copy.")) {
-            const std::string cls = key.substr(5);
-            ok = (cls == "small" || cls == "medium" || cls == "large") && read_choice(value, p.choices[key]) &&
-                 method_for(key.substr(0, 4), p.choices[key].method);
-        } else {
-            ok = false;
-        }
-        if (!ok) return reject();
+        if (!set_key(p, key, value)) return rejected(path, number, l);
     }
-    if (p.version != library_version())
-        p.ignored = "the profile was made by iolab " + (p.version.empty() ? "of no version" : p.version) +
-                    ", this is " + std::string(library_version()) + ": run iolab tune again";
-    else if (p.machine != this_machine())
-        p.ignored = "the profile was measured on another machine (" + p.machine + "): run iolab tune here";
-    else if (p.device == 0)
-        p.ignored = "the profile names no filesystem";
+    check_usable(p);
     return p;
 }
 

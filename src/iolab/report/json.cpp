@@ -51,6 +51,55 @@ nlohmann::json samples_json(const std::vector<Sample>& samples) {
     return j;
 }
 
+// Under MPI: each rank's host, median time and throughput.
+nlohmann::json ranks_json(const std::vector<RankFigures>& ranks) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const RankFigures& f : ranks)
+        j.push_back({{"rank", f.rank},
+                     {"host", f.host},
+                     {"median_s", f.stats.median},
+                     {"throughput_mib_s", f.throughput_mib_s}});
+    return j;
+}
+
+// A patterned case's percentiles, and the histogram and slices a report made later reads back.
+nlohmann::json latency_json(const Latency& l, double ops_per_s) {
+    return {{"ops", l.count()},
+            {"ops_per_s", ops_per_s},
+            {"p50_ns", l.percentile(0.50)},
+            {"p90_ns", l.percentile(0.90)},
+            {"p99_ns", l.percentile(0.99)},
+            {"p99_9_ns", l.percentile(0.999)},
+            {"max_ns", l.max()},
+            {"buckets_upper_ns_count", l.buckets()},
+            {"slice_s", static_cast<double>(Latency::kSliceNs) * 1e-9},
+            {"ops_per_slice", l.slices()}};
+}
+
+nlohmann::json timeline_json(const Timeline& t) {
+    const auto o = t.overlap();
+    nlohmann::json j = {{"span_s", o.span_s},
+                        {"read_busy_s", o.read_busy_s},
+                        {"write_busy_s", o.write_busy_s},
+                        {"overlap_s", o.both_s},
+                        {"overlap_fraction", o.fraction()}};
+    // Every read and write as [lane, kind, begin ns, end ns, bytes] from the first one, so a
+    // report made later from this file can draw it; a huge one only as a count.
+    const auto spans = t.spans();
+    j["lanes"] = t.lanes().size();
+    if (spans.size() <= kMaxSavedSpans) {
+        nlohmann::json events = nlohmann::json::array();
+        const std::uint64_t origin = spans.empty() ? 0 : spans.front().begin_ns;
+        for (const auto& e : spans)
+            events.push_back({e.lane, e.kind == Timeline::Kind::read ? "read" : "write", e.begin_ns - origin,
+                              e.end_ns - origin, e.bytes});
+        j["events"] = std::move(events);
+    } else {
+        j["events_omitted"] = spans.size();
+    }
+    return j;
+}
+
 nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& hosts) {
     nlohmann::json stats = c.stats;
     stats["throughput_mib_s"] = c.throughput_mib_s;
@@ -78,49 +127,9 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
         j["fixed"] = c.fixed;
     }
     if (c.status != Status::ok) j["reason"] = c.reason;
-    if (const auto ranks = rank_figures(c, hosts); !ranks.empty()) {
-        j["ranks"] = nlohmann::json::array();
-        for (const RankFigures& f : ranks)
-            j["ranks"].push_back({{"rank", f.rank},
-                                  {"host", f.host},
-                                  {"median_s", f.stats.median},
-                                  {"throughput_mib_s", f.throughput_mib_s}});
-    }
-    if (c.latency) {
-        const Latency& l = *c.latency;
-        j["latency"] = {{"ops", l.count()},
-                        {"ops_per_s", c.ops_per_s},
-                        {"p50_ns", l.percentile(0.50)},
-                        {"p90_ns", l.percentile(0.90)},
-                        {"p99_ns", l.percentile(0.99)},
-                        {"p99_9_ns", l.percentile(0.999)},
-                        {"max_ns", l.max()},
-                        {"buckets_upper_ns_count", l.buckets()},
-                        {"slice_s", static_cast<double>(Latency::kSliceNs) * 1e-9},
-                        {"ops_per_slice", l.slices()}};
-    }
-    if (c.timeline) {
-        const auto o = c.timeline->overlap();
-        j["timeline"] = {{"span_s", o.span_s},
-                         {"read_busy_s", o.read_busy_s},
-                         {"write_busy_s", o.write_busy_s},
-                         {"overlap_s", o.both_s},
-                         {"overlap_fraction", o.fraction()}};
-        // Every read and write as [lane, kind, begin ns, end ns, bytes] from the first one,
-        // so a report made later from this file can draw it; a huge one only as a count.
-        const auto spans = c.timeline->spans();
-        j["timeline"]["lanes"] = c.timeline->lanes().size();
-        if (spans.size() <= kMaxSavedSpans) {
-            nlohmann::json events = nlohmann::json::array();
-            const std::uint64_t origin = spans.empty() ? 0 : spans.front().begin_ns;
-            for (const auto& e : spans)
-                events.push_back({e.lane, e.kind == Timeline::Kind::read ? "read" : "write", e.begin_ns - origin,
-                                  e.end_ns - origin, e.bytes});
-            j["timeline"]["events"] = std::move(events);
-        } else {
-            j["timeline"]["events_omitted"] = spans.size();
-        }
-    }
+    if (const auto ranks = rank_figures(c, hosts); !ranks.empty()) j["ranks"] = ranks_json(ranks);
+    if (c.latency) j["latency"] = latency_json(*c.latency, c.ops_per_s);
+    if (c.timeline) j["timeline"] = timeline_json(*c.timeline);
     return j;
 }
 

@@ -62,41 +62,39 @@ static bool every_row(const Table& t, bool all) {
     return all || std::none_of(t.rows.begin(), t.rows.end(), [](const Row& r) { return r.shown; });
 }
 
-std::string text_table(const Table& t, bool colour, std::size_t columns, bool all) {
-    all = every_row(t, all);
-    // The columns this width keeps: each gives way below the width it needs.
-    std::vector<std::size_t> keep;
-    for (std::size_t i = 0; i < t.columns.size(); ++i)
-        if (columns == 0 || t.columns[i].needs == 0 || columns >= t.columns[i].needs) keep.push_back(i);
-    std::vector<const Row*> rows;
-    for (const auto& r : t.rows)
-        if (all || r.shown) rows.push_back(&r);
-    std::vector<std::size_t> width(keep.size(), 0);
-    for (std::size_t k = 0; k < keep.size(); ++k) width[k] = utf8_length(t.columns[keep[k]].name);
-    // Failed and skipped rows fill only the leading columns; their reason runs on.
-    for (const Row* r : rows)
-        for (std::size_t k = 0; k < keep.size(); ++k)
-            if (keep[k] < r->cells.size()) width[k] = std::max(width[k], utf8_length(r->cells[keep[k]]));
-    // Too wide still: the text columns give way, the last first (params before names), down to 8
-    // glyphs.
-    const auto total = [&] {
+namespace {
+
+// A table laid out for a terminal: the columns its width keeps and each one's width in glyphs.
+struct TextLayout {
+    const Table& t;
+    bool colour;
+    std::size_t columns;            // the terminal's width (0: no limit)
+    std::vector<std::size_t> keep;  // the table's columns drawn, in order
+    std::vector<std::size_t> width;
+
+    std::size_t total() const {
         std::size_t w = 0;
         for (std::size_t x : width) w += x;
         return w + 2 * (width.empty() ? 0 : width.size() - 1);
-    };
-    while (columns > 0 && total() > columns) {
-        std::size_t last = SIZE_MAX;
-        for (std::size_t k = 0; k < keep.size(); ++k)
-            if (t.columns[keep[k]].left && width[k] > 8) last = k;
-        if (last == SIZE_MAX) break;
-        width[last] -= std::min(width[last] - 8, total() - columns);
     }
-    const auto cell = [&](const std::string& text, std::size_t k) {
+    // Too wide still: the text columns give way, the last first (params before names), down to 8
+    // glyphs.
+    void narrow() {
+        while (columns > 0 && total() > columns) {
+            std::size_t last = SIZE_MAX;
+            for (std::size_t k = 0; k < keep.size(); ++k)
+                if (t.columns[keep[k]].left && width[k] > 8) last = k;
+            if (last == SIZE_MAX) break;
+            width[last] -= std::min(width[last] - 8, total() - columns);
+        }
+    }
+    std::string cell(const std::string& text, std::size_t k) const {
         const std::string shown = cut_to(text, width[k]);
         const std::string pad(width[k] - std::min(width[k], utf8_length(shown)), ' ');
         return t.columns[keep[k]].left ? shown + pad : pad + shown;
-    };
-    const auto finish = [&](std::string l, const std::string& tail, Tone tone) {
+    }
+    // The line with its tail (a failed or skipped row's "status: reason") in the room left.
+    std::string finish(std::string l, const std::string& tail, Tone tone) const {
         if (!tail.empty()) {
             const std::size_t room = columns == 0 ? SIZE_MAX : columns > utf8_length(l) ? columns - utf8_length(l) : 0;
             l += paint(cut_to(tail, room), colour_of(tone), colour);
@@ -105,9 +103,9 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
         // Columns that cannot give way further: the line is cut (uncoloured) at the width.
         if (columns > 0 && utf8_length(plain(l)) > columns) l = cut_to(plain(l), columns);
         return l + "\n";
-    };
-    std::string out;
-    const auto line = [&](const std::vector<std::string>& cells, Tone tone) {
+    }
+    // A line of every kept column, the first coloured by the row's tone.
+    std::string line(const std::vector<std::string>& cells, Tone tone) const {
         std::string l;
         for (std::size_t k = 0; k < keep.size(); ++k) {
             std::string c = cell(keep[k] < cells.size() ? cells[keep[k]] : std::string(), k);
@@ -115,20 +113,50 @@ std::string text_table(const Table& t, bool colour, std::size_t columns, bool al
             l += (k ? "  " : "") + c;
         }
         return finish(l, "", Tone::plain);
-    };
+    }
+    // A failed or skipped row: its leading cells, then its status and reason.
+    std::string unranked_line(const Row& r) const {
+        std::string l;
+        for (std::size_t k = 0; k < keep.size() && keep[k] < r.cells.size(); ++k) l += cell(r.cells[keep[k]], k) + "  ";
+        return finish(l, r.status + ": " + r.reason, r.kind == RowKind::failed ? Tone::bad : Tone::doubtful);
+    }
+};
+
+// The columns this width keeps: each gives way below the width it needs.
+std::vector<std::size_t> kept_columns(const Table& t, std::size_t columns) {
+    std::vector<std::size_t> keep;
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+        if (columns == 0 || t.columns[i].needs == 0 || columns >= t.columns[i].needs) keep.push_back(i);
+    return keep;
+}
+
+// Each kept column as wide as its name and its widest cell. Failed and skipped rows fill only the
+// leading columns; their reason runs on.
+std::vector<std::size_t> column_widths(const Table& t, const std::vector<std::size_t>& keep,
+                                       const std::vector<const Row*>& rows) {
+    std::vector<std::size_t> width(keep.size(), 0);
+    for (std::size_t k = 0; k < keep.size(); ++k) width[k] = utf8_length(t.columns[keep[k]].name);
+    for (const Row* r : rows)
+        for (std::size_t k = 0; k < keep.size(); ++k)
+            if (keep[k] < r->cells.size()) width[k] = std::max(width[k], utf8_length(r->cells[keep[k]]));
+    return width;
+}
+
+}  // namespace
+
+std::string text_table(const Table& t, bool colour, std::size_t columns, bool all) {
+    all = every_row(t, all);
+    std::vector<const Row*> rows;
+    for (const auto& r : t.rows)
+        if (all || r.shown) rows.push_back(&r);
+    TextLayout layout{t, colour, columns, kept_columns(t, columns), {}};
+    layout.width = column_widths(t, layout.keep, rows);
+    layout.narrow();
     std::vector<std::string> names;
     for (const auto& c : t.columns) names.push_back(c.name);
-    out += line(names, Tone::plain);
-    for (const Row* r : rows) {
-        if (r->kind == RowKind::ranked) {
-            out += line(r->cells, r->tone);
-            continue;
-        }
-        std::string l;
-        for (std::size_t k = 0; k < keep.size() && keep[k] < r->cells.size(); ++k)
-            l += cell(r->cells[keep[k]], k) + "  ";
-        out += finish(l, r->status + ": " + r->reason, r->kind == RowKind::failed ? Tone::bad : Tone::doubtful);
-    }
+    std::string out = layout.line(names, Tone::plain);
+    for (const Row* r : rows)
+        out += r->kind == RowKind::ranked ? layout.line(r->cells, r->tone) : layout.unranked_line(*r);
     return out;
 }
 
@@ -159,75 +187,99 @@ std::vector<std::string> wrap(const std::string& text, std::size_t columns, std:
     return out;
 }
 
+namespace {
+
+// The report's sections drawn one after another at the terminal's width.
+class TerminalText {
+public:
+    explicit TerminalText(const TerminalOptions& o) : o_(o) {}
+
+    // Text wrapped at the width, the lines after the first indented; in bold or a colour when given.
+    void text(const std::string& t, const char* code = nullptr, std::size_t indent = 2) {
+        for (const auto& l : wrap(t, o_.columns, indent)) out_ += (code ? paint(l, code, o_.colour) : l) + "\n";
+    }
+    // A section's title after a blank line.
+    void heading(const std::string& title, const char* code = "1") {
+        out_ += "\n";
+        text(title, code);
+    }
+    // A table, its rows that a terminal shows (every row with --all), and its notes.
+    void table(const Section& s) {
+        heading(s.title);
+        const Table& t = *s.table;
+        out_ += text_table(t, o_.colour, o_.columns, o_.all);
+        const auto hidden = static_cast<std::size_t>(
+            std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
+        if (!every_row(t, o_.all) && hidden > 0)
+            text(fmt::format("{} more row{}: --all, --markdown or --html", hidden, hidden == 1 ? "" : "s"));
+        // A latency table's notes explain it once: with --all (and in the files).
+        if (o_.all || s.kind != SectionKind::latency)
+            for (const auto& n : t.notes) text(n);
+    }
+    // A brief section of one line, on the line of its title's first word ("notes: *: a slice,
+    // ...", "limits in GiB/s ...").
+    void brief_line(const Section& s) {
+        out_ += "\n";
+        const std::string head = s.title.substr(0, s.title.find(':'));
+        bool first = true;
+        for (const auto& l : wrap(head + (s.kind == SectionKind::limits ? " " : ": ") + s.brief[0], o_.columns, 4)) {
+            out_ += first ? paint(l.substr(0, head.size()), "1", o_.colour) + l.substr(head.size()) : l;
+            out_ += "\n";
+            first = false;
+        }
+    }
+    // A section of lines under its title: every line with --all, else its brief ones when it has.
+    void lines(const Section& s) {
+        heading(s.title);
+        for (const auto& l : o_.all || s.brief.empty() ? s.lines : s.brief) text("  " + l, nullptr, 4);
+    }
+    // One line each without --all, cut at the terminal's width.
+    void warnings(const Section& s) {
+        heading(s.title, "1;33");
+        for (const auto& l : o_.all ? s.lines : s.brief) {
+            if (o_.all)
+                text("  - " + l, nullptr, 4);
+            else
+                out_ += (o_.columns ? cut_to("  - " + l, o_.columns) : "  - " + l) + "\n";
+        }
+    }
+    std::string take() { return std::move(out_); }
+
+private:
+    const TerminalOptions& o_;
+    std::string out_;
+};
+
+}  // namespace
+
 std::string render_terminal(const Report& report, const TerminalOptions& o) {
     const Document d = build_document(report, o.all);
-    const std::size_t w = o.columns;
-    std::string out;
-    const auto text = [&](const std::string& t, const char* code = nullptr, std::size_t indent = 2) {
-        for (const auto& l : wrap(t, w, indent)) out += (code ? paint(l, code, o.colour) : l) + "\n";
-    };
-    text(d.title, "1");
-    for (const auto& h : d.header) text(h);
+    TerminalText out(o);
+    out.text(d.title, "1");
+    for (const auto& h : d.header) out.text(h);
     for (const Section& s : d.sections) {
         switch (s.kind) {
             case SectionKind::answer:
-                out += "\n";
-                text(s.title, "1");
-                for (const auto& l : s.lines) text(l, nullptr, 4);
+                out.heading(s.title);
+                for (const auto& l : s.lines) out.text(l, nullptr, 4);
                 break;
             case SectionKind::table:
             case SectionKind::ranks:
             case SectionKind::latency:
-            case SectionKind::findings: {
-                out += "\n";
-                text(s.title, "1");
-                const Table& t = *s.table;
-                out += text_table(t, o.colour, w, o.all);
-                const auto hidden = static_cast<std::size_t>(
-                    std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
-                if (!every_row(t, o.all) && hidden > 0)
-                    text(fmt::format("{} more row{}: --all, --markdown or --html", hidden, hidden == 1 ? "" : "s"));
-                // A latency table's notes explain it once: with --all (and in the files).
-                if (o.all || s.kind != SectionKind::latency)
-                    for (const auto& n : t.notes) text(n);
-                break;
-            }
+            case SectionKind::findings: out.table(s); break;
             case SectionKind::limits:
             case SectionKind::notes:
-                // Brief, one line: on the line of its title's first word ("notes: *: a slice, ...",
-                // "limits in GiB/s ...").
                 if (!o.all && s.brief.size() == 1) {
-                    out += "\n";
-                    const std::string head = s.title.substr(0, s.title.find(':'));
-                    bool first = true;
-                    for (const auto& l : wrap(head + (s.kind == SectionKind::limits ? " " : ": ") + s.brief[0], w, 4)) {
-                        out += first ? paint(l.substr(0, head.size()), "1", o.colour) + l.substr(head.size()) : l;
-                        out += "\n";
-                        first = false;
-                    }
+                    out.brief_line(s);
                     break;
                 }
                 [[fallthrough]];
-            case SectionKind::knees:
-                out += "\n";
-                text(s.title, "1");
-                for (const auto& l : o.all || s.brief.empty() ? s.lines : s.brief) text("  " + l, nullptr, 4);
-                break;
-            case SectionKind::warnings:
-                out += "\n";
-                text(s.title, "1;33");
-                // One line each without --all, cut at the terminal's width.
-                for (const auto& l : o.all ? s.lines : s.brief) {
-                    if (o.all)
-                        text("  - " + l, nullptr, 4);
-                    else
-                        out += (w ? cut_to("  - " + l, w) : "  - " + l) + "\n";
-                }
-                break;
+            case SectionKind::knees: out.lines(s); break;
+            case SectionKind::warnings: out.warnings(s); break;
             case SectionKind::environment: break;  // the header's machine line says it
         }
     }
-    return out;
+    return out.take();
 }
 
 namespace {

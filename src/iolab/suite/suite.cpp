@@ -157,6 +157,134 @@ std::vector<std::string_view> setting_keys(std::vector<std::string_view> own) {
     return own;
 }
 
+toml::table parse_toml(std::string_view toml_text, const std::string& origin) {
+    try {
+        return toml::parse(toml_text, origin);
+    } catch (const toml::parse_error& e) {
+        throw SuiteError(one_line(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description())));
+    }
+}
+
+// The groups read so far and the strategies each runs: what findings and knees may name.
+struct GroupIndex {
+    const std::vector<Group>& groups;
+    std::map<std::string, std::set<std::string>> strategies_of;
+
+    bool has(const std::string& id) const {
+        return std::any_of(groups.begin(), groups.end(), [&](const Group& g) { return g.id == id; });
+    }
+    // Whether a strategy name or glob names a strategy the group runs.
+    bool runs(const std::string& id, const std::string& pattern) const {
+        const auto it = strategies_of.find(id);
+        if (it == strategies_of.end()) return false;
+        for (const auto& name : it->second)
+            if (::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+        return false;
+    }
+};
+
+// A [[group]] table on the suite's [defaults], its plan checked and built (the strategies it runs
+// go to the index).
+Group read_group(const Reader& r, const toml::table& t, const Group& defaults, GroupIndex& index) {
+    r.only(t, setting_keys({"id", "title", "strategies", "weight"}), "[[group]]");
+    Group grp;
+    grp.id = r.text(t, "id", true);
+    grp.title = t.contains("title") ? r.text(t, "title", true) : grp.id;
+    grp.plan = defaults.plan;
+    grp.options = defaults.options;
+    // Its part of the suite's time budget against its other groups' (default: its cases).
+    grp.share = r.number(t, "weight", 0);
+    if (t.contains("weight") && !(grp.share > 0 && grp.share <= 1e6))
+        r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
+    grp.plan.strategies = r.list(t, "strategies");
+    if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
+    r.settings(t, grp.plan, grp.options);
+    try {
+        check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
+    } catch (const InputError& e) {
+        r.fail(&t, "", fmt::format("group '{}': {}", grp.id, e.what()));
+    }
+    try {
+        // Unknown strategies and impossible grids fail here, not mid-run.
+        for (const auto& c : build_plan(grp.plan)) index.strategies_of[grp.id].insert(c.strategy->name);
+    } catch (const InputError& e) {
+        r.fail_in(t, "strategies", e.what());
+    }
+    return grp;
+}
+
+// The suite's [defaults], then its [[group]] tables, each id once.
+void read_groups(const Reader& r, const toml::table& doc, Suite& s, GroupIndex& index) {
+    Group defaults;
+    if (const toml::node* d = doc.get("defaults")) {
+        const toml::table* t = d->as_table();
+        if (!t) r.fail(d, "defaults", "expected a table");
+        r.only(*t, setting_keys({}), "[defaults]");
+        r.settings(*t, defaults.plan, defaults.options);
+    }
+    const toml::node* groups = doc.get("group");
+    if (!groups || !groups->is_array_of_tables())
+        r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
+    for (const auto& g : *groups->as_array()) {
+        const toml::table& t = *g.as_table();
+        Group grp = read_group(r, t, defaults, index);
+        for (const auto& other : s.groups)
+            if (other.id == grp.id) r.fail_in(t, "id", fmt::format("'{}' is used by two groups", grp.id));
+        s.groups.push_back(std::move(grp));
+    }
+}
+
+Finding read_finding(const Reader& r, const toml::table& t, const GroupIndex& index) {
+    r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within", "note"}, "[[finding]]");
+    Finding f;
+    f.claim = r.text(t, "claim", true);
+    f.source = r.text(t, "source", false);
+    f.explanation = r.text(t, "note", false);
+    f.published = r.number(t, "published", 0);
+    f.faster = r.selector(t, "faster");
+    f.slower = r.selector(t, "slower");
+    for (const auto* sel : {&f.faster, &f.slower}) {
+        const char* key = sel == &f.faster ? "faster" : "slower";
+        if (!index.has(sel->group)) r.fail_in(t, key, fmt::format("no group '{}' in this suite", sel->group));
+        for (const auto& p : sel->strategies)
+            if (!index.runs(sel->group, p))
+                r.fail_in(t, key, fmt::format("strategy '{}' matches no case of group '{}'", p, sel->group));
+    }
+    f.at_least = r.number(t, "at_least", 0);
+    f.within = r.number(t, "within", 0);
+    if ((f.at_least > 0) == (f.within > 0))
+        r.fail_in(t, t.contains("within") ? "within" : "at_least",
+                  "give exactly one of at_least (a ratio > 0) or within (a tolerance > 0)");
+    return f;
+}
+
+KneeSpec read_knee(const Reader& r, const toml::table& t, const GroupIndex& index) {
+    r.only(t, {"group", "strategy", "fraction", "over"}, "[[knee]]");
+    KneeSpec k;
+    k.group = r.text(t, "group", true);
+    k.strategy = r.text(t, "strategy", true);
+    k.fraction = r.number(t, "fraction", 0.95);
+    if (!(k.fraction > 0 && k.fraction <= 1))
+        r.fail_in(t, "fraction", fmt::format("invalid fraction {}: expected more than 0 and at most 1", k.fraction));
+    const std::string over = r.text(t, "over", false);
+    if (!over.empty() && over != "buffer" && over != "jobs")
+        r.fail_in(t, "over", fmt::format("invalid over '{}': expected buffer or jobs", over));
+    k.over_jobs = over == "jobs";
+    if (!index.has(k.group)) r.fail_in(t, "group", fmt::format("no group '{}' in this suite", k.group));
+    if (!index.runs(k.group, k.strategy))
+        r.fail_in(t, "strategy", fmt::format("'{}' matches no case of group '{}'", k.strategy, k.group));
+    return k;
+}
+
+// Each table of an optional array of tables ([[finding]], [[knee]]), read by `read`.
+template <class Read>
+void each_table(const Reader& r, const toml::table& doc, std::string_view key, const Read& read) {
+    const toml::node* list = doc.get(key);
+    if (!list) return;
+    if (!list->is_array_of_tables()) r.fail(list, key, fmt::format("expected [[{}]] tables", key));
+    for (const auto& node : *list->as_array()) read(*node.as_table());
+}
+
 }  // namespace
 
 std::string Selector::describe() const {
@@ -166,12 +294,7 @@ std::string Selector::describe() const {
 }
 
 Suite parse_suite(std::string_view toml_text, const std::string& origin) {
-    toml::table doc;
-    try {
-        doc = toml::parse(toml_text, origin);
-    } catch (const toml::parse_error& e) {
-        throw SuiteError(one_line(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description())));
-    }
+    const toml::table doc = parse_toml(toml_text, origin);
     const Reader r(origin);
     r.only(doc, {"name", "description", "source", "replicates", "defaults", "group", "finding", "knee"}, "a suite");
     Suite s;
@@ -179,108 +302,10 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     s.description = r.text(doc, "description", true);
     s.source = r.text(doc, "source", false);
     s.replicates = r.text(doc, "replicates", false);
-
-    PlanRequest base_plan;
-    RunOptions base_opts;
-    if (const toml::node* d = doc.get("defaults")) {
-        const toml::table* t = d->as_table();
-        if (!t) r.fail(d, "defaults", "expected a table");
-        r.only(*t, setting_keys({}), "[defaults]");
-        r.settings(*t, base_plan, base_opts);
-    }
-    std::map<std::string, std::set<std::string>> strategies_of;  // the strategies each group runs
-    const toml::node* groups = doc.get("group");
-    if (!groups || !groups->is_array_of_tables())
-        r.fail(groups ? groups : &doc, "group", "expected one or more [[group]] tables");
-    for (const auto& g : *groups->as_array()) {
-        const toml::table& t = *g.as_table();
-        r.only(t, setting_keys({"id", "title", "strategies", "weight"}), "[[group]]");
-        Group grp;
-        grp.id = r.text(t, "id", true);
-        grp.title = t.contains("title") ? r.text(t, "title", true) : grp.id;
-        grp.plan = base_plan;
-        grp.options = base_opts;
-        // Its part of the suite's time budget against its other groups' (default: its cases).
-        grp.share = r.number(t, "weight", 0);
-        if (t.contains("weight") && !(grp.share > 0 && grp.share <= 1e6))
-            r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
-        grp.plan.strategies = r.list(t, "strategies");
-        if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
-        r.settings(t, grp.plan, grp.options);
-        try {
-            check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
-        } catch (const InputError& e) {
-            r.fail(&t, "", fmt::format("group '{}': {}", grp.id, e.what()));
-        }
-        try {
-            // Unknown strategies and impossible grids fail here, not mid-run.
-            for (const auto& c : build_plan(grp.plan)) strategies_of[grp.id].insert(c.strategy->name);
-        } catch (const InputError& e) {
-            r.fail_in(t, "strategies", e.what());
-        }
-        for (const auto& other : s.groups)
-            if (other.id == grp.id) r.fail_in(t, "id", fmt::format("'{}' is used by two groups", grp.id));
-        s.groups.push_back(std::move(grp));
-    }
-    const auto has_group = [&](const std::string& id) {
-        return std::any_of(s.groups.begin(), s.groups.end(), [&](const Group& g) { return g.id == id; });
-    };
-    // Whether a strategy name or glob names a strategy the group runs.
-    const auto group_has = [&](const std::string& id, const std::string& pattern) {
-        for (const auto& name : strategies_of[id])
-            if (::fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
-        return false;
-    };
-    if (const toml::node* fs = doc.get("finding")) {
-        if (!fs->is_array_of_tables()) r.fail(fs, "finding", "expected [[finding]] tables");
-        for (const auto& fnode : *fs->as_array()) {
-            const toml::table& t = *fnode.as_table();
-            r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within", "note"},
-                   "[[finding]]");
-            Finding f;
-            f.claim = r.text(t, "claim", true);
-            f.source = r.text(t, "source", false);
-            f.explanation = r.text(t, "note", false);
-            f.published = r.number(t, "published", 0);
-            f.faster = r.selector(t, "faster");
-            f.slower = r.selector(t, "slower");
-            for (const auto* sel : {&f.faster, &f.slower}) {
-                const char* key = sel == &f.faster ? "faster" : "slower";
-                if (!has_group(sel->group)) r.fail_in(t, key, fmt::format("no group '{}' in this suite", sel->group));
-                for (const auto& p : sel->strategies)
-                    if (!group_has(sel->group, p))
-                        r.fail_in(t, key, fmt::format("strategy '{}' matches no case of group '{}'", p, sel->group));
-            }
-            f.at_least = r.number(t, "at_least", 0);
-            f.within = r.number(t, "within", 0);
-            if ((f.at_least > 0) == (f.within > 0))
-                r.fail_in(t, t.contains("within") ? "within" : "at_least",
-                          "give exactly one of at_least (a ratio > 0) or within (a tolerance > 0)");
-            s.findings.push_back(std::move(f));
-        }
-    }
-    if (const toml::node* ks = doc.get("knee")) {
-        if (!ks->is_array_of_tables()) r.fail(ks, "knee", "expected [[knee]] tables");
-        for (const auto& knode : *ks->as_array()) {
-            const toml::table& t = *knode.as_table();
-            r.only(t, {"group", "strategy", "fraction", "over"}, "[[knee]]");
-            KneeSpec k;
-            k.group = r.text(t, "group", true);
-            k.strategy = r.text(t, "strategy", true);
-            k.fraction = r.number(t, "fraction", 0.95);
-            if (!(k.fraction > 0 && k.fraction <= 1))
-                r.fail_in(t, "fraction",
-                          fmt::format("invalid fraction {}: expected more than 0 and at most 1", k.fraction));
-            const std::string over = r.text(t, "over", false);
-            if (!over.empty() && over != "buffer" && over != "jobs")
-                r.fail_in(t, "over", fmt::format("invalid over '{}': expected buffer or jobs", over));
-            k.over_jobs = over == "jobs";
-            if (!has_group(k.group)) r.fail_in(t, "group", fmt::format("no group '{}' in this suite", k.group));
-            if (!group_has(k.group, k.strategy))
-                r.fail_in(t, "strategy", fmt::format("'{}' matches no case of group '{}'", k.strategy, k.group));
-            s.knees.push_back(k);
-        }
-    }
+    GroupIndex index{s.groups, {}};
+    read_groups(r, doc, s, index);
+    each_table(r, doc, "finding", [&](const toml::table& t) { s.findings.push_back(read_finding(r, t, index)); });
+    each_table(r, doc, "knee", [&](const toml::table& t) { s.knees.push_back(read_knee(r, t, index)); });
     return s;
 }
 
@@ -312,72 +337,6 @@ std::vector<std::string> replication_suites() {
     std::vector<std::string> out;
     for (auto& [which, name] : found) out.push_back(std::move(name));
     return out;
-}
-
-double time_budget(const Suite& suite) {
-    double given = 0;
-    std::size_t cases = 0;
-    for (const Group& g : suite.groups) {
-        given = std::max(given, g.options.time_budget_s);
-        cases += build_plan(g.plan).size();
-    }
-    return given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
-}
-
-Suite combine(const std::vector<Suite>& suites, const std::string& name) {
-    Suite all;
-    all.name = name;
-    all.description = "the published experiments, re-run here";
-    double whole = 0;
-    for (const auto& s : suites) {
-        const auto prefixed = [&](const std::string& id) { return s.name + "/" + id; };
-        // The suite's budget, over its groups by their cases (or the shares they had).
-        const double budget = time_budget(s);
-        whole += budget;
-        std::vector<double> weights;
-        for (const Group& g : s.groups)
-            weights.push_back(g.share > 0 ? g.share : static_cast<double>(build_plan(g.plan).size()));
-        double sum = 0;
-        for (double w : weights) sum += w;
-        for (std::size_t i = 0; i < s.groups.size(); ++i) {
-            Group g = s.groups[i];
-            g.title = s.name + ": " + g.title;
-            g.id = prefixed(g.id);
-            g.share = sum > 0 ? budget * weights[i] / sum : 0;
-            all.groups.push_back(std::move(g));
-        }
-        for (auto f : s.findings) {
-            f.suite = s.name;
-            f.faster.group = prefixed(f.faster.group);
-            f.slower.group = prefixed(f.slower.group);
-            all.findings.push_back(std::move(f));
-        }
-        for (auto k : s.knees) {
-            k.suite = s.name;
-            k.group = prefixed(k.group);
-            all.knees.push_back(std::move(k));
-        }
-    }
-    for (Group& g : all.groups) g.options.time_budget_s = whole;
-    return all;
-}
-
-void make_smoke(Suite& suite) {
-    for (auto& g : suite.groups) {
-        // Small files, but no smaller than the largest buffer, so every case still exists.
-        const std::uint64_t floor = *std::max_element(g.plan.buffers.begin(), g.plan.buffers.end());
-        for (auto& s : g.plan.sizes) s = std::min<std::uint64_t>(s, std::max<std::uint64_t>(256 * 1024, floor));
-        if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
-        g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
-        // Patterned cases: a few hundred operations; no cache budget (a 256 KiB file fits any).
-        if (g.plan.ops) g.plan.ops = std::min<std::uint64_t>(g.plan.ops, 256);
-        g.options.cache_budget = 0;
-        g.options.warmup = Amount{0, 0};
-        g.options.iterations = Amount{1, 0};
-        // The device model 64x faster: every ratio of its times stays the same.
-        g.options.throttle.bytes_per_s *= 64;
-        g.options.throttle.latency_s /= 64;
-    }
 }
 
 }  // namespace iolab

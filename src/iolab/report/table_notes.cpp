@@ -1,0 +1,123 @@
+// The notes shared by the ranked tables (table_notes in table.hpp): each says once what a mark in
+// the tables means, and a brief line of the marks for a terminal.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
+#include "iolab/report/table.hpp"
+
+namespace iolab {
+
+namespace {
+
+// Which of the shared notes the tables call for.
+struct NoteMarks {
+    bool scaled = false, uncounted = false, unstable = false, early = false, limit = false;
+    std::vector<const CaseResult*> tools;  // cases timed net of a tool's fixed cost
+};
+
+NoteMarks marks_of(const std::vector<RankedTable>& tables) {
+    NoteMarks m;
+    for (const RankedTable& t : tables)
+        for (const CaseResult* c : t.cases) {
+            if (c->status != Status::ok) continue;
+            m.scaled = m.scaled || (c->spec.full_bytes && c->ranked());
+            m.uncounted = m.uncounted || !c->spec.strategy->in_syscall_layer();
+            m.unstable = m.unstable || (c->ranked() && !c->stable);
+            m.early = m.early || c->stopped == StopReason::clearly_slower;
+            if (c->net()) m.tools.push_back(c);
+        }
+    for (const RankedTable& t : tables)
+        for (const Column& col : t.table.columns) m.limit = m.limit || col.name == "of limit";
+    return m;
+}
+
+// The notes in full, and the mark each is known by in the brief line.
+struct Notes {
+    std::vector<std::string> out, marks;
+    void add(std::string note, std::string mark) {
+        out.push_back(std::move(note));
+        marks.push_back(std::move(mark));
+    }
+};
+
+// A tool's case in full: its net, process and fixed times, and the time the tool reported itself.
+std::string tool_times(const CaseResult& c) {
+    std::vector<double> own;
+    for (const Sample& smp : c.samples)
+        if (smp.tool_s >= 0) own.push_back(smp.tool_s / smp.passes);
+    const unsigned passes = c.samples.back().passes;
+    return fmt::format("{}: net {}, process {}, fixed {}{}{}", c.spec.label(), format_seconds(c.stats.median),
+                       format_seconds(c.gross.median), format_seconds(c.fixed.median),
+                       own.empty() ? "" : fmt::format(", its own report {}", format_seconds(median(own))),
+                       passes > 1 ? fmt::format(" ({} passes in each run; times are a pass's)", passes) : "");
+}
+
+// One figure a tool: the largest fixed cost among its cases.
+std::vector<std::string> tool_fixed_costs(const std::vector<const CaseResult*>& tools) {
+    std::vector<std::string> parts;
+    for (const CaseResult* c : tools) {
+        const std::string head = c->name() + " ";
+        if (std::any_of(parts.begin(), parts.end(), [&](const std::string& p) { return p.starts_with(head); }))
+            continue;
+        double most = 0;
+        for (const CaseResult* d : tools)
+            if (d->name() == c->name()) most = std::max(most, d->fixed.median);
+        parts.push_back(head + format_seconds(most));
+    }
+    return parts;
+}
+
+// What "net" means, with every tool case's times (`all`) or each tool's largest fixed cost.
+std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
+    std::vector<std::string> parts;
+    if (all)
+        for (const CaseResult* c : tools) parts.push_back(tool_times(*c));
+    else
+        parts = tool_fixed_costs(tools);
+    return fmt::format(
+        "net: a tool's time less its fixed cost (the same command on a one-page input, run beside it){}: {}{}",
+        all ? "" : ", up to", fmt::join(parts, "; "),
+        all ? "" : "; --all shows each case with the time the tool reports itself");
+}
+
+}  // namespace
+
+std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all,
+                                     std::vector<std::string>* brief) {
+    (void)report;
+    const NoteMarks m = marks_of(tables);
+    Notes n;
+    if (m.scaled)
+        n.add(
+            "* byte-at-a-time case measured on a slice of the file; its time is scaled to the whole size "
+            "(throughput is as measured)",
+            "*: a slice, scaled");
+    if (m.uncounted)
+        n.add(
+            "n/a: the I/O happens inside libstdc++ or another program, where iolab cannot count calls (or, for "
+            "verified, leaves no output to check); bytes: only the byte count the tool reported was checked",
+            "n/a: in another program; bytes: its count checked");
+    if (m.unstable)
+        n.add(fmt::format("!: unstable: the median's interval was still wider than ±{:.0f}% when its budget was "
+                          "spent; not ranked, and it decides nothing",
+                          kStableBound * 100),
+              fmt::format("!: over ±{:.0f}%, not ranked", kStableBound * 100));
+    if (m.early)
+        n.add(fmt::format("? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once it was "
+                          "shown slower than its table's fastest; --precision measures every case to its end",
+                          kMedianConfidence * 100),
+              "? (n=N): stopped once slower");
+    if (m.limit)
+        n.add(
+            "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "
+            "(see limits)",
+            "of limit: of its kind's ceiling");
+    if (!m.tools.empty()) n.add(net_note(m.tools, all), "net: a tool less its start-up");
+    if (brief && !n.marks.empty()) *brief = {fmt::format("{}; --all explains each", fmt::join(n.marks, "; "))};
+    return n.out;
+}
+
+}  // namespace iolab

@@ -1,0 +1,74 @@
+// Suites once read: a run's time budget, several suites as one run, and the smoke run of one.
+#include "iolab/suite/suite.hpp"
+
+#include <algorithm>
+
+namespace iolab {
+
+double time_budget(const Suite& suite) {
+    double given = 0;
+    std::size_t cases = 0;
+    for (const Group& g : suite.groups) {
+        given = std::max(given, g.options.time_budget_s);
+        cases += build_plan(g.plan).size();
+    }
+    return given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
+}
+
+Suite combine(const std::vector<Suite>& suites, const std::string& name) {
+    Suite all;
+    all.name = name;
+    all.description = "the published experiments, re-run here";
+    double whole = 0;
+    for (const auto& s : suites) {
+        const auto prefixed = [&](const std::string& id) { return s.name + "/" + id; };
+        // The suite's budget, over its groups by their cases (or the shares they had).
+        const double budget = time_budget(s);
+        whole += budget;
+        std::vector<double> weights;
+        for (const Group& g : s.groups)
+            weights.push_back(g.share > 0 ? g.share : static_cast<double>(build_plan(g.plan).size()));
+        double sum = 0;
+        for (double w : weights) sum += w;
+        for (std::size_t i = 0; i < s.groups.size(); ++i) {
+            Group g = s.groups[i];
+            g.title = s.name + ": " + g.title;
+            g.id = prefixed(g.id);
+            g.share = sum > 0 ? budget * weights[i] / sum : 0;
+            all.groups.push_back(std::move(g));
+        }
+        for (auto f : s.findings) {
+            f.suite = s.name;
+            f.faster.group = prefixed(f.faster.group);
+            f.slower.group = prefixed(f.slower.group);
+            all.findings.push_back(std::move(f));
+        }
+        for (auto k : s.knees) {
+            k.suite = s.name;
+            k.group = prefixed(k.group);
+            all.knees.push_back(std::move(k));
+        }
+    }
+    for (Group& g : all.groups) g.options.time_budget_s = whole;
+    return all;
+}
+
+void make_smoke(Suite& suite) {
+    for (auto& g : suite.groups) {
+        // Small files, but no smaller than the largest buffer, so every case still exists.
+        const std::uint64_t floor = *std::max_element(g.plan.buffers.begin(), g.plan.buffers.end());
+        for (auto& s : g.plan.sizes) s = std::min<std::uint64_t>(s, std::max<std::uint64_t>(256 * 1024, floor));
+        if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
+        g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
+        // Patterned cases: a few hundred operations; no cache budget (a 256 KiB file fits any).
+        if (g.plan.ops) g.plan.ops = std::min<std::uint64_t>(g.plan.ops, 256);
+        g.options.cache_budget = 0;
+        g.options.warmup = Amount{0, 0};
+        g.options.iterations = Amount{1, 0};
+        // The device model 64x faster: every ratio of its times stays the same.
+        g.options.throttle.bytes_per_s *= 64;
+        g.options.throttle.latency_s /= 64;
+    }
+}
+
+}  // namespace iolab
