@@ -22,26 +22,10 @@
 #include <fstream>
 #include <string>
 
+#include "count_lines.hpp"  // count-peek: the example examples/count_lines.cpp, as users see it
 #include "iolab/io.hpp"
 
 namespace {
-
-unsigned long long count_peek(const char* path) {
-    const iolab::sys::Fd fd = iolab::sys::open(path, O_RDONLY);
-    iolab::BufferedReader in(fd, 256 * 1024);
-    unsigned long long lines = 0;
-    for (auto bytes = in.peek(); !bytes.empty(); bytes = in.peek()) {
-        // memchr finds each newline at vector speed; a loop of compares over std::byte does not.
-        const auto* p = reinterpret_cast<const char*>(bytes.data());
-        const char* const end = p + bytes.size();
-        while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))))) {
-            ++lines;
-            ++p;
-        }
-        in.consume(bytes.size());
-    }
-    return lines;
-}
 
 unsigned long long count_getc(const char* path) {
     std::FILE* f = std::fopen(path, "r");
@@ -96,7 +80,7 @@ int main(int argc, char** argv) {
     const std::string mode = argv[1];
     try {
         if (mode == "count-peek")
-            std::printf("%llu\n", count_peek(argv[2]));
+            std::printf("%llu\n", static_cast<unsigned long long>(count_lines(argv[2])));
         else if (mode == "count-getc")
             std::printf("%llu\n", count_getc(argv[2]));
         else if (mode == "count-getline")

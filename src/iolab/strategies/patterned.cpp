@@ -17,6 +17,7 @@
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/direct.hpp"
 #include "iolab/strategies/strategy.hpp"
+#include "iolab/strategies/uring_loop.hpp"
 #include "iolab/sys/uring.hpp"
 
 namespace iolab {
@@ -108,69 +109,8 @@ void mmap_ops(const Job& j, int advice) {
     }
 }
 
-// Q reads in flight; a completed block goes to the sink (the order does not matter to it) and
-// its slot starts the next operation.
-void uring_ops(const Job& j, bool direct) {
-    const sys::Fd in = sys::open(j.src, O_RDONLY | (direct ? O_DIRECT : 0));
-    sys::DirectAlignment a;
-    if (direct) a = direct_block(in, j.block);
-    const std::size_t align = direct ? a.memory : detail::kPage;
-    const std::size_t resume = direct ? a.offset : 1;  // O_DIRECT goes on from an aligned position
-    const unsigned depth =
-        static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops)));
-    AlignedBuffer memory(j.block * depth, std::max<std::size_t>(align, detail::kPage));
-    sys::Ring ring(depth, j.src);
-    const Offsets at = offsets_of(j);
-    const OpClock clock(j);
-    struct Op {
-        std::uint64_t index = 0, off = 0, began = 0;
-        std::size_t done = 0;
-    };
-    std::vector<Op> ops(depth);
-    std::uint64_t next = 0;
-    const auto buffer = [&](unsigned s) { return memory.data() + static_cast<std::size_t>(s) * j.block; };
-    const auto submit = [&](unsigned s) {
-        Op& o = ops[s];
-        const std::size_t from = o.done - o.done % resume;
-        ring.read(in, buffer(s) + from, static_cast<unsigned>(j.block - from), static_cast<off_t>(o.off + from), s);
-    };
-    const auto start = [&](unsigned s) {
-        if (next >= j.ops) return;
-        const std::uint64_t index = j.first_op + next++;
-        ops[s] = Op{index, at(index), clock.now(), 0};
-        submit(s);
-    };
-    // An error with operations in flight: the ring waits for them before the buffers go (~Ring).
-    for (unsigned s = 0; s < depth; ++s) start(s);
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto s = static_cast<unsigned>(c.tag);
-        Op& o = ops[s];
-        if (c.res == -EAGAIN || c.res == -EINTR) {
-            submit(s);
-            continue;
-        }
-        if (c.res < 0) throw IoError(-c.res, "read", j.src);
-        const std::size_t from = o.done - o.done % resume;
-        const std::size_t now = from + static_cast<std::size_t>(c.res);
-        if (c.res > 0 && now > o.done) {
-            o.done = now;
-            if (o.done < j.block) {
-                submit(s);
-                continue;
-            }
-        }
-        clock.done(o.began);
-        j.sink->consume_block(o.index, o.off, buffer(s), o.done);
-        start(s);
-    }
-}
-
 void read_mmap_ops(const Job& j) { mmap_ops(j, MADV_NORMAL); }
 void read_mmap_random_ops(const Job& j) { mmap_ops(j, MADV_RANDOM); }
-
-void read_uring_ops(const Job& j) { uring_ops(j, j.direct); }
-void read_uring_direct_ops(const Job& j) { uring_ops(j, true); }
 
 // Patterned writes go into the file the harness laid out (the span, its blocks allocated): each
 // operation writes the block that belongs at its offset (Job::records: record k is block k).
@@ -240,64 +180,49 @@ void write_mmap_ops(const Job& j) {
     if (m.size() > 0 && ::msync(m.data(), m.size(), MS_SYNC) != 0) throw IoError(errno, "msync", j.dst);
 }
 
-// Q writes in flight, each from a slot's buffer; a short write goes on with the rest.
-void uring_write_ops(const Job& j, bool direct) {
-    const sys::Fd out = open_laid_out(j, O_WRONLY | (direct ? O_DIRECT : 0));
+// Q operations in flight, one a slot. A block read goes to the sink when it completes (the order
+// does not matter to it); a block to write is copied into its slot first. Either way the slot
+// then starts the next operation.
+void uring_ops(const Job& j, bool write, bool direct) {
+    const int flags = direct ? O_DIRECT : 0;
+    const sys::Fd fd = write ? open_laid_out(j, O_WRONLY | flags) : sys::open(j.src, O_RDONLY | flags);
     sys::DirectAlignment a;
-    if (direct) a = direct_block(out, j.block);
-    const std::size_t resume = direct ? a.offset : 1;
+    if (direct) a = direct_block(fd, j.block);
     const unsigned depth =
         static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops)));
-    AlignedBuffer memory(j.block * depth, std::max<std::size_t>(direct ? a.memory : detail::kPage, detail::kPage));
-    sys::Ring ring(depth, j.dst);
+    detail::UringLoop loop(depth, j.block, direct ? a.memory : detail::kPage, direct ? a.offset : 1,
+                           write ? j.dst : j.src);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    struct Op {
-        std::uint64_t index = 0, off = 0, began = 0;
-        std::size_t done = 0;
-    };
-    std::vector<Op> ops(depth);
+    std::vector<std::uint64_t> index(depth), began(depth);
     std::uint64_t next = 0;
-    const auto buffer = [&](unsigned s) { return memory.data() + static_cast<std::size_t>(s) * j.block; };
-    const auto submit = [&](unsigned s) {
-        const Op& o = ops[s];
-        const std::size_t from = o.done - o.done % resume;
-        ring.write(out, buffer(s) + from, static_cast<unsigned>(j.block - from), static_cast<off_t>(o.off + from), s);
-    };
     const auto start = [&](unsigned s) {
         if (next >= j.ops) return;
-        const std::uint64_t index = j.first_op + next++;
-        const std::uint64_t off = at(index);
-        std::memcpy(buffer(s), block_for(j, off), j.block);
-        ops[s] = Op{index, off, clock.now(), 0};
-        submit(s);
+        index[s] = j.first_op + next++;
+        const std::uint64_t off = at(index[s]);
+        if (write) std::memcpy(loop.buffer(s), block_for(j, off), j.block);
+        began[s] = clock.now();
+        if (write)
+            loop.write(s, fd, off, j.block);
+        else
+            loop.read(s, fd, off, j.block);
     };
-    // An error with operations in flight: the ring waits for them before the buffers go (~Ring).
     for (unsigned s = 0; s < depth; ++s) start(s);
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto s = static_cast<unsigned>(c.tag);
-        Op& o = ops[s];
-        if (c.res == -EAGAIN || c.res == -EINTR) {
-            submit(s);
-            continue;
-        }
-        if (c.res < 0) throw IoError(-c.res, "write", j.dst);
-        const std::size_t now = o.done - o.done % resume + static_cast<std::size_t>(c.res);
-        if (now <= o.done) throw IoError(ENOSPC, "write", j.dst);  // no progress
-        o.done = now;
-        if (o.done < j.block) {
-            submit(s);
-            continue;
-        }
-        clock.done(o.began);
-        j.sink->note_op(o.index, o.off);
+    loop.run([&](unsigned s) {
+        const detail::UringLoop::Transfer& t = loop.transfer(s);
+        clock.done(began[s]);
+        if (write)
+            j.sink->note_op(index[s], t.off);
+        else
+            j.sink->consume_block(index[s], t.off, loop.buffer(s), t.done);
         start(s);
-    }
+    });
 }
 
-void write_uring_ops(const Job& j) { uring_write_ops(j, j.direct); }
-void write_uring_direct_ops(const Job& j) { uring_write_ops(j, true); }
+void read_uring_ops(const Job& j) { uring_ops(j, false, j.direct); }
+void read_uring_direct_ops(const Job& j) { uring_ops(j, false, true); }
+void write_uring_ops(const Job& j) { uring_ops(j, true, j.direct); }
+void write_uring_direct_ops(const Job& j) { uring_ops(j, true, true); }
 
 std::optional<std::string> uring_unavailable(const std::string&) { return sys::uring_unavailable(); }
 std::optional<std::string> uring_direct_unavailable(const std::string& dir) {

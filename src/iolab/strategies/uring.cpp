@@ -1,8 +1,10 @@
 // io_uring: Q reads or writes in flight at once, each of one N-byte block, with and without
-// O_DIRECT. Completions arrive in any order; short ones and -EAGAIN are resubmitted for the
-// rest of their block.
+// O_DIRECT. Completions arrive in any order; the loop (uring_loop.hpp) resubmits short ones and
+// -EAGAIN for the rest of their block.
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "iolab/core/aligned.hpp"
@@ -10,6 +12,7 @@
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/direct.hpp"
 #include "iolab/strategies/strategy.hpp"
+#include "iolab/strategies/uring_loop.hpp"
 #include "iolab/sys/uring.hpp"
 
 namespace iolab {
@@ -18,112 +21,49 @@ namespace {
 
 constexpr std::uint64_t kNone = UINT64_MAX;
 
-struct Slot {
-    enum class State { free, reading, read_done, writing } state = State::free;
-    std::uint64_t off = 0;  // file offset of the block
-    std::size_t len = 0;    // bytes asked for
-    std::size_t done = 0;   // bytes transferred so far
-    std::byte* buf = nullptr;
-};
+using detail::UringLoop;
 
-bool transient(int res) { return res == -EAGAIN || res == -EINTR; }
-
-// Geometry shared by the three strategies.
-struct Blocks {
-    std::size_t block = 0;
-    std::size_t align = 1;  // offsets and lengths, under O_DIRECT
-    std::size_t memory_align = 4096;
-    unsigned depth = 1;
-    AlignedBuffer memory;
-
-    Blocks(const Job& j, const sys::Fd* direct_fd) {
-        depth = std::clamp(j.queue, 1u, 4096u);
-        if (direct_fd) {
-            const sys::DirectAlignment a = sys::direct_alignment(*direct_fd);
-            align = a.offset;
-            memory_align = std::max<std::size_t>(a.memory, 4096);
+// The loop of the three strategies: Q slots of N bytes, N rounded up to O_DIRECT's alignment
+// for every file that is opened with it.
+UringLoop make_loop(const Job& j, std::initializer_list<const sys::Fd*> files, std::string label) {
+    std::size_t align = 1, memory_align = detail::kPage;
+    if (j.direct) {
+        for (const sys::Fd* fd : files) {
+            const sys::DirectAlignment a = sys::direct_alignment(*fd);
+            align = std::max(align, a.offset);
+            memory_align = std::max(memory_align, a.memory);
         }
-        block = round_up(j.buffer, align);
-        memory = AlignedBuffer(block * depth, memory_align);
     }
-    std::byte* buffer(unsigned i) const { return memory.data() + static_cast<std::size_t>(i) * block; }
-    // Where to resume a block after a short transfer: O_DIRECT needs an aligned position.
-    std::size_t resume_at(std::size_t done) const { return done - done % align; }
-};
+    return UringLoop(std::clamp(j.queue, 1u, 4096u), round_up(j.buffer, align), memory_align, align, std::move(label));
+}
 
-// Reads the source through the ring, calling ready(slot index) for each block that has been
-// read in full (or up to end of file). The callback may queue writes and must eventually
-// call release(slot) to let the slot read again. Runs until every block is read and released.
-class UringReader {
+// Reads the source through the loop's slots, block after block, to the end of the file.
+class BlockReader {
 public:
-    UringReader(sys::Ring& ring, const sys::Fd& in, Blocks& blocks, Timeline* tl)
-        : ring_(ring), in_(in), b_(blocks), slots_(blocks.depth), tl_(tl) {
-        for (unsigned i = 0; i < b_.depth; ++i) slots_[i].buf = b_.buffer(i);
-    }
+    BlockReader(UringLoop& loop, const sys::Fd& in, Timeline* tl) : loop_(loop), in_(in), tl_(tl) {}
 
-    std::vector<Slot>& slots() { return slots_; }
     std::uint64_t eof() const { return eof_; }
 
     void start() {
-        for (unsigned i = 0; i < b_.depth; ++i) refill(i);
+        for (unsigned i = 0; i < loop_.depth(); ++i) refill(i);
     }
-
-    // A read completion for slot i. Returns true when the block is complete.
-    bool on_read(unsigned i, int res) {
-        Slot& s = slots_[i];
-        if (transient(res)) {
-            submit(i);
-            return false;
-        }
-        if (res < 0) throw IoError(-res, "read", in_.path());
-        const std::size_t from = b_.resume_at(s.done);
-        const std::size_t now = from + static_cast<std::size_t>(res);
-        if (res == 0 || now <= s.done) {  // nothing new: end of file inside this block
-            eof_ = std::min(eof_, s.off + s.done);
-        } else {
-            s.done = now;
-            if (s.done < s.len) {
-                submit(i);
-                return false;
-            }
-        }
-        s.state = Slot::State::read_done;
-        if (tl_) tl_->end(0, Timeline::Kind::read, s.off, s.done);
-        return true;
+    // Slot i's read is finished: one that stopped short found the end of the file.
+    void finished(unsigned i) {
+        const UringLoop::Transfer& t = loop_.transfer(i);
+        if (t.done < t.len) eof_ = std::min(eof_, t.off + t.done);
+        if (tl_) tl_->end(0, Timeline::Kind::read, t.off, t.done);
     }
-
     // Slot i's block is used up: read the next block into it, if any.
-    void release(unsigned i) {
-        slots_[i].state = Slot::State::free;
-        refill(i);
-    }
-
-    bool idle() const {
-        return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.state == Slot::State::free; });
+    void refill(unsigned i) {
+        if (next_ >= eof_) return;
+        if (tl_) tl_->begin(0, Timeline::Kind::read, next_, loop_.block());
+        loop_.read(i, in_, next_, loop_.block());
+        next_ += loop_.block();
     }
 
 private:
-    void refill(unsigned i) {
-        if (next_ >= eof_) return;
-        Slot& s = slots_[i];
-        s.off = next_;
-        s.len = b_.block;
-        s.done = 0;
-        s.state = Slot::State::reading;
-        next_ += b_.block;
-        if (tl_) tl_->begin(0, Timeline::Kind::read, s.off, s.len);
-        submit(i);
-    }
-    void submit(unsigned i) {
-        Slot& s = slots_[i];
-        const std::size_t from = b_.resume_at(s.done);
-        ring_.read(in_, s.buf + from, static_cast<unsigned>(s.len - from), static_cast<off_t>(s.off + from), i);
-    }
-
-    sys::Ring& ring_;
+    UringLoop& loop_;
     const sys::Fd& in_;
-    Blocks& b_;
-    std::vector<Slot> slots_;
     Timeline* tl_;
     std::uint64_t next_ = 0;
     std::uint64_t eof_ = kNone;
@@ -133,124 +73,84 @@ int direct_flag(const Job& j) { return j.direct ? O_DIRECT : 0; }
 
 void read_uring(const Job& j) {
     const sys::Fd in = sys::open(j.src, O_RDONLY | direct_flag(j));
-    Blocks b(j, j.direct ? &in : nullptr);
-    sys::Ring ring(b.depth, j.src);
-    UringReader reader(ring, in, b, nullptr);
-    auto& slots = reader.slots();
-    std::uint64_t consumed = 0;  // blocks reach the sink in file order
+    UringLoop loop = make_loop(j, {&in}, j.src);
+    BlockReader reader(loop, in, nullptr);
+    std::vector<char> ready(loop.depth(), 0);  // read, not yet passed on
+    std::uint64_t consumed = 0;                // blocks reach the sink in file order
     reader.start();
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        if (!reader.on_read(static_cast<unsigned>(c.tag), c.res)) continue;
+    loop.run([&](unsigned done) {
+        reader.finished(done);
+        ready[done] = 1;
         for (bool progress = true; progress;) {
             progress = false;
-            for (unsigned i = 0; i < slots.size(); ++i) {
-                Slot& s = slots[i];
-                if (s.state != Slot::State::read_done || s.off != consumed) continue;
-                const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.done, reader.eof() - s.off));
-                if (n > 0) j.sink->consume(s.buf, n);
+            for (unsigned i = 0; i < loop.depth(); ++i) {
+                const UringLoop::Transfer& t = loop.transfer(i);
+                if (!ready[i] || t.off != consumed) continue;
+                const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(t.done, reader.eof() - t.off));
+                if (n > 0) j.sink->consume(loop.buffer(i), n);
                 consumed += n;
-                reader.release(i);
+                ready[i] = 0;
+                reader.refill(i);
                 progress = n > 0;
             }
         }
         // Blocks past the end of file come back empty: drop them.
-        for (unsigned i = 0; i < slots.size(); ++i)
-            if (slots[i].state == Slot::State::read_done && slots[i].off >= reader.eof()) reader.release(i);
-    }
+        for (unsigned i = 0; i < loop.depth(); ++i) {
+            if (ready[i] && loop.transfer(i).off >= reader.eof()) {
+                ready[i] = 0;
+                reader.refill(i);
+            }
+        }
+    });
 }
 
-// Writes slot i's block (done bytes from 0) at its offset; under O_DIRECT the length is padded
-// to the alignment and the file cut back to size at the end.
-struct UringWriter {
-    sys::Ring& ring;
-    const sys::Fd& out;
-    const Blocks& b;
-    Timeline* tl;
-
-    void start(Slot& s, unsigned i) {
-        s.state = Slot::State::writing;
-        s.len = round_up(s.done, b.align);
-        if (s.len > s.done) std::memset(s.buf + s.done, 0, s.len - s.done);
-        s.done = 0;
-        if (tl) tl->begin(0, Timeline::Kind::write, s.off, s.len);
-        submit(s, i);
-    }
-    void submit(const Slot& s, unsigned i) {
-        const std::size_t from = b.resume_at(s.done);
-        ring.write(out, s.buf + from, static_cast<unsigned>(s.len - from), static_cast<off_t>(s.off + from), i);
-    }
-    // Returns true when the block is fully written.
-    bool on_write(Slot& s, unsigned i, int res) {
-        if (transient(res)) {
-            submit(s, i);
-            return false;
-        }
-        if (res < 0) throw IoError(-res, "write", out.path());
-        if (res == 0) throw IoError(ENOSPC, "write", out.path());
-        s.done = b.resume_at(s.done) + static_cast<std::size_t>(res);
-        if (s.done < s.len) {
-            submit(s, i);
-            return false;
-        }
-        if (tl) tl->end(0, Timeline::Kind::write, s.off, s.len);
-        return true;
-    }
-};
+// Writes the first n bytes of slot i's buffer at off; under O_DIRECT the length is padded to the
+// alignment (the strategy cuts the file back to size at the end).
+void write_block(UringLoop& loop, unsigned i, const sys::Fd& out, std::uint64_t off, std::size_t n, Timeline* tl) {
+    const std::size_t len = round_up(n, loop.align());
+    if (len > n) std::memset(loop.buffer(i) + n, 0, len - n);
+    if (tl) tl->begin(0, Timeline::Kind::write, off, len);
+    loop.write(i, out, off, len);
+}
 
 void copy_uring(const Job& j) {
     const sys::Fd in = sys::open(j.src, O_RDONLY | direct_flag(j));
     const sys::Fd out = detail::open_dst(j.dst, O_WRONLY, direct_flag(j));
-    Blocks b(j, j.direct ? &in : nullptr);
-    if (j.direct) b.align = std::max(b.align, sys::direct_alignment(out).offset);
-    sys::Ring ring(b.depth, j.src + " to " + j.dst);
-    UringReader reader(ring, in, b, j.timeline);
-    UringWriter writer{ring, out, b, j.timeline};
-    auto& slots = reader.slots();
+    UringLoop loop = make_loop(j, {&in, &out}, j.src + " to " + j.dst);
+    BlockReader reader(loop, in, j.timeline);
     reader.start();
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto i = static_cast<unsigned>(c.tag);
-        Slot& s = slots[i];
-        if (s.state == Slot::State::writing) {
-            if (writer.on_write(s, i, c.res)) reader.release(i);
-            continue;
+    loop.run([&](unsigned i) {
+        const UringLoop::Transfer& t = loop.transfer(i);
+        if (t.write) {
+            if (j.timeline) j.timeline->end(0, Timeline::Kind::write, t.off, t.len);
+            reader.refill(i);
+            return;
         }
-        if (!reader.on_read(i, c.res)) continue;
-        if (s.done > 0)
-            writer.start(s, i);
+        reader.finished(i);
+        if (t.done > 0)
+            write_block(loop, i, out, t.off, t.done, j.timeline);
         else
-            reader.release(i);
-    }
+            reader.refill(i);
+    });
     // Padded O_DIRECT tails (and blocks read before the end was known) are cut back.
     if (j.direct && reader.eof() != kNone) sys::ftruncate(out, static_cast<off_t>(reader.eof()));
 }
 
 void write_uring(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst, O_WRONLY, direct_flag(j));
-    Blocks b(j, j.direct ? &out : nullptr);
-    sys::Ring ring(b.depth, j.dst);
-    UringWriter writer{ring, out, b, nullptr};
-    std::vector<Slot> slots(b.depth);
+    UringLoop loop = make_loop(j, {&out}, j.dst);
     const std::uint64_t total = j.records->size();
     std::uint64_t next = 0;
     const auto fill = [&](unsigned i) {
         if (next >= total) return;
-        Slot& s = slots[i];
-        s.buf = b.buffer(i);
-        s.off = next;
-        s.done = static_cast<std::size_t>(std::min<std::uint64_t>(b.block, total - next));
-        j.records->copy(next, std::span(s.buf, s.done));
-        next += s.done;
-        writer.start(s, i);
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(loop.block(), total - next));
+        j.records->copy(next, std::span(loop.buffer(i), n));
+        write_block(loop, i, out, next, n, nullptr);
+        next += n;
     };
-    for (unsigned i = 0; i < b.depth; ++i) fill(i);
-    while (ring.in_flight() > 0) {
-        const sys::Completion c = ring.next();
-        const auto i = static_cast<unsigned>(c.tag);
-        if (writer.on_write(slots[i], i, c.res)) fill(i);
-    }
-    if (j.direct && total % b.align != 0) sys::ftruncate(out, static_cast<off_t>(total));
+    for (unsigned i = 0; i < loop.depth(); ++i) fill(i);
+    loop.run(fill);
+    if (j.direct && total % loop.align() != 0) sys::ftruncate(out, static_cast<off_t>(total));
 }
 
 std::optional<std::string> uring_unavailable(const std::string&) { return sys::uring_unavailable(); }

@@ -101,7 +101,9 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
     const std::string v2_root = mount_point("cgroup2", "");
     if (!v2_root.empty() && !own_path("").empty()) {
         const std::string base = v2_root + (own_path("") == "/" ? "" : own_path(""));
-        const std::string enabled = " " + slurp(base + "/cgroup.subtree_control") + " ";
+        // Appended, not " " + slurp(...): GCC 12 takes that for an overlapping copy (-Wrestrict).
+        std::string enabled = " ";
+        enabled += slurp(base + "/cgroup.subtree_control") + " ";
         remove_stale(base);
         if (enabled.find(" memory") != std::string::npos || enabled.find("memory ") != std::string::npos) {
             const std::string dir = base + name;
@@ -116,10 +118,7 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
     const std::string v1_root = mount_point("cgroup", "memory");
     if (!v1_root.empty()) {
         const std::string path = own_path("memory");
-        if (path.empty()) {
-            if (why) *why = "cannot tell this process's memory cgroup (/proc/self/cgroup)";
-            return nullptr;
-        }
+        if (path.empty()) return refuse(why, "cannot tell this process's memory cgroup (/proc/self/cgroup)");
         const std::string base = v1_root + (path == "/" ? "" : path);
         const std::string dir = base + name;
         if (is_dir(base)) remove_stale(base);
@@ -128,13 +127,10 @@ std::unique_ptr<MemoryCgroup> MemoryCgroup::make(std::uint64_t limit, std::strin
                 return std::unique_ptr<MemoryCgroup>(new MemoryCgroup(dir, false, limit));
             ::rmdir(dir.c_str());
         }
-        if (why) *why = "cannot make a memory cgroup under " + base + ": " + std::strerror(errno);
-        return nullptr;
+        return refuse(why, "cannot make a memory cgroup under " + base + ": " + std::strerror(errno));
     }
-    if (why)
-        *why = v2_root.empty() ? "this machine has no memory cgroup controller mounted"
-                               : "the memory controller is not delegated to this process's cgroup (cgroup v2)";
-    return nullptr;
+    return refuse(why, v2_root.empty() ? "this machine has no memory cgroup controller mounted"
+                                       : "the memory controller is not delegated to this process's cgroup (cgroup v2)");
 }
 
 MemoryCgroup::~MemoryCgroup() {
@@ -148,16 +144,9 @@ bool MemoryCgroup::join() const noexcept {
 }
 
 bool MemoryCgroup::hold_cache_to(std::uint64_t cache) {
-    std::istringstream in(slurp(dir_ + "/memory.stat"));
-    const std::string key = v2_ ? "anon" : "rss";
-    std::int64_t anon = -1;
-    for (std::string k; in >> k;) {
-        std::int64_t v = 0;
-        if (!(in >> v)) break;
-        if (k == key) anon = v;
-    }
-    if (anon < 0) return false;
-    limit_ = cache + static_cast<std::uint64_t>(anon) + (1u << 20);
+    const std::optional<std::uint64_t> anon = memory_count(dir_ + "/memory.stat", v2_ ? "anon" : "rss");
+    if (!anon) return false;
+    limit_ = cache + *anon + (1u << 20);
     return put(dir_ + (v2_ ? "/memory.max" : "/memory.limit_in_bytes"), std::to_string(limit_));
 }
 

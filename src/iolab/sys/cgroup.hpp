@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "iolab/sys/memory_limit.hpp"
+
 namespace iolab::sys {
 
-class MemoryCgroup {
+class MemoryCgroup : public MemoryLimit {
 public:
     // A new cgroup limited to `limit` bytes, or nullptr with why it cannot be made here (no memory
     // controller, no permission) in *why.
     static std::unique_ptr<MemoryCgroup> make(std::uint64_t limit, std::string* why);
     // Removed (its charges go to the parent); the processes in it must have ended.
     ~MemoryCgroup();
-    MemoryCgroup(const MemoryCgroup&) = delete;
-    MemoryCgroup& operator=(const MemoryCgroup&) = delete;
 
     // Moves the calling process into the cgroup (a child, after fork). Returns false on failure.
     bool join() const noexcept;

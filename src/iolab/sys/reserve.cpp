@@ -6,39 +6,20 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 namespace iolab::sys {
 
-namespace {
-
-std::uint64_t meminfo(const std::string& field) {
-    std::ifstream in("/proc/meminfo");
-    for (std::string key; in >> key;) {
-        std::uint64_t kib = 0;
-        if (!(in >> kib)) break;
-        if (key == field) return kib * 1024;
-        in.ignore(64, '\n');
-    }
-    return 0;
-}
-
-}  // namespace
-
-std::uint64_t memory_available() { return meminfo("MemAvailable:"); }
-std::uint64_t memory_total() { return meminfo("MemTotal:"); }
+// /proc/meminfo counts in KiB.
+std::uint64_t memory_available() { return memory_count("/proc/meminfo", "MemAvailable:").value_or(0) * 1024; }
+std::uint64_t memory_total() { return memory_count("/proc/meminfo", "MemTotal:").value_or(0) * 1024; }
 
 std::unique_ptr<MemoryReserve> MemoryReserve::lock(std::uint64_t bytes, std::string* why) {
-    if (::geteuid() != 0) {
-        if (why) *why = "not root, so no memory can be locked away from the cache";
-        return nullptr;
-    }
+    if (::geteuid() != 0) return refuse(why, "not root, so no memory can be locked away from the cache");
     if (bytes == 0) return std::unique_ptr<MemoryReserve>(new MemoryReserve(nullptr, 0));
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     const auto refused = [&] {
-        if (why) *why = std::string("cannot lock ") + std::to_string(bytes >> 20) + " MiB: " + std::strerror(errno);
-        return nullptr;
+        return refuse(why, "cannot lock " + std::to_string(bytes >> 20) + " MiB: " + std::strerror(errno));
     };
     if (p == MAP_FAILED) return refused();
     // Not copied into children (external tools fork inside the timed part), and locked for real:

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "iolab/sys/memory_limit.hpp"
+
 namespace iolab::sys {
 
 // MemAvailable of /proc/meminfo, in bytes; 0 when unknown.
@@ -14,13 +16,11 @@ std::uint64_t memory_available();
 // MemTotal, in bytes; 0 when unknown.
 std::uint64_t memory_total();
 
-class MemoryReserve {
+class MemoryReserve : public MemoryLimit {
 public:
     // `bytes` locked, or nullptr with why not in *why (not root, or the kernel refused).
     static std::unique_ptr<MemoryReserve> lock(std::uint64_t bytes, std::string* why);
     ~MemoryReserve();
-    MemoryReserve(const MemoryReserve&) = delete;
-    MemoryReserve& operator=(const MemoryReserve&) = delete;
     std::uint64_t bytes() const { return bytes_; }
 
 private:

@@ -34,8 +34,13 @@ Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_urin
 Ring::~Ring() {
     if (!ring_) return;
     // Operations still in the kernel (an error ended their owner's loop) may still copy into
-    // buffers that are freed right after the ring: wait for each before the ring goes. Queued
-    // ones never reached the kernel.
+    // buffers that are freed right after the ring.
+    drain();
+    ::io_uring_queue_exit(ring_.get());
+}
+
+void Ring::drain() noexcept {
+    // Queued operations never reached the kernel: only the submitted ones complete.
     for (unsigned left = in_flight_ - queued_; left > 0; --left) {
         io_uring_cqe* cqe = nullptr;
         int r = 0;
@@ -44,7 +49,8 @@ Ring::~Ring() {
         if (r != 0) break;
         ::io_uring_cqe_seen(ring_.get(), cqe);
     }
-    ::io_uring_queue_exit(ring_.get());
+    in_flight_ = 0;
+    queued_ = 0;
 }
 
 void* Ring::sqe() {

@@ -31,6 +31,9 @@ public:
     // Submits what was queued and waits for one completion.
     Completion next();
     unsigned in_flight() const { return in_flight_; }
+    // Waits for every operation the kernel still has, so that their buffers can go; queued ones
+    // are dropped.
+    void drain() noexcept;
 
 private:
     void* sqe();
