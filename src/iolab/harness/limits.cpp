@@ -180,6 +180,102 @@ double memcpy_mib_s(std::size_t src_size, std::size_t dst_size, int reps) {
     return rate;
 }
 
+namespace {
+
+// Reads a file with O_DIRECT through io_uring, from a ring and buffers made and touched
+// beforehand (a strategy's own set-up is not the device's ceiling).
+class DirectReader {
+public:
+    static constexpr unsigned kMostQueue = 32;
+
+    // `whole`: the bytes O_DIRECT can read of the file; `alignment`: its buffers' memory alignment.
+    DirectReader(const std::string& path, const sys::Fd& fd, std::uint64_t whole, std::size_t alignment)
+        : path_(path),
+          fd_(fd),
+          whole_(whole),
+          most_block_(static_cast<std::size_t>(std::min<std::uint64_t>(4 << 20, whole))),
+          buffers_(make_buffers(most_block_, alignment)),
+          ends_(kMostQueue),
+          ring_(kMostQueue, path) {}
+
+    std::size_t most_block() const { return most_block_; }
+
+    // Reads the file with `queue` reads of `block` bytes in flight; returns the bytes read.
+    std::uint64_t read_all(unsigned queue, std::size_t block) {
+        block_ = std::min(block, most_block_);
+        next_ = 0;
+        std::uint64_t done = 0;
+        for (unsigned slot = 0; slot < queue && next_ < whole_; ++slot) issue_next(slot);
+        while (ring_.in_flight() > 0) {
+            const sys::Completion c = ring_.next();
+            if (c.res <= 0) throw IoError(c.res < 0 ? -c.res : EIO, "read with O_DIRECT", path_);
+            done += static_cast<std::uint64_t>(c.res);
+            const std::uint64_t off = c.tag >> 8;
+            const auto slot = static_cast<unsigned>(c.tag & 0xff);
+            // A short read: the rest of its block is read next, from where it stopped.
+            if (off + static_cast<std::uint64_t>(c.res) < ends_[slot])
+                issue(slot, off + static_cast<std::uint64_t>(c.res));
+            else if (next_ < whole_)
+                issue_next(slot);
+        }
+        return done;
+    }
+
+private:
+    static std::vector<AlignedBuffer> make_buffers(std::size_t size, std::size_t alignment) {
+        std::vector<AlignedBuffer> buffers;
+        for (unsigned i = 0; i < kMostQueue; ++i) {
+            buffers.emplace_back(size, alignment);
+            std::memset(buffers.back().data(), 0, size);
+        }
+        return buffers;
+    }
+    // The slot's read from `off` to the end of its block.
+    void issue(unsigned slot, std::uint64_t off) {
+        ring_.read(fd_, buffers_[slot].data(), static_cast<unsigned>(ends_[slot] - off), static_cast<off_t>(off),
+                   (off << 8) | slot);
+    }
+    // The slot's read of the next block.
+    void issue_next(unsigned slot) {
+        ends_[slot] = std::min<std::uint64_t>(next_ + block_, whole_);
+        issue(slot, next_);
+        next_ = ends_[slot];
+    }
+
+    const std::string& path_;
+    const sys::Fd& fd_;
+    const std::uint64_t whole_;
+    const std::size_t most_block_;
+    std::vector<AlignedBuffer> buffers_;
+    std::vector<std::uint64_t> ends_;  // where each slot's block ends
+    sys::Ring ring_;
+    std::size_t block_ = 0;   // of the reads under way
+    std::uint64_t next_ = 0;  // where the next block starts
+};
+
+// A deep queue is not the fastest everywhere (a virtual disk measured 1.7 GiB/s at queue 1 and
+// 0.7 GiB/s at queue 32 on 16 MiB): the best rate of a few queue depths and block sizes, in MiB/s,
+// and which it was.
+std::pair<double, std::string> fastest_read(DirectReader& reader, std::uint64_t size) {
+    const int reps = size > (64ull << 20) ? 2 : 3;
+    double best = 0;
+    std::string how;
+    for (const auto& [queue, block] :
+         {std::pair<unsigned, std::size_t>{1, 1 << 20}, {4, 1 << 20}, {32, 1 << 20}, {1, 4 << 20}, {32, 4 << 20}})
+        for (int r = 0; r < reps; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            const std::uint64_t bytes = reader.read_all(queue, block);
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (const double rate = static_cast<double>(bytes) / s / (1 << 20); rate > best) {
+                best = rate;
+                how = fmt::format("queue {}, {} blocks", queue, format_size(std::min(block, reader.most_block())));
+            }
+        }
+    return {best, how};
+}
+
+}  // namespace
+
 double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string& note) {
     if (auto why = Registry::builtin().find("read.direct")->skip_reason(dir)) {
         note = *why;
@@ -189,10 +285,7 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
         note = "io_uring: " + *why;
         return 0;
     }
-    // The file, written once; then only the reads are timed, from a ring and buffers made and
-    // touched beforehand (a strategy's own set-up is not the device's ceiling). A deep queue is not
-    // the fastest everywhere (a virtual disk measured 1.7 GiB/s at queue 1 and 0.7 GiB/s at queue
-    // 32 on 16 MiB): the ceiling is the best of a few queue depths and block sizes.
+    // The file, written once; then only the reads are timed.
     try {
         ScratchDir scratch(dir);
         const std::string path = scratch.at("device-ceiling");
@@ -204,58 +297,9 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
             note = fmt::format("a {} file is smaller than one O_DIRECT block", format_size(size));
             return 0;
         }
-        constexpr unsigned kMostQueue = 32;
-        const auto most_block = static_cast<std::size_t>(std::min<std::uint64_t>(4 << 20, whole));
-        std::vector<AlignedBuffer> buffers;
-        for (unsigned i = 0; i < kMostQueue; ++i) {
-            buffers.emplace_back(most_block, std::max<std::size_t>(a.memory, 4096));
-            std::memset(buffers.back().data(), 0, most_block);
-        }
-        std::vector<std::uint64_t> ends(kMostQueue);  // where each slot's block ends
-        sys::Ring ring(kMostQueue, path);
-        // Reads the file with `queue` reads of `block` bytes in flight; returns the bytes read.
-        const auto read_all = [&](unsigned queue, std::size_t block) {
-            block = std::min(block, most_block);
-            std::uint64_t next = 0, done = 0;
-            const auto issue = [&](unsigned slot, std::uint64_t off) {
-                ring.read(fd, buffers[slot].data(), static_cast<unsigned>(ends[slot] - off), static_cast<off_t>(off),
-                          (off << 8) | slot);
-            };
-            const auto issue_next = [&](unsigned slot) {
-                ends[slot] = std::min<std::uint64_t>(next + block, whole);
-                issue(slot, next);
-                next = ends[slot];
-            };
-            for (unsigned slot = 0; slot < queue && next < whole; ++slot) issue_next(slot);
-            while (ring.in_flight() > 0) {
-                const sys::Completion c = ring.next();
-                if (c.res <= 0) throw IoError(c.res < 0 ? -c.res : EIO, "read with O_DIRECT", path);
-                done += static_cast<std::uint64_t>(c.res);
-                const std::uint64_t off = c.tag >> 8;
-                const auto slot = static_cast<unsigned>(c.tag & 0xff);
-                // A short read: the rest of its block is read next, from where it stopped.
-                if (off + static_cast<std::uint64_t>(c.res) < ends[slot])
-                    issue(slot, off + static_cast<std::uint64_t>(c.res));
-                else if (next < whole)
-                    issue_next(slot);
-            }
-            return done;
-        };
-        read_all(1, 1 << 20);  // once untimed: the device's own caches as the runs will find them
-        const int reps = size > (64ull << 20) ? 2 : 3;
-        double best = 0;
-        std::string how;
-        for (const auto& [queue, block] :
-             {std::pair<unsigned, std::size_t>{1, 1 << 20}, {4, 1 << 20}, {32, 1 << 20}, {1, 4 << 20}, {32, 4 << 20}})
-            for (int r = 0; r < reps; ++r) {
-                const auto t0 = std::chrono::steady_clock::now();
-                const std::uint64_t bytes = read_all(queue, block);
-                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                if (const double rate = static_cast<double>(bytes) / s / (1 << 20); rate > best) {
-                    best = rate;
-                    how = fmt::format("queue {}, {} blocks", queue, format_size(std::min(block, most_block)));
-                }
-            }
+        DirectReader reader(path, fd, whole, std::max<std::size_t>(a.memory, 4096));
+        reader.read_all(1, 1 << 20);  // once untimed: the device's own caches as the runs will find them
+        const auto [best, how] = fastest_read(reader, size);
         note = fmt::format(
             "io_uring reads with O_DIRECT of a {} file, the best of queues 1, 4 and 32 and blocks of 1 "
             "and 4 MiB: {}",

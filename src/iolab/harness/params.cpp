@@ -1,102 +1,29 @@
 #include "iolab/harness/params.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <fmt/format.h>
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/names.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/param_values.hpp"
 #include "iolab/sys/reserve.hpp"
 
 namespace iolab {
 
 namespace {
 
-// "a, b,c" -> a, b, c; an empty item is an error.
-std::vector<std::string_view> items(std::string_view text) {
-    auto out = split_items(text);
-    if (std::count(out.begin(), out.end(), std::string_view())) throw InputError("an empty item");
-    return out;
-}
-
-// A list without its repeats, in first-seen order (4K,4096 is one buffer).
-template <class T>
-std::vector<T> unique(std::vector<T> v) {
-    std::vector<T> out;
-    for (const T& x : v)
-        if (std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
-    return out;
-}
-
-// Sizes from 1 byte to `max`, ranges expanded, repeats dropped.
-std::vector<std::uint64_t> sizes(std::string_view text, std::uint64_t max) {
-    std::vector<std::uint64_t> out;
-    for (auto item : items(text))
-        for (auto s : parse_size_list(item)) {
-            if (s == 0 || s > max) throw InputError("out of range");
-            out.push_back(s);
-        }
-    return unique(out);
-}
-template <class T>
-std::vector<T> sizes_as(std::string_view text, std::uint64_t max) {
-    const auto s = sizes(text, max);
-    return std::vector<T>(s.begin(), s.end());
-}
-
-std::vector<unsigned> whole_numbers(std::string_view text, unsigned max) {
-    std::vector<unsigned> out;
-    for (auto item : items(text)) {
-        // Digits only: "1e2" and "2.0" are not how a count is written.
-        if (item.empty() || item.find_first_not_of("0123456789") != std::string_view::npos)
-            throw InputError("not a whole number");
-        const Amount a = parse_amount(item, "", false);
-        if (a.seconds > 0 || a.count > max) throw InputError("out of range");
-        out.push_back(static_cast<unsigned>(a.count));
-    }
-    return unique(out);
-}
-
-template <class E, std::size_t N>
-E named(const Named<E> (&table)[N], std::string_view text) {
-    if (const auto v = value_of(table, text)) return *v;
-    throw InputError("unknown name");
-}
-
-bool truth(std::string_view text) { return named(kBooleans, text); }
-
-// A plain whole number of 64 bits (an operation count, a seed).
-std::uint64_t whole64(std::string_view v) {
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (v.empty() || ec != std::errc() || end != v.data() + v.size()) throw InputError("not a whole number");
-    return n;
-}
-
-// Named values, repeats dropped: "byte,record".
-template <class E, std::size_t N>
-std::vector<E> names_in(const Named<E> (&table)[N], std::string_view text) {
-    std::vector<E> out;
-    for (auto item : items(text)) out.push_back(named(table, item));
-    return unique(out);
-}
-
-// Chains, each in one written form (deflate is deflate:6, buffer:8192 is buffer:8K), once.
-std::vector<std::string> chains(std::string_view text) {
-    std::vector<std::string> out;
-    for (auto c : items(text)) {
-        std::string canonical;
-        try {
-            canonical = describe(parse_chain(std::string(c)));
-        } catch (const ChainError& e) {
-            throw InputError(e.why());  // apply_setting names the setting and the value
-        }
-        if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
-    }
-    return out;
-}
+using detail::chains;
+using detail::items;
+using detail::named;
+using detail::names_in;
+using detail::sizes;
+using detail::sizes_as;
+using detail::truth;
+using detail::unique;
+using detail::whole64;
+using detail::whole_numbers;
 
 std::string yes(bool b) { return b ? "true" : "false"; }
 

@@ -61,7 +61,11 @@ std::string instability(const CaseResult& c) {
     return fmt::format("varied ±{:.1f}% (over ±{:.0f}%)", 100 * c.stats.median_precision(), 100 * kStableBound);
 }
 
-void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
+namespace {
+
+// The case's statistics from its samples: times, and a tool's gross and fixed times, where every
+// sample has a fixed cost; whether it is stable. Returns the samples' times.
+std::vector<double> summarize_samples(CaseResult& r) {
     std::vector<double> walls, times, fixed;
     for (const auto& smp : r.samples) {
         walls.push_back(smp.wall_s);
@@ -77,11 +81,11 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         r.status == Status::ok && r.stats.median > 0 &&
         (r.stopped == StopReason::clearly_slower || (r.stats.n > 1 && r.stats.median_confidence >= kMedianConfidence &&
                                                      r.stats.median_precision() <= kStableBound));
-    r.warnings.clear();
-    if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
-    r.budget_unheld = false;                                     // decided below
-    r.throughput_mib_s = 0;
-    if (r.samples.empty()) return;
+    return times;
+}
+
+// Throughput, and a patterned case's latency and operations per second (of a case with samples).
+void set_rates(CaseResult& r) {
     if (r.stats.median > 0) r.throughput_mib_s = static_cast<double>(r.samples[0].bytes) / r.stats.median / (1 << 20);
     // Samples of different sizes (jobs stopped by --stonewall): the median of their rates.
     if (std::any_of(r.samples.begin(), r.samples.end(),
@@ -99,8 +103,10 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         // the samples' rates).
         r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(r.spec.workload.block);
     }
-    const std::string name = r.spec.label();
+}
 
+// Warnings about the samples' times: outliers, and a first iteration far slower than the rest.
+void warn_of_times(CaseResult& r, const std::vector<double>& times, const std::string& name) {
     // The modified z-score needs a few samples to mean anything (its MAD comes from them).
     if (const auto out = times.size() >= 5 ? outliers(times) : std::vector<std::size_t>{}; !out.empty())
         r.warnings.push_back({WarningKind::outliers, name, fmt::format("{} of {} samples", out.size(), times.size())});
@@ -112,39 +118,55 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
                                               "the warm-up may be too short (--warmup)",
                                               times[0] / rest)});
     }
+}
 
-    if (opts.cache == CacheMode::cold) {
-        std::size_t warm = 0;
-        double worst = 0;
-        for (const auto& smp : r.samples)
-            if (smp.resident > 0.05) {
-                ++warm;
-                worst = std::max(worst, smp.resident);
-            }
-        if (warm > 0) {
-            r.cold_unproven = true;
-            r.warnings.push_back({WarningKind::not_cold, name,
-                                  fmt::format("{} of {} cold iterations started with up to {:.0f}% of the input in "
-                                              "the page cache, so the case is not ranked as cold; the filesystem "
-                                              "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
-                                              warm, r.samples.size(), worst * 100)});
+// A cold case whose iterations started with the input partly cached is not proven cold.
+void check_cold(CaseResult& r, const std::string& name) {
+    std::size_t warm = 0;
+    double worst = 0;
+    for (const auto& smp : r.samples)
+        if (smp.resident > 0.05) {
+            ++warm;
+            worst = std::max(worst, smp.resident);
         }
-    }
-    if (opts.cache_budget > 0 && r.spec.workload.family != Family::write) {
-        // The input's cached bytes before or after a run, against the budget (a quarter over it,
-        // and 8 MiB, are the buffers' and the process's room).
-        double most = 0;
-        for (const auto& smp : r.samples) most = std::max({most, smp.resident, smp.resident_after});
-        const double cached = most * static_cast<double>(r.spec.workload.size);
-        if (cached > 1.25 * static_cast<double>(opts.cache_budget) + (8 << 20)) {
-            r.budget_unheld = true;
-            r.warnings.push_back(
-                {WarningKind::over_budget, name,
-                 fmt::format("up to {} of the input was in the page cache, over the budget of {}, so "
-                             "the case is not ranked: the budget did not hold here",
-                             format_size(static_cast<std::uint64_t>(cached)), format_size(opts.cache_budget))});
-        }
-    }
+    if (warm == 0) return;
+    r.cold_unproven = true;
+    r.warnings.push_back({WarningKind::not_cold, name,
+                          fmt::format("{} of {} cold iterations started with up to {:.0f}% of the input in "
+                                      "the page cache, so the case is not ranked as cold; the filesystem "
+                                      "may ignore POSIX_FADV_DONTNEED (as root, try --drop-caches)",
+                                      warm, r.samples.size(), worst * 100)});
+}
+
+// The input's cached bytes before or after a run, against the cache budget (a quarter over it,
+// and 8 MiB, are the buffers' and the process's room).
+void check_budget(CaseResult& r, const RunOptions& opts, const std::string& name) {
+    double most = 0;
+    for (const auto& smp : r.samples) most = std::max({most, smp.resident, smp.resident_after});
+    const double cached = most * static_cast<double>(r.spec.workload.size);
+    if (cached <= 1.25 * static_cast<double>(opts.cache_budget) + (8 << 20)) return;
+    r.budget_unheld = true;
+    r.warnings.push_back(
+        {WarningKind::over_budget, name,
+         fmt::format("up to {} of the input was in the page cache, over the budget of {}, so "
+                     "the case is not ranked: the budget did not hold here",
+                     format_size(static_cast<std::uint64_t>(cached)), format_size(opts.cache_budget))});
+}
+
+}  // namespace
+
+void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
+    const std::vector<double> times = summarize_samples(r);
+    r.warnings.clear();
+    if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
+    r.budget_unheld = false;                                     // decided below
+    r.throughput_mib_s = 0;
+    if (r.samples.empty()) return;
+    set_rates(r);
+    const std::string name = r.spec.label();
+    warn_of_times(r, times, name);
+    if (opts.cache == CacheMode::cold) check_cold(r, name);
+    if (opts.cache_budget > 0 && r.spec.workload.family != Family::write) check_budget(r, opts, name);
     if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)
         r.warnings.push_back({WarningKind::resolution, name,
                               "the median time is under 1,000 ticks of the clock; use a larger --size for a "

@@ -1,56 +1,48 @@
 #include "iolab/harness/runner.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <random>
 
-#include <fmt/format.h>
-
 #include "iolab/core/interrupt.hpp"
-#include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/runner_steps.hpp"
 #include "iolab/harness/standing.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
 
+namespace detail {
+
 namespace {
 
-std::string file_tag(const std::string& name) {
-    std::string t = name;
-    for (char& c : t)
-        if (c == '.') c = '_';
-    return t;
+// One run of a case's own fixture (one job, one process). One write state for every write and
+// copy: the memory the group's last output held is freed just before (docs/harness.md: "The
+// write state"); a read leaves that output where it is.
+//
+// A read from the device (cold, or O_DIRECT) frees it too, so that the writing back of that
+// output's pages does not fall in the read's time.
+void free_last_output(CaseState& c, const RunOptions& opts) {
+    const bool device_read = opts.cache == CacheMode::cold || opts.cache == CacheMode::direct;
+    if (!c.last_output || !*c.last_output || (c.r.spec.strategy->family == Family::read && !device_read)) return;
+    (*c.last_output)->remove_output();
+    *c.last_output = nullptr;
 }
 
-// One case of a group while it is measured.
-struct CaseState {
-    CaseResult r;
-    std::unique_ptr<Fixture> fx;
-    Sink sink;
-    // Jobs 2 and up (--jobs): each its own fixture and sink.
-    std::vector<std::unique_ptr<Fixture>> more_fx;
-    std::vector<std::unique_ptr<Sink>> more_sinks;
-    Checked checked = Checked::content;
-    std::uint64_t target = 0;  // a fixed number of measured iterations; 0: adaptive
-    double spent_s = 0;        // time spent on its measured iterations, harness work included
-    bool done = false;
-    // An external tool's probe: the same command on a one-page input, run beside each of its
-    // runs; its time is the tool's fixed cost (Sample::fixed_s).
-    std::unique_ptr<Fixture> probe;
-    Sink probe_sink;
-    // The group's write or copy whose output is still on disk (held by run_group): removed just
-    // before the next write or copy starts, so that the memory it frees is what that one fills.
-    Fixture** last_output = nullptr;
-};
-
-void stop(CaseState& c, StopReason why) {
-    c.done = true;
-    c.r.stopped = why;
+std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl,
+                                     VerifyMode mode) {
+    const Strategy& s = *c.r.spec.strategy;
+    const bool writes = s.family != Family::read && c.last_output;
+    free_last_output(c, opts);
+    CaseJob& job = c.jobs.front();
+    auto out = measure_once(s, *job.fx, *job.sink, opts, clock, tl, mode, writes);
+    if (writes) *c.last_output = job.fx.get();
+    return out;
 }
+
+}  // namespace
 
 void fail(CaseState& c, const std::exception& e) {
     if (dynamic_cast<const CannotRun*>(&e)) {
@@ -70,6 +62,47 @@ bool cut_short(CaseState& c, const std::exception& e) {
     c.r.stopped = StopReason::interrupted;
     c.r.reason = e.what();
     return true;
+}
+
+// One run of a case: its one job, or all of its jobs at once; a tool's beside its probe (before it
+// in one run, after it in the next, so that a drift of the machine falls on both alike).
+std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
+    const Strategy& s = *c.r.spec.strategy;
+    if (c.probe) {
+        const bool probe_first = c.r.samples.size() % 2 == 1;
+        double fixed = 0;
+        const auto probe = [&] {
+            fixed = measure_once(s, *c.probe, c.probe_sink, opts, clock, nullptr, mode).first.wall_s;
+        };
+        if (probe_first) probe();
+        auto out = run_alone(c, opts, clock, tl, mode);
+        if (!probe_first) probe();
+        out.first.fixed_s = fixed;
+        return out;
+    }
+    if (c.jobs.size() == 1 && !team().mpi()) return run_alone(c, opts, clock, tl, mode);
+    free_last_output(c, opts);  // and the jobs remove their own outputs
+    std::vector<Fixture*> fixtures;
+    std::vector<Sink*> sinks;
+    for (CaseJob& job : c.jobs) {
+        fixtures.push_back(job.fx.get());
+        sinks.push_back(job.sink.get());
+    }
+    return measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::CaseState;
+using detail::cut_short;
+using detail::fail;
+using detail::run_once;
+
+void stop(CaseState& c, StopReason why) {
+    c.done = true;
+    c.r.stopped = why;
 }
 
 // Whether the group has no time left (its share of the run's time budget, when racing).
@@ -100,243 +133,6 @@ StopReason enough(const CaseState& c, const RunOptions& opts) {
     if (c.spent_s >= opts.budget_s) return StopReason::case_budget;
     if (!opts.race && precise(c.r, opts)) return StopReason::precise;
     return StopReason::none;
-}
-
-// One run of a case's own fixture (one job, one process). One write state for every write and
-// copy: the memory the group's last output held is freed just before (docs/harness.md: "The
-// write state"); a read leaves that output where it is.
-//
-// A read from the device (cold, or O_DIRECT) frees it too, so that the writing back of that
-// output's pages does not fall in the read's time.
-void free_last_output(CaseState& c, const RunOptions& opts) {
-    const bool device_read = opts.cache == CacheMode::cold || opts.cache == CacheMode::direct;
-    if (!c.last_output || !*c.last_output || (c.r.spec.strategy->family == Family::read && !device_read)) return;
-    (*c.last_output)->remove_output();
-    *c.last_output = nullptr;
-}
-
-std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl,
-                                     VerifyMode mode) {
-    const Strategy& s = *c.r.spec.strategy;
-    const bool writes = s.family != Family::read && c.last_output;
-    free_last_output(c, opts);
-    auto out = measure_once(s, *c.fx, c.sink, opts, clock, tl, mode, writes);
-    if (writes) *c.last_output = c.fx.get();
-    return out;
-}
-
-// One run of a case: its one job, or all of its jobs at once; a tool's beside its probe (before it
-// in one run, after it in the next, so that a drift of the machine falls on both alike).
-std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
-    const Strategy& s = *c.r.spec.strategy;
-    if (c.probe) {
-        const bool probe_first = c.r.samples.size() % 2 == 1;
-        double fixed = 0;
-        const auto probe = [&] {
-            fixed = measure_once(s, *c.probe, c.probe_sink, opts, clock, nullptr, mode).first.wall_s;
-        };
-        if (probe_first) probe();
-        auto out = run_alone(c, opts, clock, tl, mode);
-        if (!probe_first) probe();
-        out.first.fixed_s = fixed;
-        return out;
-    }
-    if (c.more_fx.empty() && !team().mpi()) return run_alone(c, opts, clock, tl, mode);
-    free_last_output(c, opts);  // and the jobs remove their own outputs
-    std::vector<Fixture*> fixtures{c.fx.get()};
-    std::vector<Sink*> sinks{&c.sink};
-    for (std::size_t j = 0; j < c.more_fx.size(); ++j) {
-        fixtures.push_back(c.more_fx[j].get());
-        sinks.push_back(c.more_sinks[j].get());
-    }
-    return measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
-}
-
-// A tool that can repeat its work in one process (fio) repeats it until its job takes about this
-// long: fio notices a job's end in steps of 10 ms (its main loop sleeps 10 ms between looks), so
-// a shorter job's time minus its probe's is a multiple of 10 ms, not the job's time.
-constexpr double kToolJobS = 0.1;
-constexpr unsigned kMostPasses = 1000;
-
-// How many passes a repeating tool makes, from what one run of it reported (1 when it cannot
-// repeat, or when a pass after the first would not start from the cache state asked for).
-unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& one) {
-    if (!c.r.spec.strategy->repeats() || opts.cache == CacheMode::cold || one.tool_s < 0) return 1;
-    if (one.tool_s == 0) return kMostPasses / 10;  // done within the tool's own resolution (1 ms)
-    const double per_pass = one.tool_s / one.passes;
-    return static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / per_pass), 1.0, double(kMostPasses)));
-}
-
-// The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
-// read still gets that one unmeasured run. Returns the duration of the last run (0: none).
-double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl) {
-    const Strategy& s = *c.r.spec.strategy;
-    double last = 0;
-    std::uint64_t runs = 0;
-    const auto once = [&] {
-        const VerifyMode mode = runs == 0 ? VerifyMode::full : opts.verify;
-        const auto [smp, checked] = run_once(c, opts, clock, tl, mode);
-        c.checked = checked;
-        ++runs;
-        last = smp.wall_s;
-        // A repeating tool: the passes of the next runs, from this one's own report (rank 0's).
-        if (c.r.spec.strategy->repeats()) {
-            const auto p = std::max(1u, static_cast<unsigned>(team().leader(passes_for(c, opts, smp))));
-            c.fx->set_passes(p);
-            if (c.probe) c.probe->set_passes(p);
-        }
-    };
-    if (opts.warmup.seconds > 0) {
-        const std::uint64_t start = clock.now_ns();
-        do once();  // rank 0's clock says when the warm-up is over, for every rank
-        while (team().leader(static_cast<double>(clock.now_ns() - start) * 1e-9 < opts.warmup.seconds));
-    } else {
-        for (std::uint64_t i = 0; i < opts.warmup.count; ++i) once();
-    }
-    if (runs == 0 && s.family == Family::read && opts.verify != VerifyMode::full) {
-        once();
-        last = 0;  // not a warm-up: its duration says nothing about the next runs
-    }
-    return last;
-}
-
-// Whether the case's jobs share one file: --shared-file with more than one job in all (of all
-// ranks, under MPI).
-bool shares_file(const RunOptions& opts, const Workload& w) {
-    return opts.shared_file && w.jobs * static_cast<unsigned>(team().size()) > 1;
-}
-
-// Why a strategy cannot run under these options here, or "".
-std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& opts, const ScratchDir& dir) {
-    if (auto why = s.skip_reason(dir.path())) return *why;
-    if (opts.cache == CacheMode::direct && !s.direct_capable())
-        return "does not use O_DIRECT, which --cache direct asks for";
-    if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
-        return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
-    if (team().source_rank() != team().rank() && s.external() && w.family != Family::write)
-        return "runs in another process, which cannot reach another rank's scratch folder through iolab's "
-               "descriptors; --rank-shift cannot shift it";
-    if (shares_file(opts, w) && !s.does_parts())
-        return "works on whole files only; --shared-file gives each job a part of one file";
-    if (opts.stonewall && (s.external() || s.own_threads()))
-        return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
-               "another process or on threads of its own";
-    return {};
-}
-
-// The input a case of this rank reads: its own, or under MPI with --rank-shift the same input of
-// the rank it is shifted to (the same name in that rank's scratch folder).
-void shift_input(Fixture& fx, const ScratchDir& dir) {
-    const Team& tm = team();
-    if (!tm.mpi() || tm.source_rank() == tm.rank() || fx.workload().family == Family::write) return;
-    const std::string& own = fx.input_path();
-    fx.read_from(dir.sibling_at(tm.scratch_names().at(static_cast<std::size_t>(tm.source_rank())),
-                                own.substr(own.rfind('/') + 1)));
-}
-
-// Step 1: skips, inputs and fixtures. Under MPI the ranks agree on each case: one rank's skip or
-// failure is every rank's.
-void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, const RunOptions& opts,
-             const ScratchDir& dir, InputPool& pool) {
-    Team& tm = team();
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-        CaseState& c = cases[i];
-        c.r.spec = specs[i];
-        const Strategy& s = *specs[i].strategy;
-        const Workload& w = specs[i].workload;
-        const std::string tag = fmt::format("{}-{}", file_tag(s.name), i);
-        const bool shared = shares_file(opts, w);
-        const unsigned parts = w.jobs * static_cast<unsigned>(tm.size());
-        Outcome o = tm.agree(outcome_of([&] {
-            if (std::string why = skip_reason(s, w, opts, dir); !why.empty()) throw CannotRun(why);
-            if (shared) {
-                if (tm.rank() == 0) pool.make_shared(w, parts);  // empty, of its whole size
-                return;
-            }
-            c.fx = std::make_unique<Fixture>(w, dir, tag, pool.get(w));
-            for (unsigned j = 1; j < w.jobs; ++j) {
-                c.more_fx.push_back(std::make_unique<Fixture>(w, dir, fmt::format("{}-job{}", tag, j), pool.get(w, j)));
-                c.more_sinks.push_back(std::make_unique<Sink>());
-            }
-            shift_input(*c.fx, dir);
-            for (auto& fx : c.more_fx) shift_input(*fx, dir);
-            // A tool's probe: the same command on one page (one block of its buffer, where that is
-            // larger: fio reads whole blocks), generated, whatever the case reads.
-            if (s.external() && w.jobs == 1 && !tm.mpi()) {
-                Workload pw = w;
-                pw.input.clear();
-                pw.size = std::max<std::uint64_t>(4096, s.honours(kParamBuffer) ? w.buffer : 0);
-                c.probe = std::make_unique<Fixture>(pw, dir, tag + "-probe", pool.get(pw));
-            }
-        }));
-        // One input and one output for every job (of every rank, under MPI), in rank 0's folder:
-        // once rank 0 has made the input, each rank writes its own parts (rank R's jobs' parts
-        // R x jobs + k) and reads, copies or writes those of the rank it is shifted to (itself
-        // unless --rank-shift).
-        if (o.ok() && shared)
-            o = tm.agree(outcome_of([&] {
-                InputPool::Shared layout;
-                layout.parts = parts;
-                layout.write_first = static_cast<unsigned>(tm.rank()) * w.jobs;
-                layout.write_count = w.jobs;
-                layout.read_first = static_cast<unsigned>(tm.source_rank()) * w.jobs;
-                layout.read_count = w.jobs;
-                if (tm.rank() != 0) layout.maker_folder = tm.scratch_names().at(0);
-                const auto input = pool.get_shared(w, layout);
-                for (unsigned j = 0; j < w.jobs; ++j) {
-                    auto fx = std::make_unique<Fixture>(w, dir, tag, input, layout.read_first + j);
-                    if (tm.rank() != 0) fx->write_into(dir.sibling_at(layout.maker_folder, tag + ".out"));
-                    if (j == 0) {
-                        c.fx = std::move(fx);
-                    } else {
-                        c.more_fx.push_back(std::move(fx));
-                        c.more_sinks.push_back(std::make_unique<Sink>());
-                    }
-                }
-            }));
-        if (o.ok()) {
-            if (opts.timeline && s.records_timeline()) c.r.timeline = std::make_shared<Timeline>();
-            continue;
-        }
-        c.r.status = o.kind == Outcome::Kind::skipped ? Status::skipped : Status::failed;
-        c.r.reason = o.why;
-        c.done = true;
-    }
-}
-
-// Step 2: one canonical warm state: every input evicted, then read back once in order (the
-// state of a file that has been read, whatever wrote it).
-void bring_to_warm_state(const InputPool& pool) {
-    for (const auto& f : pool.files()) {
-        if (interrupt::requested()) break;
-        try {
-            evict_file(f, false);
-            warm_file(f);
-        } catch (const IoError& e) {
-            // A signal cancels the reading back (ECANCELED): the run stops at its next safe point.
-            if (e.code() != ECANCELED || !interrupt::requested()) throw;
-            break;
-        }
-    }
-}
-
-// Step 3: the warm-ups, case by case, and the iteration count each case aims for.
-void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock) {
-    for (auto& c : cases) {
-        if (c.done) continue;
-        try {
-            const double last = warm_up(c, opts, clock, c.r.timeline.get());
-            if (opts.iterations.seconds > 0)
-                c.target = last > 0 ? iterations_for(opts.iterations.seconds, last, opts.max_iterations) : 0;
-            else if (!opts.iterations.adaptive)
-                c.target = opts.iterations.count;
-            c.target = team().leader(c.target);  // rank 0's warm-up decides for every rank
-        } catch (const std::exception& e) {
-            if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
-            if (cut_short(c, e)) break;
-            fail(c, e);
-        }
-    }
 }
 
 // How much of a case's measured work is done, 0 to 1.
@@ -516,8 +312,7 @@ CaseResult collect(CaseState& c, const RunOptions& opts, Clock& clock) {
         c.r.checked = Checked::none;
     }
     finish(c.r, opts, clock.resolution_s());
-    c.fx.reset();
-    c.more_fx.clear();
+    c.jobs.clear();
     c.probe.reset();
     return std::move(c.r);
 }
@@ -541,9 +336,9 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     std::vector<CaseState> cases(specs.size());
     for (auto& c : cases) c.last_output = &last_output;
     InputPool pool(dir);
-    prepare(cases, specs, opts, dir, pool);
-    if (opts.cache == CacheMode::warm) bring_to_warm_state(pool);
-    warm_up_all(cases, opts, clock);
+    detail::prepare(cases, specs, opts, dir, pool);
+    if (opts.cache == CacheMode::warm) detail::bring_to_warm_state(pool);
+    detail::warm_up_all(cases, opts, clock);
     std::vector<bool> hold(held);
     hold.resize(specs.size(), false);
     measure_rounds(cases, opts, clock, progress, hold, holds, deadline);

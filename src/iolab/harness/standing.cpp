@@ -124,59 +124,37 @@ Standing stand(const std::vector<const CaseResult*>& cases) {
     return stand(cases, cmp);
 }
 
-Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
-    Standing s;
-    std::vector<const CaseResult*> stable, unstable, rest;
-    for (const CaseResult* c : cases) {
-        if (!c->ranked())
-            rest.push_back(c);
-        else
-            (c->stable ? stable : unstable).push_back(c);
-    }
-    std::stable_sort(stable.begin(), stable.end(), faster);
-    std::stable_sort(unstable.begin(), unstable.end(), faster);
-    // The leader: the fastest stable median of a case that racing did not stop as slower than
-    // another (that one was faster), where there is one.
+namespace {
+
+// The leader: the fastest stable median of a case that racing did not stop as slower than
+// another (that one was faster), where there is one. `stable` is sorted fastest first.
+const CaseResult* leader_of(const std::vector<const CaseResult*>& stable) {
     for (const CaseResult* c : stable)
-        if (c->stopped != StopReason::clearly_slower) {
-            s.leader = c;
-            break;
-        }
-    if (!s.leader && !stable.empty()) s.leader = stable.front();
-    // The winner group: the leader and every stable case not shown slower than it — a case racing
-    // stopped against an earlier leader included, tested again against this one; it cannot be the
-    // pick (a case was shown faster than it). The pick is chosen among the rest by the stated rule,
-    // and the group keeps only the cases tied with the pick too (ties do not chain: a case shown
-    // faster or slower than the pick is not "tied" with it).
-    std::vector<const CaseResult*> group, others;
-    for (const CaseResult* c : stable) (c == s.leader || cmp.tied(*c, *s.leader) ? group : others).push_back(c);
-    // A noisy case never wins: an unstable median faster than the leader's leaves the table without
-    // a stable winner.
-    if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();
+        if (c->stopped != StopReason::clearly_slower) return c;
+    return stable.empty() ? nullptr : stable.front();
+}
+
+// The members of the winner group the pick may be: not a case racing stopped as slower (but the
+// leader), not a case another member is shown faster than, and not an unverified case (nothing
+// checked its work: cat) while a checked one is tied with it. The leader when none is left.
+std::vector<const CaseResult*> eligible_of(const std::vector<const CaseResult*>& group, const CaseResult* leader,
+                                           Comparator& cmp) {
     std::vector<const CaseResult*> eligible;
     for (const CaseResult* c : group)
-        if (c == s.leader || c->stopped != StopReason::clearly_slower) eligible.push_back(c);
-    // Not a case another member of the group is shown faster than.
+        if (c == leader || c->stopped != StopReason::clearly_slower) eligible.push_back(c);
     std::erase_if(eligible, [&](const CaseResult* c) {
         return std::any_of(group.begin(), group.end(),
                            [&](const CaseResult* d) { return d != c && cmp.order(*c, *d) == Order::slower; });
     });
-    // An unverified case (nothing checked its work: cat) is not recommended while a checked one
-    // is tied with it.
     if (std::any_of(eligible.begin(), eligible.end(), [](const CaseResult* c) { return c->checked != Checked::none; }))
         std::erase_if(eligible, [](const CaseResult* c) { return c->checked == Checked::none; });
-    if (eligible.empty() && s.leader) eligible.push_back(s.leader);
-    const CaseResult* pick = pick_of(eligible);
-    if (pick) {
-        std::vector<const CaseResult*> kept{pick};
-        for (const CaseResult* c : group)
-            if (c != pick) (cmp.tied(*c, *pick) ? kept : others).push_back(c);
-        group = kept;  // the pick first, the rest by their medians
-        std::stable_sort(others.begin(), others.end(), faster);
-        if (!s.unsettled) s.pick = pick;
-    }
-    for (std::size_t i = 0; i < group.size(); ++i) s.places.push_back({group[i], 1, i > 0, true});
-    // The others: each tied with the first case of its rank, or the first of a new rank.
+    if (eligible.empty() && leader) eligible.push_back(leader);
+    return eligible;
+}
+
+// The places of the stable cases outside the winner group: each tied with the first case of its
+// rank, or the first of a new rank.
+void place_others(Standing& s, const std::vector<const CaseResult*>& others, Comparator& cmp) {
     const CaseResult* head = nullptr;
     std::size_t head_rank = 0;
     for (const CaseResult* c : others) {
@@ -189,6 +167,42 @@ Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
         head_rank = position;
         s.places.push_back({c, position, false, false});
     }
+}
+
+}  // namespace
+
+Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
+    Standing s;
+    std::vector<const CaseResult*> stable, unstable, rest;
+    for (const CaseResult* c : cases) {
+        if (!c->ranked())
+            rest.push_back(c);
+        else
+            (c->stable ? stable : unstable).push_back(c);
+    }
+    std::stable_sort(stable.begin(), stable.end(), faster);
+    std::stable_sort(unstable.begin(), unstable.end(), faster);
+    s.leader = leader_of(stable);
+    // The winner group: the leader and every stable case not shown slower than it — a case racing
+    // stopped against an earlier leader included, tested again against this one; it cannot be the
+    // pick (a case was shown faster than it). The pick is chosen among the rest by the stated rule,
+    // and the group keeps only the cases tied with the pick too (ties do not chain: a case shown
+    // faster or slower than the pick is not "tied" with it).
+    std::vector<const CaseResult*> group, others;
+    for (const CaseResult* c : stable) (c == s.leader || cmp.tied(*c, *s.leader) ? group : others).push_back(c);
+    // A noisy case never wins: an unstable median faster than the leader's leaves the table without
+    // a stable winner.
+    if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();
+    if (const CaseResult* pick = pick_of(eligible_of(group, s.leader, cmp))) {
+        std::vector<const CaseResult*> kept{pick};
+        for (const CaseResult* c : group)
+            if (c != pick) (cmp.tied(*c, *pick) ? kept : others).push_back(c);
+        group = kept;  // the pick first, the rest by their medians
+        std::stable_sort(others.begin(), others.end(), faster);
+        if (!s.unsettled) s.pick = pick;
+    }
+    for (std::size_t i = 0; i < group.size(); ++i) s.places.push_back({group[i], 1, i > 0, true});
+    place_others(s, others, cmp);
     for (const CaseResult* c : unstable) s.places.push_back({c, 0, false, false});
     for (const CaseResult* c : rest) s.places.push_back({c, 0, false, false});
     return s;

@@ -172,6 +172,83 @@ Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
     return Order::tied;
 }
 
+namespace {
+
+// Σ (t³ - t) over the runs of t equal values of a sorted sample: the ties' variance correction.
+double tie_term(const std::vector<double>& sorted) {
+    double term = 0;
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+        const double t = static_cast<double>(j - i);
+        term += t * t * t - t;
+        i = j;
+    }
+    return term;
+}
+
+// The exact distribution of 2U, ties or not: the number of ways to label the pooled sample,
+// block of equal values by block of equal values (ascending), that gives each 2U (pairs a < b
+// count 2, equal pairs 1). f[a][v]: ways with a a's labelled so far and 2U = v so far. In a block
+// of t values with i a's and j = t - i b's, each b is above the a's labelled before it (2 each)
+// and equal to the block's i a's (1 each).
+std::vector<double> exact_u_distribution(const std::vector<double>& sorted, std::size_t n1, std::size_t n2) {
+    const std::size_t vmax = 2 * n1 * n2;
+    std::vector<std::vector<double>> f(n1 + 1, std::vector<double>(vmax + 1, 0));
+    f[0][0] = 1;
+    std::size_t placed = 0;
+    for (std::size_t start = 0; start < sorted.size();) {
+        std::size_t end = start;
+        while (end < sorted.size() && sorted[end] == sorted[start]) ++end;
+        const std::size_t t = end - start;
+        std::vector<std::vector<double>> g(n1 + 1, std::vector<double>(vmax + 1, 0));
+        for (std::size_t used = 0; used <= n1 && used <= placed; ++used) {
+            if (placed - used > n2) continue;
+            for (std::size_t v = 0; v <= vmax; ++v) {
+                if (f[used][v] == 0) continue;
+                double ways = 1;  // C(t, i), built up as i grows
+                for (std::size_t i = 0; i <= t && used + i <= n1; ++i) {
+                    if (i > 0) ways = ways * static_cast<double>(t - i + 1) / static_cast<double>(i);
+                    const std::size_t j = t - i;
+                    if (placed - used + j > n2) continue;
+                    const std::size_t add = 2 * used * j + i * j;
+                    if (v + add <= vmax) g[used + i][v + add] += f[used][v] * ways;
+                }
+            }
+        }
+        f = std::move(g);
+        placed += t;
+        start = end;
+    }
+    return std::move(f[n1]);
+}
+
+// The two-sided p of U from its exact distribution (of 2U).
+double exact_p(const std::vector<double>& dist, double u) {
+    const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
+    const auto k = static_cast<std::size_t>(std::llround(2 * u));
+    double below = 0, above = 0;
+    for (std::size_t v = 0; v < dist.size(); ++v) {
+        if (v <= k) below += dist[v];
+        if (v >= k) above += dist[v];
+    }
+    return total > 0 ? std::min(1.0, 2 * std::min(below, above) / total) : 1.0;
+}
+
+// The two-sided p of U from the normal approximation, with the ties' correction and a
+// continuity correction.
+double normal_p(double u, std::size_t n1, std::size_t n2, double ties) {
+    const double m1 = static_cast<double>(n1), m2 = static_cast<double>(n2), n = m1 + m2;
+    const double mu = m1 * m2 / 2;
+    const double var = m1 * m2 / 12 * ((n + 1) - ties / (n * (n - 1)));
+    if (var <= 0) return 1;
+    const double z = (std::fabs(u - mu) - 0.5) / std::sqrt(var);
+    if (z <= 0) return 1;
+    return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+}  // namespace
+
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
     const std::size_t n1 = a.size(), n2 = b.size();
     if (n1 == 0 || n2 == 0) return 1;
@@ -183,68 +260,11 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
     double u = 0;
     for (double x : a)
         for (double y : b) u += x < y ? 1 : x == y ? 0.5 : 0;
-    // Ties across the pooled sample, for the variance correction.
     std::vector<double> all(a);
     all.insert(all.end(), b.begin(), b.end());
     std::sort(all.begin(), all.end());
-    double tie_term = 0;
-    for (std::size_t i = 0; i < all.size();) {
-        std::size_t j = i;
-        while (j < all.size() && all[j] == all[i]) ++j;
-        const double t = static_cast<double>(j - i);
-        tie_term += t * t * t - t;
-        i = j;
-    }
-    const double m1 = static_cast<double>(n1), m2 = static_cast<double>(n2), n = m1 + m2;
-    if (n1 * n2 <= 400) {
-        // Exact, ties or not: the number of ways to label the pooled sample, block of equal values
-        // by block of equal values (ascending), that gives each 2U (pairs a < b count 2, equal
-        // pairs 1). f[a][v]: ways with a a's labelled so far and 2U = v so far. In a block of t
-        // values with i a's and j = t - i b's, each b is above the a's labelled before it (2 each)
-        // and equal to the block's i a's (1 each).
-        const std::size_t vmax = 2 * n1 * n2;
-        std::vector<std::vector<double>> f(n1 + 1, std::vector<double>(vmax + 1, 0));
-        f[0][0] = 1;
-        std::size_t placed = 0;
-        for (std::size_t start = 0; start < all.size();) {
-            std::size_t end = start;
-            while (end < all.size() && all[end] == all[start]) ++end;
-            const std::size_t t = end - start;
-            std::vector<std::vector<double>> g(n1 + 1, std::vector<double>(vmax + 1, 0));
-            for (std::size_t used = 0; used <= n1 && used <= placed; ++used) {
-                if (placed - used > n2) continue;
-                for (std::size_t v = 0; v <= vmax; ++v) {
-                    if (f[used][v] == 0) continue;
-                    double ways = 1;  // C(t, i), built up as i grows
-                    for (std::size_t i = 0; i <= t && used + i <= n1; ++i) {
-                        if (i > 0) ways = ways * static_cast<double>(t - i + 1) / static_cast<double>(i);
-                        const std::size_t j = t - i;
-                        if (placed - used + j > n2) continue;
-                        const std::size_t add = 2 * used * j + i * j;
-                        if (v + add <= vmax) g[used + i][v + add] += f[used][v] * ways;
-                    }
-                }
-            }
-            f = std::move(g);
-            placed += t;
-            start = end;
-        }
-        const auto& dist = f[n1];
-        const double total = std::accumulate(dist.begin(), dist.end(), 0.0);
-        const auto k = static_cast<std::size_t>(std::llround(2 * u));
-        double below = 0, above = 0;
-        for (std::size_t v = 0; v <= vmax; ++v) {
-            if (v <= k) below += dist[v];
-            if (v >= k) above += dist[v];
-        }
-        return total > 0 ? std::min(1.0, 2 * std::min(below, above) / total) : 1.0;
-    }
-    const double mu = m1 * m2 / 2;
-    const double var = m1 * m2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
-    if (var <= 0) return 1;
-    const double z = (std::fabs(u - mu) - 0.5) / std::sqrt(var);
-    if (z <= 0) return 1;
-    return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+    if (n1 * n2 <= 400) return exact_p(exact_u_distribution(all, n1, n2), u);
+    return normal_p(u, n1, n2, tie_term(all));
 }
 
 double geometric_mean(const std::vector<double>& xs) {
