@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "checks.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "common.hpp"
 #include "iolab/core/interrupt.hpp"
@@ -210,42 +211,6 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     return run_status(a, report, true);
 }
 
-// "unknown command 'lst': did you mean 'list'?", or for an option of a command, or an argument.
-std::string unknown_word(const std::string& word, const CLI::App& where) {
-    std::vector<std::string> known;
-    const bool option = word.starts_with("-");
-    if (option) {
-        for (const CLI::Option* o : where.get_options()) {
-            for (const auto& l : o->get_lnames()) known.push_back("--" + l);
-            for (const auto& s : o->get_snames()) known.push_back("-" + s);
-        }
-    } else {
-        for (const CLI::App* sub : where.get_subcommands({})) known.push_back(sub->get_name());
-    }
-    const std::string name = option ? word.substr(0, word.find('=')) : word;
-    const std::string meant = likely_meant(name, known);
-    const std::string command = where.get_parent() ? "iolab " + where.get_name() : "iolab";
-    const std::string what = option ? "option" : where.get_parent() ? "argument" : "command";
-    return fmt::format(
-        "unknown {} '{}' for {}{}", what, name, command,
-        meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
-}
-
-// What `iolab replicate --help` ends with: the experiments, and how long each takes here at most.
-std::string replication_help() {
-    std::string out = "The experiments (iolab run NAME runs one; each is raced within its time budget):\n";
-    double total = 0;
-    for (const auto& name : replication_suites()) {
-        const Suite s = load_named(name);
-        const double budget = time_budget(s);
-        total += budget;
-        out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
-    }
-    out += fmt::format("All {}: about {:.0f} min here (--time-budget sets the whole run's time).",
-                       replication_suites().size(), total / 60);
-    return out;
-}
-
 int replicate(const Context& ctx, const RunArgs& a) {
     std::vector<Suite> suites;
     for (const auto& name : replication_suites()) suites.push_back(load_named(name));
@@ -266,108 +231,38 @@ bool another_rank(int argc, char** argv) {
     return false;
 }
 
+namespace {
+
+// Runs the command parsed; throws InputError (exit 2) or another error (exit 1).
+int dispatch(const Context& ctx, const CommandLine& c) {
+    const bool dry_run = ctx.mode != Mode::normal;  // nothing printed but by small runs
+    if (dry_run && !c.run->parsed() && !c.replicate->parsed()) return 0;
+    if (ctx.mode == Mode::small && !c.run->parsed()) return 0;  // replicate is never small
+    if (c.list->parsed()) return list_strategies(c.family, c.names);
+    if (c.info->parsed()) return show_info(c.info_dir, c.info_limits, c.info_device, c.info_size);
+    if (c.run->parsed()) return run_suite(ctx, c.run_args, requested_suite(c.run_args));
+    if (c.replicate->parsed()) return replicate(ctx, c.run_args);
+    if (c.suites->parsed()) return list_suites();
+    if (c.clean->parsed()) return clean(c.clean_dir, c.clean_kept);
+    if (c.tune->parsed()) return tune(c.tune_dir, c.tune_profile, c.tune_smoke, c.tune_quiet);
+    if (c.report->parsed()) return show_reports(c.report_files, c.report_html, c.report_force, c.report_all);
+    if (c.compare->parsed())
+        fmt::print("{}", render_comparison(read_report_file(c.before), read_report_file(c.after), c.compare_md));
+    return 0;
+}
+
+}  // namespace
+
 int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     const Context ctx{mode, small_dir};
-    const bool dry_run = mode != Mode::normal;  // nothing printed but by small runs
     // And an error of a rank other than 0 before MPI starts is rank 0's too: rank 0 alone says it.
-    const bool silent = dry_run || another_rank(argc, argv);
+    const bool silent = mode != Mode::normal || another_rank(argc, argv);
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", version_line(), "Print the version and the commit it was built from");
-
-    std::string family;
-    bool names = false;
-    auto* list = app.add_subcommand("list", "List the strategies, with availability here");
-    list->add_option("--family", family, "Only this family: read, write or copy");
-    list->add_flag("--names", names, "One name per line");
-
-    std::string info_dir, info_size;
-    bool info_limits = false, info_device = false;
-    auto* info = app.add_subcommand("info", "Describe this machine and the scratch filesystem");
-    info->add_option("--dir", info_dir, "The folder whose filesystem to describe");
-    info->add_flag("--limits", info_limits, "Measure the memory-copy limits of reads and copies");
-    info->add_flag("--device", info_device, "With --limits: also the raw read speed of --dir's device (O_DIRECT)");
-    info->add_option("--size", info_size, "With --device: the size of the test file (default 1G)");
-
-    RunArgs a;
-    auto* run_cmd = app.add_subcommand("run", "Measure strategies: a suite (default quick) or the cases you pick");
-    run_cmd->add_option("suite", a.suite, "A built-in suite (see iolab suites)");
-    run_cmd->add_option("--suite-file", a.suite_file, "Run the suite in this TOML file (docs/suites.md)");
-    run_cmd->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
-    add_run_options(run_cmd, a);
-
-    auto* replicate_cmd = app.add_subcommand(
-        "replicate",
-        "Re-run the published experiments (every suite that names one it replicates) and check their findings");
-    add_run_options(replicate_cmd, a);
-    replicate_cmd->footer(replication_help());
-
-    auto* suites_cmd = app.add_subcommand("suites", "List the built-in suites");
-
-    std::string tune_dir, tune_profile;
-    bool tune_smoke = false, tune_quiet = false;
-    auto* tune_cmd = app.add_subcommand(
-        "tune",
-        "Measure the fastest reads, copies and buffers in a folder, for the library iolab::io (docs/library.md)");
-    tune_cmd->add_option("--dir", tune_dir,
-                         "The folder whose filesystem to tune for (default: the system temp folder)");
-    tune_cmd->add_option("--profile", tune_profile,
-                         "Write the profile here instead of $XDG_CONFIG_HOME/iolab/profile (~/.config/iolab/profile)");
-    tune_cmd->add_flag("--smoke", tune_smoke, "Tiny sizes: check that it works (writes only where --profile says)");
-    tune_cmd->add_flag("-q,--quiet", tune_quiet, "No tables");
-
-    std::string clean_dir;
-    bool clean_kept = false;
-    auto* clean_cmd = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
-    clean_cmd->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
-    clean_cmd->add_flag("--kept", clean_kept, "Also remove the folders runs kept with --keep");
-
-    std::string before, after;
-    bool compare_md = false;
-    auto* compare_cmd = app.add_subcommand("compare", "Compare two result files (--json) case by case");
-    compare_cmd->add_option("before", before, "The first result file")->required();
-    compare_cmd->add_option("after", after, "The second result file")->required();
-    compare_cmd->add_flag("--markdown", compare_md, "Print the comparison as Markdown");
-
-    std::vector<std::string> report_files;
-    std::string report_html;
-    bool report_force = false;
-    auto* report_cmd =
-        app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");
-    report_cmd->add_option("files", report_files, "Result files written by --json; several are shown side by side")
-        ->required();
-    report_cmd->add_option("--html", report_html, "Write one self-contained HTML report with charts to this file");
-    report_cmd->add_flag("--force", report_force, "Replace an existing --html file");
-    bool report_all = false;
-    report_cmd->add_flag("--all", report_all, "Every row of every table, and every warning");
-
-    // Arguments nobody takes are collected (not refused by CLI11), so that the error can say what
-    // was probably meant.
-    for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();
+    const CommandLine command(app);
     try {
-        const auto subs = app.get_subcommands({});
-        if (argc > 1 && argv[1][0] != '-' &&
-            std::none_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; }))
-            throw InputError(unknown_word(argv[1], app));
-        // An option before any command: one of iolab's own (--help, --version), or an error
-        // saying which was meant.
-        if (argc > 1 && argv[1][0] == '-') {
-            const std::string word = std::string(argv[1]).substr(0, std::string_view(argv[1]).find('='));
-            const auto opts = app.get_options();
-            const bool known = std::any_of(opts.begin(), opts.end(), [&](const CLI::Option* o) {
-                return (word.starts_with("--") && o->check_lname(word.substr(2))) ||
-                       (word.size() == 2 && o->check_sname(word.substr(1)));
-            });
-            if (!known) throw InputError(unknown_word(word, app));
-        }
-    } catch (const InputError& e) {
-        if (!silent) tell(brief_line(e.what()));
-        return 2;
-    }
-    try {
+        check_first_word(argc, argv, app);
         app.parse(argc, argv);
-        for (const CLI::App* sub : app.get_subcommands())
-            if (!sub->remaining().empty()) throw InputError(unknown_word(sub->remaining().front(), *sub));
+        check_parsed(app);
     } catch (const InputError& e) {
         if (!silent) tell(brief_line(e.what()));
         return 2;
@@ -379,34 +274,11 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     } catch (const CLI::CallForAllHelp& e) {
         return silent ? 0 : app.exit(e);
     } catch (const CLI::ParseError& e) {
-        if (silent) return 2;
-        tell(brief_line(e.what()));
+        if (!silent) tell(brief_line(e.what()));
         return 2;
     }
     try {
-        // An option given an empty value ("--size ''") is an error, not the default.
-        for (const CLI::App* sub : app.get_subcommands())
-            for (const CLI::Option* opt : sub->get_options())
-                if (opt->count() > 0 && opt->get_expected_min() > 0)
-                    for (const auto& value : opt->results())
-                        if (value.empty())
-                            throw InputError(fmt::format("invalid {} '': expected a value", opt->get_name()));
-        if (dry_run && (list->parsed() || info->parsed() || suites_cmd->parsed() || compare_cmd->parsed() ||
-                        clean_cmd->parsed() || report_cmd->parsed() || tune_cmd->parsed()))
-            return 0;
-        if (mode == Mode::small && !run_cmd->parsed()) return 0;  // replicate is never small
-        if (list->parsed()) return list_strategies(family, names);
-        if (info->parsed()) return show_info(info_dir, info_limits, info_device, info_size);
-        if (run_cmd->parsed()) return run_suite(ctx, a, requested_suite(a));
-        if (replicate_cmd->parsed()) return replicate(ctx, a);
-        if (suites_cmd->parsed()) return list_suites();
-        if (clean_cmd->parsed()) return clean(clean_dir, clean_kept);
-        if (tune_cmd->parsed()) return tune(tune_dir, tune_profile, tune_smoke, tune_quiet);
-        if (report_cmd->parsed()) return show_reports(report_files, report_html, report_force, report_all);
-        if (compare_cmd->parsed()) {
-            fmt::print("{}", render_comparison(read_report_file(before), read_report_file(after), compare_md));
-            return 0;
-        }
+        return dispatch(ctx, command);
     } catch (const InputError& e) {
         if (!silent) tell(brief_line(e.what()));
         return 2;
@@ -414,5 +286,4 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
         if (!silent) tell(brief_line(e.what()));
         return 1;
     }
-    return 0;
 }

@@ -274,27 +274,90 @@ int show_reports(const std::vector<std::string>& files, const std::string& html,
 
 namespace iolab::cli {
 
-int tune(const std::string& dir_option, const std::string& out_option, bool smoke, bool quiet) {
-    const std::string dir = checked_dir(dir_option);
+namespace {
+
+// Where tune writes the profile (empty: nowhere, for a smoke run), checked before anything is
+// measured.
+std::string profile_destination(const std::string& out_option, bool smoke) {
     // A smoke run's figures are not worth keeping: it writes only where --profile says.
     const std::string out = !out_option.empty() ? out_option : smoke ? std::string() : profile_path();
     if (!smoke && out.empty())
         throw InputError("no home folder to keep the profile in: set XDG_CONFIG_HOME or give --profile FILE");
-    // Where the profile goes is checked before anything is measured.
-    if (!out.empty()) {
-        struct stat o {};
-        // Not followed: a link is replaced by nothing, whatever it points to.
-        if (::lstat(out.c_str(), &o) == 0 && !S_ISREG(o.st_mode))
-            throw InputError(one_line(fmt::format("invalid --profile '{}': it exists and is not a regular file{}", out,
-                                                  S_ISLNK(o.st_mode) ? " (a symbolic link)" : "")));
-        // A file on a kernel filesystem is refused as a result's would be (the folder may be new).
-        if (const auto folder = std::filesystem::path(out).parent_path();
-            folder.empty() || ::stat(folder.c_str(), &o) == 0)
-            check_output_paths({{"--profile", out}}, true);
-        const auto parent = std::filesystem::path(out).parent_path();
-        if (!parent.empty() && ::stat(parent.c_str(), &o) == 0 && !S_ISDIR(o.st_mode))
-            throw InputError(fmt::format("invalid --profile '{}': '{}' is not a folder", out, parent.string()));
-    }
+    if (out.empty()) return out;
+    struct stat o {};
+    // Not followed: a link is replaced by nothing, whatever it points to.
+    if (::lstat(out.c_str(), &o) == 0 && !S_ISREG(o.st_mode))
+        throw InputError(one_line(fmt::format("invalid --profile '{}': it exists and is not a regular file{}", out,
+                                              S_ISLNK(o.st_mode) ? " (a symbolic link)" : "")));
+    // A file on a kernel filesystem is refused as a result's would be (the folder may be new).
+    const auto folder = std::filesystem::path(out).parent_path();
+    if (folder.empty() || ::stat(folder.c_str(), &o) == 0) check_output_paths({{"--profile", out}}, true);
+    if (!folder.empty() && ::stat(folder.c_str(), &o) == 0 && !S_ISDIR(o.st_mode))
+        throw InputError(fmt::format("invalid --profile '{}': '{}' is not a folder", out, folder.string()));
+    return out;
+}
+
+void print_profile(const Report& report, const Profile& p, const std::string& dir) {
+    fmt::print("{}", render_terminal(report, terminal_options(false)));
+    fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));
+    for (const auto& [key, c] : p.choices)
+        fmt::print("  {:<12} {:<16} {:>10}  {:.1f} MiB/s\n", key, c.method,
+                   c.buffer ? format_size(c.buffer) : std::string("whole file"), c.mib_s);
+    if (p.read_buffer) fmt::print("  {:<12} {}\n", "buffer.read", format_size(p.read_buffer));
+    if (p.write_buffer) fmt::print("  {:<12} {}\n", "buffer.write", format_size(p.write_buffer));
+}
+
+// Whether a profile read back says what p says.
+bool same_profile(const Profile& back, const Profile& p) {
+    if (!back.usable() || back.device != p.device || back.read_buffer != p.read_buffer ||
+        back.write_buffer != p.write_buffer || back.choices.size() != p.choices.size())
+        return false;
+    for (const auto& [key, c] : p.choices)
+        if (const auto it = back.choices.find(key);
+            it == back.choices.end() || it->second.method != c.method || it->second.buffer != c.buffer)
+            return false;
+    return true;
+}
+
+// Writes the profile to out, in a private folder when it is new; what the library will make of it
+// is checked before it is written, and after.
+void write_profile(const Profile& p, const std::string& out) {
+    std::error_code ec;
+    const auto folder = std::filesystem::path(out).parent_path();
+    const mode_t mask = ::umask(077);
+    std::filesystem::create_directories(folder.empty() ? "." : folder, ec);
+    ::umask(mask);
+    if (ec) throw IoError(ec.value(), "create the folder", folder.string());
+    if (const Profile back = parse_profile(p.text(), out); !same_profile(back, p))
+        throw std::runtime_error(one_line(fmt::format("the profile would not read back as measured ({}): not written",
+                                                      back.ignored.empty() ? "it differs" : back.ignored)));
+    write_file_atomic(out, p.text());
+    if (const Profile back = load_profile(out); !same_profile(back, p))
+        throw std::runtime_error(one_line(fmt::format("the profile written to {} does not read back as measured ({})",
+                                                      out, back.ignored.empty() ? "it differs" : back.ignored)));
+}
+
+// The library reads the profile at profile_path() only (however the path was spelt).
+void tell_where(const std::string& out) {
+    struct stat here {
+    }, read_by_library{};
+    if (!profile_path().empty() && ::stat(out.c_str(), &here) == 0 &&
+        ::stat(profile_path().c_str(), &read_by_library) == 0 && here.st_dev == read_by_library.st_dev &&
+        here.st_ino == read_by_library.st_ino)
+        fmt::print(
+            "profile written to {} and read back: read_file, copy_file and the buffered classes of iolab::io use "
+            "it for files on this filesystem\n",
+            one_line(out));
+    else
+        fmt::print("profile written to {} and read back; the library reads {}, so it is not in use there\n",
+                   one_line(out), one_line(profile_path().empty() ? std::string("no profile") : profile_path()));
+}
+
+}  // namespace
+
+int tune(const std::string& dir_option, const std::string& out_option, bool smoke, bool quiet) {
+    const std::string dir = checked_dir(dir_option);
+    const std::string out = profile_destination(out_option, smoke);
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) throw IoError(errno, "inspect", dir);
     Suite suite = builtin_suite("tune");
@@ -315,60 +378,15 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev, &undecided);
     if (p.choices.empty() && undecided.empty())
         throw std::runtime_error("no case of the tune suite was verified: no profile written");
-    if (!quiet) {
-        fmt::print("{}", render_terminal(report, terminal_options(false)));
-        fmt::print("\nprofile for files on {} ({}):\n", one_line(dir), one_line(p.filesystem));
-        for (const auto& [key, c] : p.choices)
-            fmt::print("  {:<12} {:<16} {:>10}  {:.1f} MiB/s\n", key, c.method,
-                       c.buffer ? format_size(c.buffer) : std::string("whole file"), c.mib_s);
-        if (p.read_buffer) fmt::print("  {:<12} {}\n", "buffer.read", format_size(p.read_buffer));
-        if (p.write_buffer) fmt::print("  {:<12} {}\n", "buffer.write", format_size(p.write_buffer));
-    }
+    if (!quiet) print_profile(report, p, dir);
     // Noise decides nothing: a choice without a stable winner is the library's default.
     for (const auto& u : undecided) fmt::print("{}{}\n", quiet ? "" : "  ", one_line(u));
     if (out.empty()) {
         fmt::print("--smoke: no profile written (give --profile FILE to write one anyway)\n");
         return report.any_failed() ? 1 : 0;
     }
-    // The configuration folder, made private when it is new.
-    // Folders it makes are private (0700), as a configuration folder should be.
-    std::error_code ec;
-    const auto folder = std::filesystem::path(out).parent_path();
-    const mode_t mask = ::umask(077);
-    std::filesystem::create_directories(folder.empty() ? "." : folder, ec);
-    ::umask(mask);
-    if (ec) throw IoError(ec.value(), "create the folder", folder.string());
-    // What the library will make of the file is checked before it is written, and after.
-    const auto same = [&](const Profile& back) {
-        if (!back.usable() || back.device != p.device || back.read_buffer != p.read_buffer ||
-            back.write_buffer != p.write_buffer || back.choices.size() != p.choices.size())
-            return false;
-        for (const auto& [key, c] : p.choices)
-            if (const auto it = back.choices.find(key);
-                it == back.choices.end() || it->second.method != c.method || it->second.buffer != c.buffer)
-                return false;
-        return true;
-    };
-    if (const Profile back = parse_profile(p.text(), out); !same(back))
-        throw std::runtime_error(one_line(fmt::format("the profile would not read back as measured ({}): not written",
-                                                      back.ignored.empty() ? "it differs" : back.ignored)));
-    write_file_atomic(out, p.text());
-    if (const Profile back = load_profile(out); !same(back))
-        throw std::runtime_error(one_line(fmt::format("the profile written to {} does not read back as measured ({})",
-                                                      out, back.ignored.empty() ? "it differs" : back.ignored)));
-    // The library reads the profile at profile_path() only (however the path was spelt).
-    struct stat here {
-    }, read_by_library{};
-    if (!profile_path().empty() && ::stat(out.c_str(), &here) == 0 &&
-        ::stat(profile_path().c_str(), &read_by_library) == 0 && here.st_dev == read_by_library.st_dev &&
-        here.st_ino == read_by_library.st_ino)
-        fmt::print(
-            "profile written to {} and read back: read_file, copy_file and the buffered classes of iolab::io use "
-            "it for files on this filesystem\n",
-            one_line(out));
-    else
-        fmt::print("profile written to {} and read back; the library reads {}, so it is not in use there\n",
-                   one_line(out), one_line(profile_path().empty() ? std::string("no profile") : profile_path()));
+    write_profile(p, out);
+    tell_where(out);
     return report.any_failed() ? 1 : 0;
 }
 

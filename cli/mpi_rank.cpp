@@ -73,8 +73,8 @@ std::uint64_t plan_fingerprint(const RunArgs& a, const Session& session) {
         const RunOptions& o = g.options;
         text += g.id + "\n" + options_text(o) + "\n";
         text += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
-                            o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.seed, o.shared_file,
-                            g.plan.seed);
+                            o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.order_seed,
+                            o.shared_file, g.plan.seed);
         for (const auto& c : session.plan()[gi])
             text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,
                                 to_string(c.workload.data));

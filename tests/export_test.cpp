@@ -266,7 +266,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     o.race = false;
     o.time_budget_s = 30;
     o.verify = VerifyMode::full;
-    o.seed = 42;
+    o.order_seed = 42;
     o.cache = CacheMode::cold;
     o.sync = SyncPolicy::fsync;
     o.drop_caches = true;
@@ -334,7 +334,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     EXPECT_EQ(b.race, o.race);
     EXPECT_EQ(b.time_budget_s, o.time_budget_s);
     EXPECT_EQ(b.verify, o.verify);
-    EXPECT_EQ(b.seed, o.seed);
+    EXPECT_EQ(b.order_seed, o.order_seed);
     EXPECT_EQ(b.cache, o.cache);
     EXPECT_EQ(b.sync, o.sync);
     EXPECT_EQ(b.drop_caches, o.drop_caches);

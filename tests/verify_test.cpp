@@ -229,7 +229,7 @@ TEST(Interleaving, RoundsRunEveryCaseOnceInASeededOrder) {
     }
     EXPECT_GT(distinct.size(), 1u) << "the order never changes from round to round";
     EXPECT_EQ(measured(), order) << "the same seed gives the same order";
-    opts.seed += 1;
+    opts.order_seed += 1;
     EXPECT_NE(measured(), order) << "another seed gives another order";
 }
 

@@ -75,7 +75,7 @@ struct RunOptions {
     double group_budget_s = 0;
     // What measured iterations of reads check (the first run of every case checks every byte).
     VerifyMode verify = VerifyMode::sampled;
-    std::uint64_t seed = 0x10ab5eed;  // the order of the cases in each round
+    std::uint64_t order_seed = 0x10ab5eed;  // the order of the cases in each round (--seed is the access pattern's)
     CacheMode cache = CacheMode::warm;
     SyncPolicy sync = SyncPolicy::none;
     bool drop_caches = false;

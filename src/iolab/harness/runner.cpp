@@ -237,7 +237,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
 // cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
                     std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns) {
-    std::mt19937_64 rng(opts.seed);
+    std::mt19937_64 rng(opts.order_seed);
     std::vector<std::size_t> order;
     const bool racing = opts.race && opts.iterations.adaptive;
     // The share of the group's work done, kept up to date case by case (a run only changes its

@@ -1,0 +1,147 @@
+#include "command_line.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "iolab/core/names.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/harness/environment.hpp"
+#include "iolab/suite/suite.hpp"
+
+namespace iolab::cli {
+
+namespace {
+
+// "unknown command 'lst': did you mean 'list'?", or for an option of a command, or an argument.
+std::string unknown_word(const std::string& word, const CLI::App& where) {
+    std::vector<std::string> known;
+    const bool option = word.starts_with("-");
+    if (option) {
+        for (const CLI::Option* o : where.get_options()) {
+            for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+            for (const auto& s : o->get_snames()) known.push_back("-" + s);
+        }
+    } else {
+        for (const CLI::App* sub : where.get_subcommands({})) known.push_back(sub->get_name());
+    }
+    const std::string name = option ? word.substr(0, word.find('=')) : word;
+    const std::string meant = likely_meant(name, known);
+    const std::string command = where.get_parent() ? "iolab " + where.get_name() : "iolab";
+    const std::string what = option ? "option" : where.get_parent() ? "argument" : "command";
+    return fmt::format(
+        "unknown {} '{}' for {}{}", what, name, command,
+        meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
+}
+
+// What `iolab replicate --help` ends with: the experiments, and how long each takes here at most.
+std::string replication_help() {
+    std::string out = "The experiments (iolab run NAME runs one; each is raced within its time budget):\n";
+    double total = 0;
+    for (const auto& name : replication_suites()) {
+        const Suite s = load_named(name);
+        const double budget = time_budget(s);
+        total += budget;
+        out += fmt::format("  {:<16} about {:.0f} s: {}\n", name, budget, s.description);
+    }
+    out += fmt::format("All {}: about {:.0f} min here (--time-budget sets the whole run's time).",
+                       replication_suites().size(), total / 60);
+    return out;
+}
+
+}  // namespace
+
+CommandLine::CommandLine(CLI::App& app) {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", version_line(), "Print the version and the commit it was built from");
+    add_inspecting(app);
+    add_running(app);
+    add_tools(app);
+    // Arguments nobody takes are collected (not refused by CLI11), so that the error can say what
+    // was probably meant.
+    for (CLI::App* sub : app.get_subcommands({})) sub->allow_extras();
+}
+
+void CommandLine::add_inspecting(CLI::App& app) {
+    list = app.add_subcommand("list", "List the strategies, with availability here");
+    list->add_option("--family", family, "Only this family: read, write or copy");
+    list->add_flag("--names", names, "One name per line");
+    info = app.add_subcommand("info", "Describe this machine and the scratch filesystem");
+    info->add_option("--dir", info_dir, "The folder whose filesystem to describe");
+    info->add_flag("--limits", info_limits, "Measure the memory-copy limits of reads and copies");
+    info->add_flag("--device", info_device, "With --limits: also the raw read speed of --dir's device (O_DIRECT)");
+    info->add_option("--size", info_size, "With --device: the size of the test file (default 1G)");
+}
+
+void CommandLine::add_running(CLI::App& app) {
+    RunArgs& a = run_args;
+    run = app.add_subcommand("run", "Measure strategies: a suite (default quick) or the cases you pick");
+    run->add_option("suite", a.suite, "A built-in suite (see iolab suites)");
+    run->add_option("--suite-file", a.suite_file, "Run the suite in this TOML file (docs/suites.md)");
+    run->add_option("-s,--strategy", a.strategies, "A strategy name or glob (copy.*); repeatable, comma lists");
+    add_run_options(run, a);
+    replicate = app.add_subcommand(
+        "replicate",
+        "Re-run the published experiments (every suite that names one it replicates) and check their findings");
+    add_run_options(replicate, a);
+    replicate->footer(replication_help());
+    suites = app.add_subcommand("suites", "List the built-in suites");
+}
+
+void CommandLine::add_tools(CLI::App& app) {
+    tune = app.add_subcommand(
+        "tune",
+        "Measure the fastest reads, copies and buffers in a folder, for the library iolab::io (docs/library.md)");
+    tune->add_option("--dir", tune_dir, "The folder whose filesystem to tune for (default: the system temp folder)");
+    tune->add_option("--profile", tune_profile,
+                     "Write the profile here instead of $XDG_CONFIG_HOME/iolab/profile (~/.config/iolab/profile)");
+    tune->add_flag("--smoke", tune_smoke, "Tiny sizes: check that it works (writes only where --profile says)");
+    tune->add_flag("-q,--quiet", tune_quiet, "No tables");
+    clean = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
+    clean->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
+    clean->add_flag("--kept", clean_kept, "Also remove the folders runs kept with --keep");
+    compare = app.add_subcommand("compare", "Compare two result files (--json) case by case");
+    compare->add_option("before", before, "The first result file")->required();
+    compare->add_option("after", after, "The second result file")->required();
+    compare->add_flag("--markdown", compare_md, "Print the comparison as Markdown");
+    report =
+        app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");
+    report->add_option("files", report_files, "Result files written by --json; several are shown side by side")
+        ->required();
+    report->add_option("--html", report_html, "Write one self-contained HTML report with charts to this file");
+    report->add_flag("--force", report_force, "Replace an existing --html file");
+    report->add_flag("--all", report_all, "Every row of every table, and every warning");
+}
+
+void check_first_word(int argc, char** argv, const CLI::App& app) {
+    if (argc < 2) return;
+    const auto subs = app.get_subcommands({});
+    if (argv[1][0] != '-' &&
+        std::none_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == argv[1]; }))
+        throw InputError(unknown_word(argv[1], app));
+    // An option before any command: one of iolab's own (--help, --version), or an error saying
+    // which was meant.
+    if (argv[1][0] == '-') {
+        const std::string word = std::string(argv[1]).substr(0, std::string_view(argv[1]).find('='));
+        const auto opts = app.get_options();
+        const bool known = std::any_of(opts.begin(), opts.end(), [&](const CLI::Option* o) {
+            return (word.starts_with("--") && o->check_lname(word.substr(2))) ||
+                   (word.size() == 2 && o->check_sname(word.substr(1)));
+        });
+        if (!known) throw InputError(unknown_word(word, app));
+    }
+}
+
+void check_parsed(const CLI::App& app) {
+    for (const CLI::App* sub : app.get_subcommands())
+        if (!sub->remaining().empty()) throw InputError(unknown_word(sub->remaining().front(), *sub));
+    // An option given an empty value ("--size ''") is an error, not the default.
+    for (const CLI::App* sub : app.get_subcommands())
+        for (const CLI::Option* opt : sub->get_options())
+            if (opt->count() > 0 && opt->get_expected_min() > 0)
+                for (const auto& value : opt->results())
+                    if (value.empty())
+                        throw InputError(fmt::format("invalid {} '': expected a value", opt->get_name()));
+}
+
+}  // namespace iolab::cli
