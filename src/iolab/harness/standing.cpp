@@ -82,15 +82,7 @@ RatioEstimate Comparator::ratio(const CaseResult& slower, const CaseResult& fast
 }
 
 Order Comparator::order(const CaseResult& a, const CaseResult& b) {
-    const auto& x = times(a);
-    const auto& y = times(b);
-    // No time to compare (a tool's net time not above its start-up's noise): nothing is shown.
-    if (x.empty() || y.empty() || median(x) <= 0 || median(y) <= 0) return Order::tied;
-    if (mann_whitney_p(x, y) >= 1 - kRatioConfidence) return Order::tied;
-    const RatioEstimate r = ratio(a, b);
-    if (r.low > 1) return Order::slower;
-    if (r.high < 1) return Order::faster;
-    return Order::tied;
+    return order_of(times(a), times(b), [&] { return ratio(a, b); });
 }
 
 const CaseResult* pick_of(std::vector<const CaseResult*> group) {

@@ -163,13 +163,19 @@ RatioEstimate ratio_by_order_statistics(const std::vector<double>& num, const st
     return r;
 }
 
-Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
+Order order_of(const std::vector<double>& a, const std::vector<double>& b,
+               const std::function<RatioEstimate()>& ratio) {
+    // No time to compare (a tool's net time not above its start-up's noise): nothing is shown.
     if (a.empty() || b.empty() || median(a) <= 0 || median(b) <= 0) return Order::tied;
     if (mann_whitney_p(a, b) >= 1 - kRatioConfidence) return Order::tied;
-    const RatioEstimate r = ratio_of_medians(a, b);
+    const RatioEstimate r = ratio();
     if (r.low > 1) return Order::slower;
     if (r.high < 1) return Order::faster;
     return Order::tied;
+}
+
+Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
+    return order_of(a, b, [&] { return ratio_of_medians(a, b); });
 }
 
 namespace {

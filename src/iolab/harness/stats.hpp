@@ -3,6 +3,7 @@
 // ratios with a seeded bootstrap, the Mann-Whitney U test. docs/harness.md states each rule.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace iolab {
@@ -83,6 +84,9 @@ RatioEstimate ratio_by_order_statistics(const std::vector<double>& num, const st
 // they are tied (the rule of ranks, winner groups and racing: docs/harness.md).
 enum class Order { tied, faster, slower };  // of the first against the second
 Order order_of(const std::vector<double>& a, const std::vector<double>& b);
+// The same with the ratio of the medians from `ratio` (asked for only when the U test separates
+// them; a caller may keep the bootstraps it made).
+Order order_of(const std::vector<double>& a, const std::vector<double>& b, const std::function<RatioEstimate()>& ratio);
 
 // Two-sided p-value of the Mann-Whitney U test that a and b come from one distribution: exact
 // (ties included, by their blocks) when n1 x n2 <= 400, else the normal approximation with tie
