@@ -10,7 +10,7 @@
 #include "iolab/core/units.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/harness/runner.hpp"
-#include "iolab/harness/settings.hpp"
+#include "iolab/harness/params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
@@ -53,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         one_line(e);
     }
     if (text.size() < 64) {
-        for (const iolab::Setting& s : iolab::settings()) {
+        for (const iolab::Parameter& s : iolab::parameters()) {
+            if (!s.setting()) continue;
             iolab::PlanRequest plan;
             iolab::RunOptions options;
             try {
@@ -61,9 +62,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             } catch (const iolab::InputError& e) {
                 one_line(e);
                 if (std::string(e.what()).rfind("invalid " + std::string(s.key) + " '", 0) != 0) std::abort();
+                continue;
             }
+            // A run setting's own words for the value read back as the same value.
+            if (!s.run_setting()) continue;
+            const std::string printed = s.print(options);
+            if (printed.empty()) continue;
+            iolab::RunOptions again;
+            iolab::apply_setting(s, printed, iolab::Syntax::suite, plan, again);
+            if (s.print(again) != printed) std::abort();
         }
-        for (const iolab::CaseParam& p : iolab::case_params()) {
+        for (const iolab::Parameter& p : iolab::parameters()) {
+            if (!p.case_param()) continue;
             iolab::CaseSpec c;
             c.strategy = iolab::Registry::builtin().find("write.chain");
             c.workload.family = iolab::Family::write;
