@@ -8,9 +8,9 @@
 #include "iolab/core/data.hpp"
 #include "iolab/core/pattern.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/harness/runner.hpp"
-#include "iolab/harness/params.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);

@@ -292,6 +292,13 @@ constexpr Parameter kParameters[] = {
      .apply = [](V v, P&, O& o) { o.verify = named(kVerifyModes, v); },
      .print = [](const O& o) { return std::string(to_string(o.verify)); },
      .json = JsonForm::text},
+    {.key = "order_seed",
+     .help = "The seed of the order in which each round measures the cases (runs with one seed measure in the "
+             "same order)",
+     .expected = "a whole number from 0 to 18446744073709551615 such as 7",
+     .apply = [](V v, P&, O& o) { o.order_seed = whole64(v); },
+     .print = [](const O& o) { return std::to_string(o.order_seed); },
+     .json = JsonForm::number},
     {.key = "forks",
      .help = "Run each case in N child processes and pool their samples",
      .expected = "a whole number from 0 to 64",

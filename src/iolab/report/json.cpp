@@ -237,7 +237,6 @@ nlohmann::json options_json(const RunOptions& o) {
     // What the run worked out, kept beside its settings.
     j["race"] = o.race;
     j["min_iterations"] = o.min_iterations;
-    j["order_seed"] = o.order_seed;
     j["simulated"] = o.throttle.active();
     return j;
 }
@@ -268,10 +267,9 @@ RunOptions options_from_json(const nlohmann::json& o) {
     if (const auto race = o.find("race"); race != o.end() && race->is_boolean()) opts.race = race->get<bool>();
     if (const auto m = o.find("min_iterations"); m != o.end() && m->is_number_unsigned())
         opts.min_iterations = std::max<std::uint64_t>(1, m->get<std::uint64_t>());
-    // "seed" in files written before the access pattern's seed was a setting of its own.
-    for (const char* key : {"seed", "order_seed"})
-        if (const auto seed = o.find(key); seed != o.end() && seed->is_number_unsigned())
-            opts.order_seed = seed->get<std::uint64_t>();
+    // Files written before the case order's seed was a setting call it seed.
+    if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned() && !o.contains("order_seed"))
+        opts.order_seed = seed->get<std::uint64_t>();
     return opts;
 }
 
