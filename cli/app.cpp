@@ -258,7 +258,7 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     // And an error of a rank other than 0 before MPI starts is rank 0's too: rank 0 alone says it.
     const bool silent = mode != Mode::normal || another_rank(argc, argv);
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
-    const CommandLine command(app);
+    CommandLine command(app);  // CLI11 writes the values it parses into it
     try {
         check_first_word(argc, argv, app);
         app.parse(argc, argv);

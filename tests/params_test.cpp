@@ -167,3 +167,84 @@ TEST(Parameters, AnOptionNoChosenStrategyTakesIsRefused) {
 
 }  // namespace
 }  // namespace iolab
+
+namespace iolab {
+namespace {
+
+std::string suite_error(const std::string& toml) {
+    try {
+        parse_suite(toml, "t.toml");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+// A suite's group given a setting none of its strategies takes says so; a default is held to all
+// the groups' strategies together.
+TEST(Parameters, ASuiteSettingNoStrategyOfItsGroupTakesIsRefused) {
+    const std::string head = "name = \"t\"\ndescription = \"d\"\n";
+    EXPECT_NE(suite_error(head + "[[group]]\nid = \"g\"\nstrategies = [\"read.chunk\"]\nblock = \"8K\"\n")
+                  .find("group 'g': block is taken only by read.pread-ops"),
+              std::string::npos);
+    const std::string two =
+        "[[group]]\nid = \"a\"\nstrategies = [\"read.chunk\"]\n"
+        "[[group]]\nid = \"b\"\nstrategies = [\"read.pread-ops\"]\n";
+    EXPECT_EQ(suite_error(head + "[defaults]\nblock = \"8K\"\nbuffer = \"4K\"\n" + two), "");
+    EXPECT_NE(suite_error(head + "[defaults]\nqueue = \"4\"\n" + two).find("[defaults]: queue is taken only by"),
+              std::string::npos);
+}
+
+// A result file's case with a parameter its strategy does not take is refused, naming both.
+TEST(Parameters, AResultFileParameterTheStrategyDoesNotTakeIsRefused) {
+    nlohmann::json j = result_file(*find_parameter("buffer"));
+    j["cases"][0]["params"]["seed"] = "5";
+    try {
+        read_report_json(j.dump(), "r.json");
+        ADD_FAILURE() << "taken";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("params.seed: " + std::string(taker(*find_parameter("buffer")).name) +
+                                             " does not take seed"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// Lists whose product is beyond the limit of cases are refused before any case is made (a
+// hundred million cases would take gigabytes).
+TEST(Parameters, TooManyCasesAreRefusedBeforeTheyAreMade) {
+    PlanRequest req;
+    req.strategies = {"read.readv"};
+    req.sizes = {1ull << 30};
+    req.buffers.clear();
+    for (std::size_t b = 1; b <= 100000; ++b) req.buffers.push_back(b);
+    req.iovs.clear();
+    for (unsigned v = 1; v <= 1024; ++v) req.iovs.push_back(v);
+    try {
+        build_plan(req);
+        ADD_FAILURE() << "made";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("more than 100000 cases"), std::string::npos) << e.what();
+    }
+}
+
+// A simulated device's figures read back as written; beyond the setting's range they are refused,
+// and an empty value of a setting in a result file is not taken for its default.
+TEST(Parameters, ResultFileOptionsOutsideTheirRangeOrEmptyAreRefused) {
+    const Parameter& throttle = *find_parameter("throttle");
+    for (const char* bad : {"10000TiB/s", "0.5/s"}) EXPECT_TRUE(cli_refuses(throttle, bad)) << bad;
+    nlohmann::json j = result_file(throttle);
+    j["options"]["throttle_bytes_per_s"] = 1e17;
+    EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
+    j["options"]["throttle_bytes_per_s"] = 0;
+    j["options"]["throttle_latency_s"] = 0.01;  // a latency without a rate
+    EXPECT_THROW(read_report_json(j.dump(), "r.json"), InputError);
+    for (const char* key : {"cache", "warmup", "iterations", "verify", "sync"}) {
+        nlohmann::json k = result_file(throttle);
+        k["options"][key] = "";
+        EXPECT_THROW(read_report_json(k.dump(), "r.json"), InputError) << key;
+    }
+}
+
+}  // namespace
+}  // namespace iolab

@@ -44,6 +44,9 @@ Device parse_device(std::string_view text) {
     Device d;
     const std::size_t plus = text.find('+');
     d.bytes_per_s = parse_rate(text.substr(0, plus));
+    // A device faster than memory simulates nothing.
+    if (d.bytes_per_s > static_cast<double>(1ull << 50))
+        throw InputError(one_line(fmt::format("invalid rate '{}': expected at most 1PiB/s", text.substr(0, plus))));
     if (plus != std::string_view::npos) {
         const std::string_view l = trim(text.substr(plus + 1));
         const Amount latency = parse_amount(l, "latency", false);

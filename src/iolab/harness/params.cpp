@@ -331,7 +331,7 @@ constexpr Parameter kParameters[] = {
      .json = JsonForm::text},
     {.key = "throttle",
      .help = "A simulated slow device on the write side: RATE (1MiB/s), or RATE+LATENCY per write (840000/s+45ms)",
-     .expected = "a rate of at least 1 B/s such as 1MiB/s, optionally with a latency per write: 840000/s+45ms",
+     .expected = "a rate from 1 B/s to 1PiB/s such as 1MiB/s, optionally with a latency per write: 840000/s+45ms",
      .apply = [](V v, P&, O& o) { o.throttle = parse_device(v); },
      .print =
          [](const O& o) {

@@ -79,8 +79,9 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
 // first value of one it does not take). plan.cpp finishes each.
 std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan);
 
-// A strategy given an option it does not take says so: a setting given on the command line that
-// only some strategies take, and none of these. Throws InputError naming the ones that do.
-void check_taken(const PlanRequest& plan, const std::vector<const Strategy*>& strategies);
+// A strategy given an option it does not take says so: a setting given (plan.given) that only some
+// strategies take, and none of these. Throws InputError naming the ones that do.
+void check_taken(const PlanRequest& plan, const std::vector<const Strategy*>& strategies,
+                 Syntax syntax = Syntax::command_line);
 
 }  // namespace iolab

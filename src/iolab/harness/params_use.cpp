@@ -20,9 +20,7 @@ std::string setting_name(std::string_view key, Syntax syntax) {
 void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options) {
     try {
         s.apply(value, plan, options);
-        if (syntax == Syntax::command_line &&
-            std::find(plan.given.begin(), plan.given.end(), s.key) == plan.given.end())
-            plan.given.push_back(s.key);
+        if (std::find(plan.given.begin(), plan.given.end(), s.key) == plan.given.end()) plan.given.push_back(s.key);
     } catch (const InputError& e) {
         // A chain says which layer is wrong; in a list, the first item that is wrong is named.
         std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);
@@ -112,6 +110,9 @@ std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan) {
         if (!p.take) continue;
         const std::size_t n = p.values && p.taken_by(s) ? p.values(plan) : 1;
         if (n == 0) throw InputError(fmt::format("no value for {}", p.key));
+        if (saturating_mul(cases.size(), n) > kMaxCases)
+            throw InputError(
+                fmt::format("the parameter lists make more than {} cases; narrow --strategy or the lists", kMaxCases));
         std::vector<CaseSpec> next;
         next.reserve(cases.size() * n);
         for (const CaseSpec& c : cases)
@@ -127,7 +128,7 @@ std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan) {
     return cases;
 }
 
-void check_taken(const PlanRequest& plan, const std::vector<const Strategy*>& strategies) {
+void check_taken(const PlanRequest& plan, const std::vector<const Strategy*>& strategies, Syntax syntax) {
     for (std::string_view key : plan.given) {
         const Parameter* p = find_parameter(key);
         if (!p || p->takes == 0 ||
@@ -139,7 +140,7 @@ void check_taken(const PlanRequest& plan, const std::vector<const Strategy*>& st
         const std::size_t shown = std::min<std::size_t>(takers.size(), 4);
         throw InputError(one_line(fmt::format(
             "{} is taken only by {}{}; none of the strategies chosen takes it: drop it, or choose one that does",
-            setting_name(key, Syntax::command_line),
+            setting_name(key, syntax),
             fmt::join(takers.begin(), takers.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
             takers.size() > shown ? fmt::format(" and {} more", takers.size() - shown) : "")));
     }

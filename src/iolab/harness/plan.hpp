@@ -31,7 +31,7 @@ struct PlanRequest {
     std::vector<std::size_t> blocks = {Workload{}.block};
     std::uint64_t ops = Workload{}.ops;    // 0: one pass over the span
     std::uint64_t span = Workload{}.span;  // 0: the whole file
-    std::uint64_t seed = Workload{}.seed;  // the access pattern's (RunOptions::seed: the case order's)
+    std::uint64_t seed = Workload{}.seed;  // the access pattern's (RunOptions::order_seed: the case order's)
     // Byte-at-a-time cases run on at most this many bytes and are scaled up in reports.
     std::uint64_t byte_slice = 1ull << 20;
     // Read (or copy from) this existing file or block device instead of generated data; it is
@@ -44,9 +44,11 @@ struct PlanRequest {
 // The byte_slice setting: 0 means "no slice: the whole file", on the command line and in suites.
 inline std::uint64_t byte_slice_from(std::uint64_t setting) { return setting == 0 ? UINT64_MAX : setting; }
 
-// Throws InputError with a one-line message for an unknown strategy (naming the
-// closest ones), a pattern that matches nothing, a buffer larger than the file, a queue or
-// vector length out of range, or a malformed chain.
+// Each strategy's cases: every value of each parameter it takes, crossed (harness/params.hpp).
+// Throws InputError with a one-line message for an unknown strategy (naming the closest ones), a
+// pattern that matches nothing, a buffer, span, block or stride that does not fit the file, a
+// malformed chain, or more than kMaxCases cases. The range of each value is its setting's parser's
+// (apply_setting): a PlanRequest filled by hand is not held to it.
 std::vector<CaseSpec> build_plan(const PlanRequest& req, const Registry& registry = Registry::builtin());
 
 // The strategies names or globs choose (empty: every one). Throws InputError for one that

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -144,17 +145,33 @@ nlohmann::json number(std::string_view word) {
     return d;
 }
 
-// A value of a result file's options as a setting's words ("" when unset): what apply reads.
-std::string word_of(const Parameter& p, const nlohmann::json& v) {
-    if (v.is_null()) return {};
+// A value of a result file's options as a setting's words (nullopt when unset: absent, null, or
+// a time of 0): what apply reads.
+std::optional<std::string> word_of(const Parameter& p, const nlohmann::json& v) {
+    if (v.is_null()) return std::nullopt;
     if (v.is_string()) return v.get<std::string>();
     if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-    if (v.is_number_unsigned() || v.is_number_integer() || v.is_number_float()) {
+    if (v.is_number()) {
         const std::string n = v.is_number_float() ? fmt::format("{}", v.get<double>()) : v.dump();
         if (p.json != JsonForm::seconds) return n;
-        return v.get<double>() == 0 ? std::string() : n + "s";  // a time of 0: unset
+        if (v.get<double>() == 0) return std::nullopt;
+        return n + "s";
     }
     throw InputError(fmt::format("{} is not a value", p.json_name()));
+}
+
+// A simulated device's two figures as the setting's words (nullopt: none).
+std::optional<std::string> device_word(const Parameter& p, const nlohmann::json& o) {
+    const std::string key(p.json_name());
+    const auto figure = [&](const std::string& name) {
+        const auto v = o.find(name);
+        if (v == o.end() || v->is_null()) return 0.0;
+        if (!v->is_number()) throw InputError(fmt::format("{} is not a number", name));
+        return v->get<double>();
+    };
+    const double rate = figure(key + "_bytes_per_s"), latency = figure(key + "_latency_s");
+    if (rate == 0 && latency == 0) return std::nullopt;
+    return fmt::format("{}/s", rate) + (latency != 0 ? fmt::format("+{}s", latency) : "");
 }
 
 nlohmann::json finding_json(const FindingResult& f) {
@@ -247,21 +264,12 @@ RunOptions options_from_json(const nlohmann::json& o) {
     PlanRequest plan;
     for (const Parameter& p : parameters()) {
         if (!p.run_setting()) continue;
-        std::string word;
-        if (p.json == JsonForm::device) {
-            const std::string key(p.json_name());
-            const auto figure = [&](const std::string& name) {
-                const auto v = o.find(name);
-                if (v == o.end() || v->is_null()) return 0.0;
-                if (!v->is_number()) throw InputError(fmt::format("{} is not a number", name));
-                return v->get<double>();
-            };
-            const double rate = figure(key + "_bytes_per_s"), latency = figure(key + "_latency_s");
-            if (rate != 0) word = fmt::format("{}/s", rate) + (latency != 0 ? fmt::format("+{}s", latency) : "");
-        } else if (const auto v = o.find(p.json_name()); v != o.end()) {
+        std::optional<std::string> word;
+        if (p.json == JsonForm::device)
+            word = device_word(p, o);
+        else if (const auto v = o.find(p.json_name()); v != o.end())
             word = word_of(p, *v);
-        }
-        if (!word.empty()) apply_setting(p, word, Syntax::suite, plan, opts);
+        if (word) apply_setting(p, *word, Syntax::suite, plan, opts);
     }
     // Absent from files written before they were kept: the defaults.
     if (const auto race = o.find("race"); race != o.end() && race->is_boolean()) opts.race = race->get<bool>();

@@ -115,7 +115,12 @@ CaseSpec read_spec(const json& c, const CaseWhere& where) {
             const std::string value = one_line(v.get<std::string>());
             // Read by the setting's own parser, so held to its range (a queue of 2^32 - 1 is not
             // one iolab could have run).
-            if (const Parameter* p = find_parameter(k); p && p->case_param()) p->set(spec, value);
+            const Parameter* p = find_parameter(k);
+            if (!p || !p->case_param()) continue;
+            // What the strategy does not take is no parameter of its case.
+            if (p->takes && !p->taken_by(*spec.strategy))
+                throw InputError(fmt::format("{} does not take {}", spec.strategy->name, k));
+            p->set(spec, value);
         } catch (const InputError& e) {
             throw where(fmt::format("params.{}: {}", k, e.what()));
         }

@@ -198,6 +198,7 @@ Group read_group(const Reader& r, const toml::table& t, const Group& defaults, G
         r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
     grp.plan.strategies = r.list(t, "strategies");
     if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
+    grp.plan.given.clear();  // the group's own settings, held to its strategies below
     r.settings(t, grp.plan, grp.options);
     try {
         check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
@@ -209,6 +210,11 @@ Group read_group(const Reader& r, const toml::table& t, const Group& defaults, G
         for (const auto& c : build_plan(grp.plan)) index.strategies_of[grp.id].insert(c.strategy->name);
     } catch (const InputError& e) {
         r.fail_in(t, "strategies", e.what());
+    }
+    try {
+        check_taken(grp.plan, chosen_strategies(grp.plan.strategies), Syntax::suite);
+    } catch (const InputError& e) {
+        r.fail(&t, "", fmt::format("group '{}': {}", grp.id, e.what()));
     }
     return grp;
 }
@@ -231,6 +237,15 @@ void read_groups(const Reader& r, const toml::table& doc, Suite& s, GroupIndex& 
         for (const auto& other : s.groups)
             if (other.id == grp.id) r.fail_in(t, "id", fmt::format("'{}' is used by two groups", grp.id));
         s.groups.push_back(std::move(grp));
+    }
+    // A default is held to every group's strategies together.
+    std::vector<const Strategy*> all;
+    for (const auto& g : s.groups)
+        for (const Strategy* st : chosen_strategies(g.plan.strategies)) all.push_back(st);
+    try {
+        check_taken(defaults.plan, all, Syntax::suite);
+    } catch (const InputError& e) {
+        r.fail(doc.get("defaults"), "", fmt::format("[defaults]: {}", e.what()));
     }
 }
 
