@@ -95,7 +95,7 @@ public:
           scratch_(scratch),
           run_(run),
           total_(session.size()),
-          budget_(time_budget(suite_)),
+          budget_(time_budget(suite_, session.size())),
           judge_(suite_) {
         judge_.on_decided = [this](const FindingResult& f) {
             if (settings_.on_finding) settings_.on_finding(f, judge_.decided(), judge_.size());

@@ -5,14 +5,16 @@
 
 namespace iolab {
 
-double time_budget(const Suite& suite) {
+double time_budget(const Suite& suite, std::size_t cases) {
     double given = 0;
-    std::size_t cases = 0;
-    for (const Group& g : suite.groups) {
-        given = std::max(given, g.options.time_budget_s);
-        cases += build_plan(g.plan).size();
-    }
+    for (const Group& g : suite.groups) given = std::max(given, g.options.time_budget_s);
     return given > 0 ? given : std::min(kDefaultTimeBudget, kDefaultTimePerCase * static_cast<double>(cases));
+}
+
+double time_budget(const Suite& suite) {
+    std::size_t cases = 0;
+    for (const Group& g : suite.groups) cases += build_plan(g.plan).size();
+    return time_budget(suite, cases);
 }
 
 Suite combine(const std::vector<Suite>& suites, const std::string& name) {

@@ -89,6 +89,8 @@ std::vector<std::string> replication_suites();
 // The time budget of a run of the suite (racing): the largest any group asks for (its own, or
 // --time-budget), else kDefaultTimeBudget, or kDefaultTimePerCase a case for a run of few cases.
 double time_budget(const Suite& suite);
+// The same for a suite whose plan is made: `cases` in all.
+double time_budget(const Suite& suite, std::size_t cases);
 
 // Shrinks a suite to tiny sizes and one iteration, for smoke tests.
 void make_smoke(Suite& suite);
