@@ -72,31 +72,23 @@ bool named_like_ours(const std::string& name) {
 std::string mode_text(mode_t m) { return fmt::format("{:04o}", m & 07777); }
 
 // What the folder name in pfd is; holds its lock in *lock_fd when it is stale or kept.
+// Why the entry `name` of the folder pfd is no folder iolab could have made ("": it could be).
+std::string not_a_scratch_folder(int pfd, const std::string& name) {
+    struct stat st {};
+    if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return "it went away";
+    if (S_ISLNK(st.st_mode)) return "it is a symbolic link";
+    if (!S_ISDIR(st.st_mode)) return "it is not a folder";
+    if (!named_like_ours(name)) return "its name is not iolab.XXXXXX";
+    if (mount_point(pfd, name.c_str())) return "it is a mount point";
+    return {};
+}
+
 ScratchFolder look_at(int pfd, const std::string& parent, const std::string& name, int* dir_fd, int* lock_fd,
                       struct stat* id) {
     ScratchFolder f;
     f.path = parent + "/" + name;
-    struct stat st {};
-    if (::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        f.why = "it went away";
-        return f;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        f.why = "it is a symbolic link";
-        return f;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        f.why = "it is not a folder";
-        return f;
-    }
-    if (!named_like_ours(name)) {
-        f.why = "its name is not iolab.XXXXXX";
-        return f;
-    }
-    if (mount_point(pfd, name.c_str())) {
-        f.why = "it is a mount point";
-        return f;
-    }
+    f.why = not_a_scratch_folder(pfd, name);
+    if (!f.why.empty()) return f;
     const int dfd = ::openat(pfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0 || ::fstat(dfd, id) != 0) {
         f.why = fmt::format("it cannot be opened ({})", std::strerror(errno));
