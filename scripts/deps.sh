@@ -10,6 +10,7 @@ packages=(
   xfsprogs
   libjs-chart.js chromium fonts-dejavu-core python3
   libopenmpi-dev openmpi-bin
+  openjdk-17-jdk-headless
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -276,6 +276,8 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     o.stonewall = true;
     o.shared_file = true;
     o.cache_budget = 64u << 20;
+    o.jvm_heap = 256u << 20;
+    o.jvm_deadline_s = 45;
     r.groups = {{"g", "a group", o}};
     // A case of some strategy that takes each parameter, with a value that is not its default.
     const std::pair<const char*, const char*> values[] = {{"buffer", "128K"},
@@ -345,6 +347,8 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     EXPECT_EQ(b.stonewall, o.stonewall);
     EXPECT_EQ(b.shared_file, o.shared_file);
     EXPECT_EQ(b.cache_budget, o.cache_budget);
+    EXPECT_EQ(b.jvm_heap, o.jvm_heap);
+    EXPECT_EQ(b.jvm_deadline_s, o.jvm_deadline_s);
     // Every row of the parameter table is covered: a run setting set above to a value that is not
     // its default reads back as its own words, and every case parameter has a value above.
     for (const Parameter& p : parameters()) {

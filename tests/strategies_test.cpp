@@ -33,6 +33,7 @@ std::vector<Point> all_points() {
     const std::vector<std::size_t> buffers = {1, 7, 4096, 65536};
     std::vector<Point> out;
     for (const auto& s : Registry::builtin().all()) {
+        if (s.worker()) continue;  // the JVM's methods: jvm_test.cpp, in one worker
         for (auto size : sizes) {
             if (s.honours(kParamPattern)) {
                 // Blocks of 4 KiB (of the whole file when smaller), queue 8: every pattern.
@@ -126,9 +127,14 @@ TEST(Registry, NamesAreFamilyDotWhatAndUnique) {
     const auto& all = Registry::builtin().all();
     EXPECT_GE(all.size(), 35u);
     for (const auto& s : all) {
-        EXPECT_TRUE(s.name.starts_with(std::string(to_string(s.family)) + ".")) << s.name;
+        // family.what, or jvm.family-what (a method run in the JVM worker, and only those).
+        const bool jvm = s.name.starts_with("jvm.");
+        EXPECT_TRUE(s.name.starts_with(jvm ? "jvm." + std::string(to_string(s.family)) + "-"
+                                           : std::string(to_string(s.family)) + "."))
+            << s.name;
+        EXPECT_EQ(jvm, s.worker()) << s.name;
         // One call per byte is what "byte-" means, and only there.
-        EXPECT_EQ(s.byte_at_a_time(), s.name.find(".byte-") != std::string::npos) << s.name;
+        EXPECT_EQ(s.byte_at_a_time(), s.name.find(jvm ? "-byte-" : ".byte-") != std::string::npos) << s.name;
         EXPECT_FALSE(s.description.empty()) << s.name;
         EXPECT_TRUE(static_cast<bool>(s.run)) << s.name;
     }

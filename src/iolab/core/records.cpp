@@ -6,7 +6,7 @@
 namespace iolab {
 
 Records::Records(const DataSpec& spec, std::size_t record, std::uint64_t count)
-    : record_(record), count_(count), seed_(splitmix64(spec.seed ^ 0x7265'636f'7264'7321ULL)) {
+    : spec_(spec), record_(record), count_(count), seed_(splitmix64(spec.seed ^ 0x7265'636f'7264'7321ULL)) {
     if (record_ == 0) record_ = 1;
     per_block_ = (kMinBlock + record_ - 1) / record_;
     block_ = record_ * per_block_;

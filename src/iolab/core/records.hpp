@@ -34,6 +34,8 @@ public:
     std::uint64_t size() const noexcept { return static_cast<std::uint64_t>(record_) * count_; }
     std::size_t block() const noexcept { return block_; }
     std::size_t pool_bytes() const noexcept { return pool_ ? pool_->size() : 0; }
+    // What the pool was generated from (a worker in another runtime makes the same records from it).
+    const DataSpec& spec() const noexcept { return spec_; }
 
     // The first byte of block k.
     const std::byte* block_at(std::uint64_t k) const noexcept { return pool_->data() + place(k); }
@@ -72,6 +74,7 @@ private:
     std::size_t place(std::uint64_t k) const noexcept;
 
     std::shared_ptr<const AlignedBuffer> pool_;
+    DataSpec spec_;
     std::size_t record_ = 0;
     std::size_t per_block_ = 1;
     std::size_t block_ = 0;

@@ -177,15 +177,25 @@ public:
         count_only_ = true;
     }
 
-    // XXH3-64 of the stream (full mode), or its sampled fingerprint, or its byte sums.
+    // A reader in another process (the JVM worker) that computed its proof itself, as this sink
+    // would have: the CRC-32 of every byte it read (full mode: the worker's runtime has no XXH3)
+    // or the sampled fingerprint, with the bytes it read. Its byte sums come by consume_sums.
+    void take_crc32(std::uint32_t crc, std::uint64_t n) { take(crc, n, Taken::crc32); }
+    void take_fingerprint(std::uint64_t digest, std::uint64_t n) { take(digest, n, Taken::fingerprint); }
+    bool has_crc32() const { return taken_ == Taken::crc32; }
+
+    // XXH3-64 of the stream (full mode), or its sampled fingerprint, or its byte sums (or what a
+    // reader elsewhere computed of them: CRC-32 in place of XXH3).
     std::uint64_t digest() const {
         if (has_ops_) return ops_sum_;
+        if (taken_ != Taken::none) return taken_digest_;
         if (mode_ == VerifyMode::full) return hasher_.digest();
         return has_sums_ ? sums_.digest() : fingerprint_.digest();
     }
     std::uint64_t bytes() const {
         if (count_only_) return counted_;
         if (has_ops_) return ops_bytes_;
+        if (taken_ != Taken::none) return taken_bytes_;
         if (mode_ == VerifyMode::full) return hasher_.bytes();
         return has_sums_ ? sums_.count : fingerprint_.bytes();
     }
@@ -200,9 +210,18 @@ public:
         count_only_ = false;
         ops_sum_ = ops_bytes_ = 0;
         has_ops_ = false;
+        taken_ = Taken::none;
+        taken_digest_ = taken_bytes_ = 0;
     }
 
 private:
+    enum class Taken { none, crc32, fingerprint };
+    void take(std::uint64_t digest, std::uint64_t n, Taken kind) {
+        taken_digest_ = digest;
+        taken_bytes_ = n;
+        taken_ = kind;
+    }
+
     static std::uint64_t touch(const void* p, std::size_t n);
 
     VerifyMode mode_ = VerifyMode::full;
@@ -214,6 +233,8 @@ private:
     bool count_only_ = false;
     std::uint64_t ops_sum_ = 0, ops_bytes_ = 0;
     bool has_ops_ = false;
+    Taken taken_ = Taken::none;
+    std::uint64_t taken_digest_ = 0, taken_bytes_ = 0;
     volatile std::uint64_t touched_ = 0;
 };
 

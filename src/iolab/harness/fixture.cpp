@@ -11,6 +11,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/pattern.hpp"
@@ -22,6 +23,9 @@ namespace iolab {
 
 std::string Verdict::describe() const {
     if (count_only) return fmt::format("the tool reported {} bytes, expected {}", actual_bytes, expected_bytes);
+    if (crc32)
+        return fmt::format("CRC-32 {:#010x}, expected {:#010x} ({} bytes, expected {})", actual, expected, actual_bytes,
+                           expected_bytes);
     return fmt::format("{} {:#018x}, expected {:#018x} ({} bytes, expected {})",
                        mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected, actual_bytes,
                        expected_bytes);
@@ -259,6 +263,17 @@ const FileDigest& Fixture::expected() const {
     return part_ && !input_->parts.empty() ? input_->parts.at(*part_) : input_->digest;
 }
 
+std::uint32_t Fixture::input_crc32() const {
+    if (!crc32_) {
+        uLong crc = ::crc32(0, nullptr, 0);
+        read_blocks(input_path(), [&](const std::byte* p, std::size_t n) {
+            crc = ::crc32(crc, reinterpret_cast<const Bytef*>(p), static_cast<uInt>(n));
+        });
+        crc32_ = static_cast<std::uint32_t>(crc);
+    }
+    return *crc32_;
+}
+
 Fixture::~Fixture() {
     if (makes_output_) ::unlink(dst_.c_str());
     if (input_.use_count() == 1 && input_->owned) ::unlink(input_->path.c_str());
@@ -339,6 +354,10 @@ Verdict Fixture::verify(const Job& job) const {
         }
         v.actual = job.sink->digest();
         v.actual_bytes = job.sink->bytes();
+        if (job.sink->has_crc32()) {
+            v.crc32 = true;
+            v.expected = input_crc32();
+        }
     } else {
         v.expected =
             w_.patterned ? written_reference(w_, *input_->records, job.first_op).checksum : expected().checksum;

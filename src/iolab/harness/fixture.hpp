@@ -27,6 +27,7 @@ struct Verdict {
     std::uint64_t expected_bytes = 0;
     std::uint64_t actual_bytes = 0;
     VerifyMode mode = VerifyMode::full;
+    bool crc32 = false;            // a reader elsewhere's CRC-32 (Sink::take_crc32), in place of XXH3
     std::string describe() const;  // "checksum 0x… expected 0x… (n bytes, expected m)"
 };
 
@@ -135,6 +136,8 @@ private:
     unsigned passes_ = 1;
     void reference_patterns();
     const FileDigest& expected() const;
+    std::uint32_t input_crc32() const;
+    mutable std::optional<std::uint32_t> crc32_;  // the input's, computed when first needed
 };
 
 // Writes `size` bytes of generated data to a new file at path; returns their digests.

@@ -48,6 +48,8 @@ namespace detail {
 Job job_for(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, VerifyMode mode) {
     Job job = fx.job(s, sink, mode);
     job.direct = opts.cache == CacheMode::direct;
+    job.worker_heap = opts.jvm_heap;
+    job.worker_deadline_s = opts.jvm_deadline_s;
     return job;
 }
 
@@ -105,9 +107,11 @@ void differs(const std::string& what) {
     throw VerificationFailed(what);
 }
 
-Checked verify_output(const Fixture& fx, const Job& job, const std::string& who) {
+Checked verify_output(const Fixture& fx, const Job& job, const std::string& who, std::string_view bug) {
     const Verdict v = fx.verify(job);
-    if (!v.ok) differs(who + "output differs from the input: " + v.describe());
+    if (!v.ok)
+        differs(who + "output differs from the input: " + v.describe() +
+                (bug.empty() ? "" : "; as published, " + std::string(bug)));
     return checked_by(v);
 }
 
@@ -140,6 +144,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         smp.latency = std::move(latency);
     }
     smp.resident = prepare_input(fx, opts);
+    if (s.prepare) s.prepare(job);  // before the clock (a worker started, its garbage collected)
     smp.passes = job.passes;
     job.tool_s = &smp.tool_s;
 
@@ -163,7 +168,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     if (opts.cache_budget > 0 && fx.workload().family != Family::write)
         smp.resident_after = resident_fraction(fx.input_path());
 
-    const Checked checked = verify_output(fx, job, "");
+    const Checked checked = verify_output(fx, job, "", s.bug);
     if (!keep_output) fx.remove_output();  // a group keeps one output on disk at a time
     return {smp, checked};
 }

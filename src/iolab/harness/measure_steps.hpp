@@ -65,7 +65,9 @@ std::uint64_t output_bytes(const std::string& path);
 [[noreturn]] void differs(const std::string& what);
 // The job's output verified against its fixture's reference; `who` opens the message when it
 // differs ("job 2 of 4: ", or "" for one job). Returns what was checked.
-Checked verify_output(const Fixture& fx, const Job& job, const std::string& who);
+// Throws VerificationFailed when the job's output is not the reference; `bug`: the strategy's known
+// bug (Strategy::bug), said with it.
+Checked verify_output(const Fixture& fx, const Job& job, const std::string& who, std::string_view bug = {});
 // The weaker of two checks: what a sample of both can claim.
 Checked weaker(Checked a, Checked b);
 

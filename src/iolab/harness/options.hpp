@@ -91,6 +91,10 @@ struct RunOptions {
     // than the budget does not fit in the cache however much memory the machine has.
     std::uint64_t cache_budget = 0;
     std::uint64_t max_iterations = 10000;
+    // The JVM worker of the jvm.* strategies: its fixed heap (-Xms = -Xmx), and how long one
+    // request may take before the worker is ended and the case failed.
+    std::uint64_t jvm_heap = 1u << 30;
+    double jvm_deadline_s = 300;
 };
 
 }  // namespace iolab

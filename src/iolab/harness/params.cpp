@@ -362,6 +362,28 @@ constexpr Parameter kParameters[] = {
      .print = [](const O& o) { return std::to_string(o.cache_budget); },
      .json = JsonForm::number,
      .json_key = "cache_budget_bytes"},
+    {.key = "jvm_heap",
+     .help = "The JVM worker's fixed heap (-Xms and -Xmx) for the jvm.* strategies (default 1G)",
+     .expected = "a size from 16M to 64G such as 1G",
+     .takes = kParamJvm,
+     .apply =
+         [](V v, P&, O& o) {
+             const std::uint64_t heap = parse_size(v);
+             if (heap < (16u << 20) || heap > (64ull << 30)) throw InputError("out of range");
+             o.jvm_heap = heap;
+         },
+     .print = [](const O& o) { return std::to_string(o.jvm_heap); },
+     .json = JsonForm::number,
+     .json_key = "jvm_heap_bytes"},
+    {.key = "jvm_deadline",
+     .help = "How long one request to the JVM worker may take before the worker is ended and the case failed "
+             "(default 300s)",
+     .expected = "a time such as 30s or 5m, at most 86400s",
+     .takes = kParamJvm,
+     .apply = [](V v, P&, O& o) { o.jvm_deadline_s = parse_budget(v, ""); },
+     .print = [](const O& o) { return fmt::format("{}s", o.jvm_deadline_s); },
+     .json = JsonForm::seconds,
+     .json_key = "jvm_deadline_s"},
     {.key = "shared_file",
      .help = "With --jobs: one file for all jobs, each on its own part of it (instead of a file each)",
      .expected = "true or false",

@@ -10,6 +10,7 @@
 #include "iolab/harness/runner_steps.hpp"
 #include "iolab/harness/standing.hpp"
 #include "iolab/harness/team.hpp"
+#include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -64,10 +65,34 @@ bool cut_short(CaseState& c, const std::exception& e) {
     return true;
 }
 
-// One run of a case: its one job, or all of its jobs at once; a tool's beside its probe (before it
-// in one run, after it in the next, so that a drift of the machine falls on both alike).
+// The round trip of an empty request to a worker strategy's worker: its fixed cost.
+double round_trip(const Strategy& s, const Fixture& fx, const RunOptions& opts, Clock& clock) {
+    Job e;
+    e.family = s.family;
+    e.src = fx.input_path();
+    e.dst = fx.output_path();
+    e.empty = true;
+    e.worker_heap = opts.jvm_heap;
+    e.worker_deadline_s = opts.jvm_deadline_s;
+    const std::uint64_t t0 = clock.now_ns();
+    s.run(e);
+    return static_cast<double>(clock.now_ns() - t0) / 1e9;
+}
+
+// One run of a case: its one job, or all of its jobs at once; a tool's beside its probe, a
+// worker's beside an empty request (before it in one run, after it in the next, so that a drift
+// of the machine falls on both alike).
 std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
+    if (s.worker() && c.jobs.size() == 1) {
+        const bool trip_first = c.r.samples.size() % 2 == 1;
+        double fixed = 0;
+        if (trip_first) fixed = round_trip(s, *c.jobs.front().fx, opts, clock);
+        auto out = run_alone(c, opts, clock, tl, mode);
+        if (!trip_first) fixed = round_trip(s, *c.jobs.front().fx, opts, clock);
+        out.first.fixed_s = fixed;
+        return out;
+    }
     if (c.probe) {
         const bool probe_first = c.r.samples.size() % 2 == 1;
         double fixed = 0;
@@ -328,6 +353,10 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock, const ProgressFn& progress, const std::vector<bool>& held,
                                   const HoldFn& holds) {
+    // A worker (the JVM's) serves one group: ended here, however the group ends.
+    struct EndWorkers {
+        ~EndWorkers() { end_workers(); }
+    } end_workers_at_end;
     Fixture* last_output = nullptr;
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.

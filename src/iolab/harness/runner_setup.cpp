@@ -37,12 +37,13 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
         return "does not use O_DIRECT, which --cache direct asks for";
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
-    if (team().source_rank() != team().rank() && s.external() && w.family != Family::write)
+    if (s.worker() && w.jobs > 1) return "runs in one JVM worker, one job at a time; --jobs gives it more";
+    if (team().source_rank() != team().rank() && (s.external() || s.worker()) && w.family != Family::write)
         return "runs in another process, which cannot reach another rank's scratch folder through iolab's "
                "descriptors; --rank-shift cannot shift it";
     if (shares_file(opts, w) && !s.does_parts())
         return "works on whole files only; --shared-file gives each job a part of one file";
-    if (opts.stonewall && (s.external() || s.own_threads()))
+    if (opts.stonewall && (s.external() || s.worker() || s.own_threads()))
         return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
                "another process or on threads of its own";
     return {};

@@ -70,17 +70,26 @@ std::vector<std::string> tool_fixed_costs(const std::vector<const CaseResult*>& 
     return parts;
 }
 
-// What "net" means, with every tool case's times (`all`) or each tool's largest fixed cost.
+// What "net" means, with every tool case's times (`all`) or each tool's largest fixed cost. A JVM
+// method (a worker strategy) is net of the round trip of an empty request to its worker.
 std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
     std::vector<std::string> parts;
     if (all)
         for (const CaseResult* c : tools) parts.push_back(tool_times(*c));
     else
         parts = tool_fixed_costs(tools);
-    return fmt::format(
-        "net: a tool's time less its fixed cost (the same command on a one-page input, run beside it){}: {}{}",
-        all ? "" : ", up to", fmt::join(parts, "; "),
-        all ? "" : "; --all shows each case with the time the tool reports itself");
+    const auto is_worker = [](const CaseResult* c) { return c->spec.strategy->worker(); };
+    const bool workers = std::any_of(tools.begin(), tools.end(), is_worker);
+    const bool programs = !std::all_of(tools.begin(), tools.end(), is_worker);
+    const std::string what =
+        workers && programs
+            ? "a tool's or a JVM method's time less its fixed cost (a tool's: the same command on a one-page input; a "
+              "JVM method's: the round trip of an empty request to its worker; each run beside it)"
+        : workers ? "a JVM method's time less its fixed cost (the round trip of an empty request to its worker, run "
+                    "beside it)"
+                  : "a tool's time less its fixed cost (the same command on a one-page input, run beside it)";
+    return fmt::format("net: {}{}: {}{}", what, all ? "" : ", up to", fmt::join(parts, "; "),
+                       all ? "" : "; --all shows each case with the time the tool reports itself");
 }
 
 }  // namespace
@@ -115,7 +124,11 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
             "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "
             "(see limits)",
             "of limit: of its kind's ceiling");
-    if (!m.tools.empty()) n.add(net_note(m.tools, all), "net: a tool less its start-up");
+    if (!m.tools.empty()) {
+        const bool workers =
+            std::any_of(m.tools.begin(), m.tools.end(), [](const CaseResult* c) { return c->spec.strategy->worker(); });
+        n.add(net_note(m.tools, all), workers ? "net: less its fixed cost" : "net: a tool less its start-up");
+    }
     if (brief && !n.marks.empty()) *brief = {fmt::format("{}; --all explains each", fmt::join(n.marks, "; "))};
     return n.out;
 }

@@ -18,7 +18,9 @@ void Registry::add(Strategy s) {
 
 void Registry::add(std::span<const StrategyDef> defs) {
     for (const StrategyDef& d : defs) {
-        const auto family = parse_family(d.name.substr(0, d.name.find('.')));
+        // "read.chunk"; "jvm.read-byte-stream": the family after "jvm.", up to the '-'.
+        const std::string_view what = d.name.starts_with("jvm.") ? d.name.substr(4) : d.name;
+        const auto family = parse_family(what.substr(0, what.find(d.name.starts_with("jvm.") ? '-' : '.')));
         if (!family || d.name.find('.') == std::string_view::npos)
             throw std::logic_error(fmt::format("strategy '{}' is not named family.what", d.name));
         Strategy s;
@@ -26,11 +28,13 @@ void Registry::add(std::span<const StrategyDef> defs) {
         s.family = *family;
         s.description = d.description;
         s.jvm = d.jvm;
+        s.bug = d.bug;
         s.params = d.params;
         s.flags = d.flags;
         s.run = d.run;
         if (d.decode_output) s.decode_output = d.decode_output;
         if (d.unavailable) s.unavailable = d.unavailable;
+        if (d.prepare) s.prepare = d.prepare;
         if (!d.program.empty())
             s.unavailable = [program = std::string(d.program), package = d.package](const std::string&) {
                 return find_program(program) ? std::nullopt
@@ -74,6 +78,7 @@ const Registry& Registry::builtin() {
         register_chain_strategies(reg);
         register_external_strategies(reg);
         register_patterned_strategies(reg);
+        register_jvm_strategies(reg);
         return reg;
     }();
     return r;

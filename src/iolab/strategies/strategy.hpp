@@ -31,6 +31,7 @@ enum Param : unsigned {
     kParamChain = 1u << 4,    // a layer chain such as buffer:64K>deflate:6>file
     kParamFeed = 1u << 5,     // how the chain is fed: one byte per call, or whole records
     kParamPattern = 1u << 6,  // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
+    kParamJvm = 1u << 7,      // runs in a JVM worker: its heap and its deadline
 };
 
 class Timeline;
@@ -75,6 +76,12 @@ struct Job {
     unsigned passes = 1;
     // Where a tool puts the time it reports for its own work (all passes), when it reports one.
     double* tool_s = nullptr;
+    // A worker strategy (kWorker): an empty request, which does nothing but the round trip to its
+    // worker (the harness times it beside each run, as a tool's fixed cost); the worker's fixed heap
+    // and how long a request may take before the worker is ended.
+    bool empty = false;
+    std::uint64_t worker_heap = 1u << 30;
+    double worker_deadline_s = 300;
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
@@ -100,6 +107,8 @@ enum StrategyFlag : unsigned {
     kRepeats = 1u << 9,         // a tool that honours Job::passes (its start-up is then paid once for them all)
     kInPlace = 1u << 10,        // reads the data where it lies (a mapping), copying none of it
     kBypassesCache = 1u << 11,  // always O_DIRECT: its reads or writes go to the device
+    kWorker = 1u << 12,         // runs in a worker process that stays up between runs (the JVM's): timed
+                                // net of the round trip of an empty request (Job::empty)
     kTool = kExternal | kUncounted,
 };
 
@@ -108,6 +117,9 @@ struct Strategy {
     Family family = Family::read;
     std::string description;
     std::string jvm;  // the JVM method the published experiments timed, if any
+    // A published method kept with its bug (a jvm.*-as-published row): what was wrong, said when
+    // it fails its verification, as it must.
+    std::string bug;
     unsigned params = 0;
     unsigned flags = 0;
     // For outputs that are not a plain copy of the input (compressed chains): the checksum and
@@ -116,6 +128,9 @@ struct Strategy {
     // Why the strategy cannot run in this folder's filesystem, or nullopt when it can.
     std::function<std::optional<std::string>(const std::string& dir)> unavailable;
     std::function<void(const Job&)> run;
+    // Work done before the clock starts, before each run (a worker started, its garbage collected,
+    // a write's records made in it); may be empty.
+    std::function<void(const Job&)> prepare;
 
     bool honours(Param p) const { return (params & p) != 0; }
     bool byte_at_a_time() const { return flags & kByteAtATime; }
@@ -130,13 +145,15 @@ struct Strategy {
     bool repeats() const { return flags & kRepeats; }
     bool in_place() const { return flags & kInPlace; }
     bool bypasses_cache() const { return flags & kBypassesCache; }
+    bool worker() const { return flags & kWorker; }
     std::optional<std::string> skip_reason(const std::string& dir) const {
         return unavailable ? unavailable(dir) : std::nullopt;
     }
 };
 
 // One entry of a family file, written with designated initializers (fio's ioengine_ops). The
-// name is "family.what": registration takes the family from it. A tool names its program and
+// name is "family.what" (or "jvm.family-what" for a method run in the JVM): registration takes
+// the family from it. A tool names its program and
 // Debian package, and is skipped where the program is missing.
 struct StrategyDef {
     std::string_view name;
@@ -145,8 +162,10 @@ struct StrategyDef {
     void (*run)(const Job&) = nullptr;
     std::optional<std::string> (*unavailable)(const std::string& dir) = nullptr;
     FileDigest (*decode_output)(const Job&) = nullptr;
+    void (*prepare)(const Job&) = nullptr;
     std::string_view description;
     std::string_view jvm = {};  // the JVM method the published experiments timed, if any
+    std::string_view bug = {};  // a published method's known bug (Strategy::bug)
     std::string_view program = {}, package = {};
 };
 
@@ -179,5 +198,6 @@ void register_pipelined_strategies(Registry& r);
 void register_chain_strategies(Registry& r);
 void register_external_strategies(Registry& r);
 void register_patterned_strategies(Registry& r);
+void register_jvm_strategies(Registry& r);
 
 }  // namespace iolab

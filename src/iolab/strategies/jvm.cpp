@@ -1,0 +1,387 @@
+// The methods the five published experiments timed, run on the JVM they were written for: each
+// row is a method of jvm/iolab/worker/Methods.java, run by a worker process that stays up for the
+// group (strategies/jvm.hpp). The harness times each run from outside, as every strategy, and
+// takes away the round trip of an empty request; reads prove what they read with iolab's own
+// sampled fingerprint and byte sums (ported to Java), or CRC-32 when every byte is checked.
+#include "iolab/strategies/jvm.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "iolab/chain/chain.hpp"
+#include "iolab/core/process.hpp"
+#include "iolab/core/worker.hpp"
+
+#ifndef IOLAB_WORKER_JAR
+#define IOLAB_WORKER_JAR ""
+#endif
+
+namespace iolab {
+
+namespace {
+
+constexpr double kStartDeadline = 60;  // a JVM starts in well under a second; a busy machine is slow
+
+struct Holder {
+    std::mutex mutex;
+    std::unique_ptr<Worker> worker;
+    pid_t owner = 0;  // the process that started it (a fork has its own)
+    int keep_fd = -1;
+    std::pair<dev_t, ino_t> folder{};  // what keep_fd was when the worker started (a number is reused)
+    std::uint64_t heap = 0;
+    std::string version;
+    std::vector<std::string> test_argv;
+};
+
+// Never destroyed: a worker left at exit is killed with iolab (its death signal).
+Holder& holder() {
+    static Holder* h = new Holder;
+    return *h;
+}
+
+// The folder descriptor a job's paths go through (/proc/self/fd/N/NAME), or -1.
+int folder_fd(const Job& j) {
+    for (const std::string* p : {&j.src, &j.dst})
+        if (const auto split = split_fd_path(*p)) return split->first;
+    return -1;
+}
+
+std::pair<dev_t, ino_t> identity(int fd) {
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) return {};
+    return {st.st_dev, st.st_ino};
+}
+
+// The worker for this job, started (and greeted) if there is none for its folder and heap.
+Worker& worker_for(Holder& h, const Job& j) {
+    const int fd = folder_fd(j);
+    const auto folder = identity(fd);
+    if (h.worker && h.owner != ::getpid()) {
+        h.worker->abandon();  // the parent's
+        h.worker.reset();
+    }
+    if (h.worker && h.worker->running() && h.keep_fd == fd && h.folder == folder && h.heap == j.worker_heap)
+        return *h.worker;
+    h.worker.reset();
+    h.worker = std::make_unique<Worker>(h.test_argv.empty() ? jvm_command(j.worker_heap) : h.test_argv, fd);
+    h.owner = ::getpid();
+    h.keep_fd = fd;
+    h.folder = folder;
+    h.heap = j.worker_heap;
+    const std::string hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
+    if (!hello.starts_with("ready ")) {
+        h.worker.reset();
+        throw WorkerFailed(fmt::format("the JVM worker greeted with '{}', expected 'ready ...'", hello.substr(0, 200)));
+    }
+    h.version = hello.substr(6);
+    return *h.worker;
+}
+
+// A value of a request: percent-encoded where it holds a space, '%' or a byte outside ASCII.
+std::string encode(std::string_view v) {
+    std::string out;
+    for (const char c : v) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u <= 0x20 || u >= 0x7f || c == '%')
+            out += fmt::format("%{:02X}", u);
+        else
+            out += c;
+    }
+    return out;
+}
+
+// Asks and returns the answer; an answer that is garbage ends the worker.
+std::string ask(Holder& h, const Job& j, const std::string& request) {
+    return worker_for(h, j).ask(request, j.worker_deadline_s);
+}
+
+[[noreturn]] void garbage(Holder& h, const std::string& request, const std::string& answer) {
+    h.worker.reset();  // what it does next cannot be trusted
+    const std::string verb = request.substr(0, request.find(' '));
+    throw WorkerFailed(fmt::format("the JVM worker answered '{}' to '{}', which is not an answer to it; it was ended",
+                                   answer.substr(0, 200), verb));
+}
+
+// "key=value" words of an answer.
+std::optional<std::string_view> word(std::string_view answer, std::string_view key) {
+    for (std::size_t at = 0; at < answer.size();) {
+        const std::size_t end = std::min(answer.find(' ', at), answer.size());
+        const std::string_view w = answer.substr(at, end - at);
+        if (w.size() > key.size() && w.starts_with(key) && w[key.size()] == '=') return w.substr(key.size() + 1);
+        at = end + 1;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> number(std::optional<std::string_view> w, int base = 10) {
+    if (!w || w->empty()) return std::nullopt;
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(w->data(), w->data() + w->size(), v, base);
+    if (ec != std::errc() || end != w->data() + w->size()) return std::nullopt;
+    return v;
+}
+
+// A read's proof into the sink: what the request's mode asked for, and only that. False: none.
+bool take_proof(const Job& j, std::string_view answer) {
+    const auto bytes = number(word(answer, "bytes"));
+    if (!bytes) return false;
+    if (j.sink->mode() == VerifyMode::full) {
+        const auto crc = number(word(answer, "crc"), 16);
+        if (!crc || *crc > 0xffffffffu) return false;
+        j.sink->take_crc32(static_cast<std::uint32_t>(*crc), *bytes);
+        return true;
+    }
+    if (const auto fp = number(word(answer, "fp"), 16)) {
+        j.sink->take_fingerprint(*fp, *bytes);
+        return true;
+    }
+    const auto sums = word(answer, "sums");
+    if (!sums) return false;
+    const std::size_t a = sums->find(','), b = sums->find(',', a + 1);
+    if (a == std::string_view::npos || b == std::string_view::npos) return false;
+    const auto count = number(sums->substr(0, a)), s1 = number(sums->substr(a + 1, b - a - 1)),
+               s2 = number(sums->substr(b + 1));
+    if (!count || !s1 || !s2 || *count != *bytes) return false;
+    j.sink->consume_sums(ByteSums{*count, *s1, *s2});
+    return true;
+}
+
+// The chain in the worker's words: sizes in bytes ("buffer:8192>deflate:6>file").
+std::string worker_chain(const std::string& text) {
+    std::string out;
+    for (const LayerSpec& l : parse_chain(text)) {
+        switch (l.kind) {
+            case LayerSpec::Kind::buffer: out += fmt::format("buffer:{}>", l.size); break;
+            case LayerSpec::Kind::deflate: out += fmt::format("deflate:{}>", l.level); break;
+            case LayerSpec::Kind::file: out += "file"; break;
+            default: throw CannotRun("the JDK has no zstd or lz4 stream: the JVM's chains take buffer and deflate");
+        }
+    }
+    return out;
+}
+
+std::string run_request(const Job& j, std::string_view method) {
+    std::string r = fmt::format("run method={} buffer={} queue={}", method, j.buffer, j.queue);
+    if (!j.src.empty()) r += " src=" + encode(j.src);
+    if (!j.dst.empty()) r += " dst=" + encode(j.dst);
+    if (j.family == Family::read) r += fmt::format(" verify={}", to_string(j.sink->mode()));
+    if (!j.chain.empty())
+        r += fmt::format(" chain={} feed={}", worker_chain(j.chain), j.feed_bytes ? "bytes" : "records");
+    return r;
+}
+
+}  // namespace
+
+void run_jvm_method(const Job& j, std::string_view method) {
+    Holder& h = holder();
+    std::lock_guard lock(h.mutex);
+    if (j.empty) {
+        if (const std::string a = ask(h, j, "ping"); a != "pong") garbage(h, "ping", a);
+        return;
+    }
+    const std::string request = run_request(j, method);
+    const std::string answer = ask(h, j, request);
+    if (answer.starts_with("cannot ")) throw CannotRun(answer.substr(7));
+    if (answer.starts_with("error ")) throw std::runtime_error("the JVM method failed: " + answer.substr(6));
+    const auto ns = number(word(answer, "ns"));
+    if (!answer.starts_with("done ") || !ns) garbage(h, request, answer);
+    if (j.family == Family::read && !take_proof(j, answer)) garbage(h, request, answer);
+    if (j.tool_s) *j.tool_s = static_cast<double>(*ns) / 1e9;
+}
+
+void prepare_jvm(const Job& j) {
+    Holder& h = holder();
+    std::lock_guard lock(h.mutex);
+    if (const std::string a = ask(h, j, "gc"); a != "ok") garbage(h, "gc", a);
+    if (j.family != Family::write || !j.records) return;
+    const Records& rec = *j.records;
+    const DataSpec& d = rec.spec();
+    const std::string kind(name_of(kDataKinds, d.kind));
+    const std::string request = fmt::format("prepare data={} ratio={} seed={} record={} count={}", kind, d.ratio,
+                                            d.seed, rec.record(), rec.count());
+    const std::string a = ask(h, j, request);
+    if (a.starts_with("error ")) throw std::runtime_error("the JVM worker could not make the records: " + a.substr(6));
+    if (a != "ok") garbage(h, request, a);
+}
+
+void end_workers() {
+    Holder& h = holder();
+    std::lock_guard lock(h.mutex);
+    if (h.worker && h.owner != ::getpid()) h.worker->abandon();
+    h.worker.reset();
+}
+
+std::vector<std::string> jvm_command(std::uint64_t heap) {
+    const std::string mib = fmt::format("{}m", std::max<std::uint64_t>(heap >> 20, 1));
+    // A fixed heap (JMH's advice); no performance-data file in /tmp; a crash report on the worker's
+    // standard error (iolab shows its last line), never a file in the current folder.
+    return {"java", "-Xms" + mib,     "-Xmx" + mib,         "-XX:-UsePerfData", "-XX:ErrorFile=/dev/stderr",
+            "-cp",  jvm_worker_jar(), "iolab.worker.Worker"};
+}
+
+std::string jvm_version() {
+    Holder& h = holder();
+    std::lock_guard lock(h.mutex);
+    return h.version;
+}
+
+std::string jvm_worker_jar() {
+    if (const char* env = std::getenv("IOLAB_JVM_WORKER"); env && *env) return ::access(env, R_OK) == 0 ? env : "";
+    std::vector<std::string> places;
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        std::string dir(exe, static_cast<std::size_t>(n));
+        dir.erase(dir.rfind('/'));
+        places.push_back(dir + "/iolab-worker.jar");
+        places.push_back(dir + "/../share/iolab/iolab-worker.jar");
+    }
+    places.emplace_back(IOLAB_WORKER_JAR);
+    for (const std::string& p : places)
+        if (!p.empty() && ::access(p.c_str(), R_OK) == 0) return p;
+    return "";
+}
+
+void set_worker_command_for_tests(std::vector<std::string> argv) {
+    Holder& h = holder();
+    std::lock_guard lock(h.mutex);
+    h.test_argv = std::move(argv);
+    h.worker.reset();
+}
+
+namespace {
+
+std::optional<std::string> no_jvm(const std::string&) {
+    if (!holder().test_argv.empty()) return std::nullopt;
+    if (!find_program("java"))
+        return "needs a JVM: 'java' is not installed (Debian package openjdk-17-jre-headless; scripts/deps.sh installs "
+               "openjdk-17-jdk-headless)";
+    if (jvm_worker_jar().empty())
+        return "the JVM worker was not built: iolab was built without a JDK (install openjdk-17-jdk-headless, then "
+               "configure and build again)";
+    return std::nullopt;
+}
+
+// Each row runs the method named as the row (without "jvm.").
+template <std::size_t N>
+struct Name {
+    char text[N];
+    constexpr Name(const char (&s)[N]) { std::copy_n(s, N, text); }
+};
+template <Name name>
+void method(const Job& j) {
+    run_jvm_method(j, std::string_view(name.text).substr(4));
+}
+
+// jvm.write-chain's output decodes as write.chain's does (a DeflaterOutputStream writes zlib's format).
+FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); }
+
+constexpr unsigned kJvm = kWorker | kUncounted;
+constexpr unsigned kByte = kJvm | kByteAtATime;
+
+// clang-format off
+constexpr StrategyDef kRows[] = {
+    // reads: the 1 GB article (004) and the byte loops of the copy article (000)
+    {.name = "jvm.read-byte-stream", .params = kParamJvm, .flags = kByte, .run = method<"jvm.read-byte-stream">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileInputStream.read(), one byte per call, in the JVM",
+     .jvm = "FileInputStream.read()"},
+    {.name = "jvm.read-byte-buffered", .params = kParamJvm | kParamBuffer, .flags = kByte, .run = method<"jvm.read-byte-buffered">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "BufferedInputStream(N).read(), one byte per call, in the JVM",
+     .jvm = "BufferedInputStream.read()"},
+    {.name = "jvm.read-byte-random-access", .params = kParamJvm, .flags = kByte, .run = method<"jvm.read-byte-random-access">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "RandomAccessFile.read(), one byte per call, in the JVM",
+     .jvm = "RandomAccessFile.read()"},
+    {.name = "jvm.read-stream-chunks", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.read-stream-chunks">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileInputStream.read(byte[N]) in the JVM",
+     .jvm = "FileInputStream.read(byte[N])"},
+    {.name = "jvm.read-buffered-chunks", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.read-buffered-chunks">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "BufferedInputStream.read(byte[N]) (default 8 KiB buffer) in the JVM",
+     .jvm = "BufferedInputStream.read(byte[N])"},
+    {.name = "jvm.read-channel", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.read-channel">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileChannel.read(ByteBuffer of N bytes) in the JVM",
+     .jvm = "FileChannel.read(ByteBuffer)"},
+    {.name = "jvm.read-mapped", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.read-mapped">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "FileChannel.map() copied out in N-byte chunks (MappedByteBuffer.get(byte[N])) in the JVM",
+     .jvm = "MappedByteBuffer.get(byte[N])"},
+    // copies: the copy article (000) and the slow-destination article (002)
+    {.name = "jvm.copy-byte-stream", .params = kParamJvm, .flags = kByte, .run = method<"jvm.copy-byte-stream">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "FileInputStream.read() / FileOutputStream.write(int), one byte per call, in the JVM",
+     .jvm = "FileInputStream.read() / FileOutputStream.write(int)"},
+    {.name = "jvm.copy-byte-buffered", .params = kParamJvm | kParamBuffer, .flags = kByte, .run = method<"jvm.copy-byte-buffered">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "BufferedInputStream(N).read() / BufferedOutputStream(N).write(int) in the JVM",
+     .jvm = "BufferedInputStream.read() / BufferedOutputStream.write(int)"},
+    {.name = "jvm.copy-stream-chunks", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.copy-stream-chunks">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "byte[N] through BufferedInputStream / BufferedOutputStream in the JVM",
+     .jvm = "in.read(byte[N]) / out.write(buf, 0, n)"},
+    {.name = "jvm.copy-stream-chunks-as-published", .params = kParamJvm | kParamBuffer, .flags = kJvm,
+     .run = method<"jvm.copy-stream-chunks-as-published">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "the copy article's chunk loop as published: out.write(readBytes) writes the count, not the chunk",
+     .jvm = "in.read(byte[N]) / out.write(n)",
+     .bug = "out.write(readBytes) writes the byte count (one byte per chunk), not the chunk"},
+    {.name = "jvm.copy-channel", .params = kParamJvm | kParamBuffer, .flags = kJvm, .run = method<"jvm.copy-channel">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileChannel.read / write of an N-byte ByteBuffer in the JVM",
+     .jvm = "FileChannel.read(ByteBuffer) / write(ByteBuffer)"},
+    {.name = "jvm.copy-files-copy", .params = kParamJvm, .flags = kJvm, .run = method<"jvm.copy-files-copy">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "java.nio.file.Files.copy in the JVM", .jvm = "Files.copy"},
+    {.name = "jvm.copy-transfer-to", .params = kParamJvm, .flags = kJvm, .run = method<"jvm.copy-transfer-to">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileChannel.transferTo in the JVM",
+     .jvm = "FileChannel.transferTo"},
+    {.name = "jvm.copy-pipelined-threads", .params = kParamJvm | kParamBuffer | kParamQueue, .flags = kJvm | kOwnThreads,
+     .run = method<"jvm.copy-pipelined-threads">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "a reader and a writer thread joined by an ArrayBlockingQueue of Q packets of N bytes, in the JVM",
+     .jvm = "two threads and an ArrayBlockingQueue of 8 packets (the published pipelined copy)"},
+    // writes: the log-writer article (001) and the decorator-order article (003)
+    {.name = "jvm.write-filewriter", .params = kParamJvm | kParamRecord, .flags = kJvm, .run = method<"jvm.write-filewriter">,
+     .unavailable = no_jvm, .prepare = prepare_jvm, .description = "FileWriter.write of each record's characters in the JVM",
+     .jvm = "FileWriter.write(String)"},
+    {.name = "jvm.write-filewriter-buffered", .params = kParamJvm | kParamRecord, .flags = kJvm,
+     .run = method<"jvm.write-filewriter-buffered">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "BufferedWriter(FileWriter).write of each record's characters in the JVM",
+     .jvm = "new BufferedWriter(new FileWriter(f)).write(String)"},
+    {.name = "jvm.write-stream", .params = kParamJvm | kParamRecord, .flags = kJvm, .run = method<"jvm.write-stream">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "FileOutputStream.write of a new array of each record (as getBytes() makes it) in the JVM",
+     .jvm = "FileOutputStream.write(s.getBytes())"},
+    {.name = "jvm.write-stream-buffered", .params = kParamJvm | kParamRecord, .flags = kJvm, .run = method<"jvm.write-stream-buffered">,
+     .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "BufferedOutputStream(FileOutputStream).write of a new array of each record in the JVM",
+     .jvm = "new BufferedOutputStream(new FileOutputStream(f)).write(s.getBytes())"},
+    {.name = "jvm.write-channel-new-buffer", .params = kParamJvm | kParamRecord, .flags = kJvm,
+     .run = method<"jvm.write-channel-new-buffer">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "FileChannel.write of a new ByteBuffer per record in the JVM",
+     .jvm = "FileChannel.write(ByteBuffer), a new buffer per write"},
+    {.name = "jvm.write-channel-reused-pieces", .params = kParamJvm | kParamRecord, .flags = kJvm,
+     .run = method<"jvm.write-channel-reused-pieces">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "FileChannel.write of each record in 1,000-byte pieces through one reused ByteBuffer, in the JVM",
+     .jvm = "FileChannel.write(ByteBuffer), one reused 1,000-byte buffer"},
+    {.name = "jvm.write-channel-reused-pieces-as-published", .params = kParamJvm | kParamRecord, .flags = kJvm,
+     .run = method<"jvm.write-channel-reused-pieces-as-published">, .unavailable = no_jvm, .prepare = prepare_jvm,
+     .description = "the log-writer article's reused-buffer writer as published: its last piece of a record is "
+                    "length - offset - 1 bytes",
+     .jvm = "FileChannel.write(ByteBuffer), one reused 1,000-byte buffer (as published)",
+     .bug = "the last piece of each record is length - offset - 1 bytes: a byte of every record is lost"},
+    {.name = "jvm.write-chain", .params = kParamJvm | kParamRecord | kParamChain | kParamFeed, .flags = kJvm,
+     .run = method<"jvm.write-chain">, .unavailable = no_jvm, .decode_output = decode_chain_output, .prepare = prepare_jvm,
+     .description = "a chain of BufferedOutputStream and DeflaterOutputStream, outermost first, in the JVM",
+     .jvm = "new BufferedOutputStream(new DeflaterOutputStream(new FileOutputStream(f))) and the other orders"},
+};
+// clang-format on
+
+}  // namespace
+
+void register_jvm_strategies(Registry& r) { r.add(kRows); }
+
+}  // namespace iolab

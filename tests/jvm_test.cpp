@@ -1,0 +1,283 @@
+// The jvm.* strategies: every method over awkward sizes in one worker, proofs that agree with
+// iolab's own for every chunking, the published bugs caught, and a worker that dies, hangs or
+// answers garbage failing its case (never hanging iolab), and a stop that leaves no JVM behind.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/core/worker.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/strategies/jvm.hpp"
+#include "process_support.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using namespace test;
+
+std::vector<const Strategy*> jvm_rows() {
+    std::vector<const Strategy*> out;
+    for (const Strategy& s : Registry::builtin().all())
+        if (s.worker()) out.push_back(&s);
+    return out;
+}
+
+// Whether the JVM and the worker's jar are here; the reason when not.
+std::optional<std::string> no_jvm() {
+    ScratchDir dir;
+    return Registry::builtin().find("jvm.read-stream-chunks")->skip_reason(dir.path());
+}
+
+Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer) {
+    Workload w;
+    w.family = s.family;
+    w.size = size;
+    w.buffer = buffer;
+    if (s.family == Family::write) {
+        // One record of the size, or 256 records of 4097 bytes (five pieces of a reused buffer each).
+        w.record = size > 65536 ? 4097 : std::max<std::uint64_t>(size, 1);
+        w.count = size > 65536 ? 256 : size == 0 ? 0 : 1;
+    }
+    return w;
+}
+
+// Runs the job the way the harness does (prepare, then run) and checks it against the reference.
+Verdict run_checked(const Strategy& s, Fixture& fx, Sink& sink, VerifyMode mode) {
+    const Job job = fx.job(s, sink, mode);
+    s.prepare(job);
+    s.run(job);
+    return fx.verify(job);
+}
+
+TEST(JvmMethods, EveryMethodOverAwkwardSizesMatchesTheReferenceInBothModes) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;  // one folder: the worker stays up for every method, as in a group
+    for (const Strategy* s : jvm_rows()) {
+        const bool published_bug = s->name.ends_with("-as-published");
+        const std::vector<std::size_t> buffers = s->honours(kParamBuffer) && !s->byte_at_a_time()
+                                                     ? std::vector<std::size_t>{7, 4096, 65536}
+                                                     : std::vector<std::size_t>{8192};
+        for (const std::uint64_t size : {0ull, 1ull, 4095ull, 4097ull, (1ull << 20) + 13}) {
+            for (const std::size_t buffer : buffers) {
+                Workload w = workload_for(*s, size, buffer);
+                if (s->honours(kParamChain)) w.chain = "deflate:6>buffer:8K>file";
+                Fixture fx(w, dir);
+                Sink sink;
+                for (const VerifyMode mode : {VerifyMode::full, VerifyMode::sampled}) {
+                    if (s->family != Family::read && mode == VerifyMode::sampled) continue;
+                    const Verdict v = run_checked(*s, fx, sink, mode);
+                    const std::string where = fmt::format("{} size {} buffer {} {}: {}", s->name, size, buffer,
+                                                          to_string(mode), v.describe());
+                    if (published_bug && size > 1) {
+                        EXPECT_FALSE(v.ok) << where;  // the published code does not copy or write the file
+                        continue;
+                    }
+                    if (published_bug) continue;
+                    EXPECT_TRUE(v.ok) << where;
+                    EXPECT_TRUE(v.checked) << where;
+                    EXPECT_EQ(v.crc32, s->family == Family::read && mode == VerifyMode::full) << where;
+                    EXPECT_EQ(v.actual_bytes, w.bytes()) << where;
+                }
+            }
+        }
+    }
+}
+
+TEST(JvmMethods, WritersMakeTheRecordsOfEveryDataKindAndEveryChainAsIolabDoes) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    const Strategy& stream = *Registry::builtin().find("jvm.write-stream");
+    for (const char* data : {"random", "text", "zeros", "compressible:4", "compressible:3.5"}) {
+        Workload w = workload_for(stream, 1 << 20, 8192);
+        w.record = 1000;
+        w.count = 3000;  // records from many places of a 16 MiB pool... of a 3 MB file's pool
+        w.data = parse_data_spec(data);
+        Fixture fx(w, dir);
+        Sink sink;
+        const Verdict v = run_checked(stream, fx, sink, VerifyMode::full);
+        EXPECT_TRUE(v.ok) << data << ": " << v.describe();
+    }
+    const Strategy& chain = *Registry::builtin().find("jvm.write-chain");
+    for (const char* text : {"file", "buffer:64K>deflate:1>file", "deflate:9>file", "buffer:1>buffer:3>deflate:0>file"})
+        for (const bool bytes : {false, true}) {
+            Workload w = workload_for(chain, 200000, 8192);
+            w.chain = text;
+            w.feed_bytes = bytes;
+            Fixture fx(w, dir);
+            Sink sink;
+            const Verdict v = run_checked(chain, fx, sink, VerifyMode::full);
+            EXPECT_TRUE(v.ok) << text << (bytes ? " fed bytes: " : ": ") << v.describe();
+        }
+}
+
+// A read that skips a page must fail: the proof the worker computes is not taken on trust.
+TEST(JvmMethods, AReadThatSkipsAPageFailsInBothModes) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    Strategy skipping = *Registry::builtin().find("jvm.read-stream-chunks");
+    skipping.run = [](const Job& j) { run_jvm_method(j, "fault-read-skips-page"); };
+    ScratchDir dir;
+    Fixture fx(workload_for(skipping, 5 * 4096 + 100, 4096), dir);
+    Sink sink;
+    for (const VerifyMode mode : {VerifyMode::full, VerifyMode::sampled}) {
+        const Verdict v = run_checked(skipping, fx, sink, mode);
+        EXPECT_FALSE(v.ok) << to_string(mode);
+        EXPECT_EQ(v.actual_bytes, 4 * 4096 + 100u) << to_string(mode);
+    }
+    // The same method without the skip passes: what fails is the skip.
+    const Verdict v = run_checked(*Registry::builtin().find("jvm.read-stream-chunks"), fx, sink, VerifyMode::sampled);
+    EXPECT_TRUE(v.ok) << v.describe();
+}
+
+// --- a worker of the test's own, speaking the protocol, that fails on purpose ---
+
+// A shell worker: greets with its pid, answers ping and gc, and does `on_run` to a run request.
+std::vector<std::string> fake_worker(const std::string& on_run) {
+    return {"sh", "-c",
+            "echo \"ready fake $$\"; while read -r line; do case \"$line\" in ping) echo pong;; gc) echo ok;; run*) " +
+                on_run + ";; *) echo ok;; esac; done"};
+}
+
+struct FakeWorker {
+    explicit FakeWorker(const std::string& on_run) { set_worker_command_for_tests(fake_worker(on_run)); }
+    ~FakeWorker() {
+        end_workers();
+        set_worker_command_for_tests({});
+    }
+};
+
+pid_t fake_pid() {
+    const std::string v = jvm_version();  // "fake PID"
+    return v.starts_with("fake ") ? std::stoi(v.substr(5)) : -1;
+}
+
+bool gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+CaseResult run_jvm_case(const std::string& name, RunOptions opts, const ScratchDir& dir) {
+    CaseSpec c;
+    c.strategy = Registry::builtin().find(name);
+    c.workload = workload_for(*c.strategy, 64 * 1024, 4096);
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{3, 0};
+    return run_case(c, opts, dir);
+}
+
+TEST(JvmWorker, AWorkerKilledMidIterationFailsItsCaseSayingSo) {
+    const FakeWorker fake("kill -9 $$");
+    ScratchDir dir;
+    const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.reason.find("was killed by signal 9"), std::string::npos) << r.reason;
+}
+
+TEST(JvmWorker, AWorkerThatHangsIsEndedAtItsDeadline) {
+    const FakeWorker fake("sleep 1000");
+    ScratchDir dir;
+    RunOptions opts;
+    opts.jvm_deadline_s = 1;
+    pid_t pid = -1;
+    // The fake's pid, seen before it hangs: the round trip asks it first.
+    Strategy watched = *Registry::builtin().find("jvm.read-stream-chunks");
+    watched.prepare = [&](const Job& j) {
+        prepare_jvm(j);
+        pid = fake_pid();
+    };
+    CaseSpec c;
+    c.strategy = &watched;
+    c.workload = workload_for(watched, 64 * 1024, 4096);
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{3, 0};
+    const auto t0 = std::chrono::steady_clock::now();
+    const CaseResult r = run_case(c, opts, dir);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 60s);  // a bound on a hang, not a timing figure
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.reason.find("gave no answer within 1 s and was ended"), std::string::npos) << r.reason;
+    ASSERT_GT(pid, 0);
+    EXPECT_TRUE(gone(pid)) << "the hung worker " << pid << " is still there";
+}
+
+TEST(JvmWorker, AWorkerThatAnswersGarbageFailsItsCaseNamingTheAnswer) {
+    for (const char* answer : {"echo hello", "echo done ns=12", "echo 'done ns=x bytes=1 fp=1'",
+                               "echo done ns=5 bytes=65536 crc=zz", "echo done ns=5 bytes=65536 sums=1,2"}) {
+        const FakeWorker fake(answer);
+        ScratchDir dir;
+        const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
+        EXPECT_EQ(r.status, Status::failed) << answer;
+        EXPECT_NE(r.reason.find("which is not an answer to it"), std::string::npos) << answer << ": " << r.reason;
+    }
+    // A line without its end, longer than any answer.
+    const FakeWorker fake("head -c 200000 /dev/zero | tr '\\0' x");
+    ScratchDir dir;
+    const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.reason.find("a line of over"), std::string::npos) << r.reason;
+}
+
+TEST(JvmWorker, AMethodThatThrowsOrCannotRunSaysWhy) {
+    {
+        const FakeWorker fake("echo 'error java.io.IOException: No space left on device'");
+        ScratchDir dir;
+        const CaseResult r = run_jvm_case("jvm.write-stream", RunOptions{}, dir);
+        EXPECT_EQ(r.status, Status::failed);
+        EXPECT_NE(r.reason.find("No space left on device"), std::string::npos) << r.reason;
+    }
+    const FakeWorker fake("echo 'cannot no such stream'");
+    ScratchDir dir;
+    const CaseResult r = run_jvm_case("jvm.copy-channel", RunOptions{}, dir);
+    EXPECT_EQ(r.status, Status::skipped);
+    EXPECT_EQ(r.reason, "no such stream");
+}
+
+// The worker client alone: its deadline holds for a greeting that never comes too.
+TEST(JvmWorker, AWorkerThatNeverGreetsIsEnded) {
+    Worker w({"sh", "-c", "sleep 1000"});
+    const pid_t pid = w.pid();
+    EXPECT_THROW(w.greeting(0.5), WorkerFailed);
+    EXPECT_FALSE(w.running());
+    EXPECT_TRUE(gone(pid));
+}
+
+// The ppid of a process, or -1.
+int parent_of(int pid) {
+    const std::string stat = slurp(fmt::format("/proc/{}/stat", pid));
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) return -1;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    int ppid = -1;
+    rest >> state >> ppid;
+    return ppid;
+}
+
+TEST(JvmWorker, SigintDuringAJvmCaseLeavesNoJvm) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    // One byte per call through FileInputStream.read() over 256 MiB: seconds, longer than the wait below.
+    const pid_t pid = spawn({"run", "-s", "jvm.read-byte-stream", "--size", "256M", "--byte-slice", "0", "--warmup",
+                             "0", "--iterations", "3", "--dir", dir.path(), "--json", dir.file("r.json")},
+                            dir.file("out"));
+    int jvm = -1;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            for (const int p : pids_mentioning({"iolab.worker.Worker"}))
+                if (parent_of(p) == pid) jvm = p;
+            return jvm > 0;
+        },
+        180s))
+        << slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 60s), 130) << slurp(dir.file("out"));
+    EXPECT_TRUE(gone(jvm)) << "the JVM worker " << jvm << " outlived iolab";
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
+}
+
+}  // namespace
+}  // namespace iolab
