@@ -146,7 +146,7 @@ int list_strategies(const std::string& family_filter, bool names_only) {
                    of.size(), here);
         for (const Strategy* s : of) {
             fmt::print("  {:<30} {}\n", s->name, s->description);
-            if (!s->jvm.empty()) fmt::print("  {:<30}   like {}\n", "", s->jvm);
+            if (!s->jvm.empty()) fmt::print("  {:<30}   {} {}\n", "", s->worker() ? "runs" : "like", s->jvm);
             fmt::print("  {:<30}   settings: {}\n", "", settings_taken(*s));
             if (const auto why = s->skip_reason(dir)) fmt::print("  {:<30}   skipped here: {}\n", "", *why);
         }

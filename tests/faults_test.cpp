@@ -376,7 +376,8 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
     for (const auto& s : Registry::builtin().all()) {
         if (s.family == Family::read) continue;
         ScratchDir tmpfs(mount_point_);
-        if (s.skip_reason(tmpfs.path())) continue;
+        // A published bug writes a byte per chunk: it never fills the disk.
+        if (s.skip_reason(tmpfs.path()) || !s.bug.empty()) continue;
         SCOPED_TRACE(s.name);
         Workload w;
         w.family = s.family;
@@ -402,6 +403,7 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
         try {
             // A patterned write's file is laid out before the clock: the space runs out there.
             job = fx.job(s, sink);
+            if (s.prepare) s.prepare(job);
             s.run(job);
             ADD_FAILURE() << "no error although the filesystem is full";
         } catch (const IoError& e) {
@@ -412,8 +414,9 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
             }
             EXPECT_NE(std::string(e.what()).find(job.dst), std::string::npos) << e.what();
         } catch (const std::runtime_error& e) {
-            // An external tool's failure is its exit status and its own message.
-            EXPECT_TRUE(s.external()) << e.what();
+            // An external tool's failure is its exit status and its own message; a JVM method's, the
+            // exception it threw.
+            EXPECT_TRUE(s.external() || s.worker()) << e.what();
             EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos) << e.what();
         }
         ++checked;

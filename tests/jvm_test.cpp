@@ -137,6 +137,35 @@ TEST(JvmMethods, AReadThatSkipsAPageFailsInBothModes) {
     EXPECT_TRUE(v.ok) << v.describe();
 }
 
+// A run records the JVM and its flags, and each sample the round trip taken away (fixed_s) and the
+// worker's own time (tool_s); the file reads back.
+TEST(JvmMethods, ARunRecordsTheJvmItsFlagsAndEachRoundTrip) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    const std::string json = dir.file("r.json");
+    const CliResult r =
+        run_cli("run -s jvm.read-stream-chunks --size 1M --iterations 3 --jvm-heap 64M --quiet --json " + json +
+                " --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    const std::string jvm = j["environment"]["jvm"].get<std::string>();
+    EXPECT_NE(jvm.find("-Xms64m -Xmx64m"), std::string::npos) << jvm;
+    EXPECT_NE(jvm.find("iolab.worker.Worker"), std::string::npos) << jvm;
+    EXPECT_EQ(j["options"]["jvm_heap_bytes"], 64u << 20);
+    const auto& c = j["cases"].at(0);
+    EXPECT_TRUE(c["verified"].get<bool>());
+    ASSERT_EQ(c["samples"].size(), 3u);
+    for (const auto& smp : c["samples"]) {
+        EXPECT_GT(smp["fixed_s"].get<double>(), 0);
+        EXPECT_GT(smp["tool_s"].get<double>(), 0);
+        EXPECT_LT(smp["fixed_s"].get<double>(), smp["wall_s"].get<double>());
+    }
+    const CliResult back = run_cli("report --all " + json);
+    EXPECT_EQ(back.status, 0) << back.err;
+    EXPECT_NE(back.out.find("JVM: "), std::string::npos) << back.out;
+    EXPECT_NE(back.out.find("round trip of an empty request"), std::string::npos) << back.out;
+}
+
 // --- a worker of the test's own, speaking the protocol, that fails on purpose ---
 
 // A shell worker: greets with its pid, answers ping and gc, and does `on_run` to a run request.

@@ -113,6 +113,7 @@ std::string Environment::one_line() const {
         line += fmt::format("; MPI: {} rank(s) on {} host(s){}", hosts.size(), distinct.size(),
                             rank_shift ? fmt::format(", inputs shifted by {} rank(s)", rank_shift) : "");
     }
+    if (!jvm.empty()) line += "; JVM: " + jvm;
     return line;
 }
 

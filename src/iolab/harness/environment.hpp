@@ -25,8 +25,10 @@ struct Environment {
     // Under MPI: each rank's host, by rank (empty: one process), and the ranks' shift of inputs.
     std::vector<std::string> hosts;
     unsigned rank_shift = 0;
+    // Where jvm.* cases ran: the JVM's name and version, and the worker's command line.
+    std::string jvm;
 
-    std::string one_line() const;  // for table headers
+    std::string one_line() const;  // for table headers (and the JVM's, where one ran)
 };
 
 Environment collect_environment(const std::string& scratch_dir);

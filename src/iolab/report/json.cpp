@@ -39,6 +39,7 @@ nlohmann::json environment_json(const Environment& e) {
         for (std::size_t r = 0; r < e.hosts.size(); ++r) j["ranks"].push_back({{"rank", r}, {"host", e.hosts[r]}});
         j["rank_shift"] = e.rank_shift;
     }
+    if (!e.jvm.empty()) j["jvm"] = e.jvm;
     return j;
 }
 

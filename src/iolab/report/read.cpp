@@ -138,7 +138,8 @@ Environment read_environment(const json& env, const std::string& origin) {
                               {&e.mount_options, "mount_options"},
                               {&e.device, "device"},
                               {&e.device_model, "device_model"},
-                              {&e.date, "date"}})
+                              {&e.date, "date"},
+                              {&e.jvm, "jvm"}})
         *field = one_line(str(env, key));
     e.cpus = static_cast<unsigned>(std::min<std::uint64_t>(env_count(env, "cpus", origin), 1u << 20));
     e.memory_bytes = env_count(env, "memory_bytes", origin);

@@ -18,6 +18,7 @@
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/harness/team.hpp"
+#include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -241,6 +242,8 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();
+    if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.strategy->worker(); }))
+        run.environment.jvm = jvm_description(run.options.jvm_heap);
     if (run.partial) return run;
     if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
         run.clock_read_ns = clock_read_cost_ns();

@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/process.hpp"
@@ -231,6 +232,15 @@ std::string jvm_version() {
     Holder& h = holder();
     std::lock_guard lock(h.mutex);
     return h.version;
+}
+
+std::string jvm_description(std::uint64_t heap) {
+    const std::string version = jvm_version();
+    if (version.empty()) return "";
+    std::vector<std::string> argv = jvm_command(heap);
+    for (std::string& a : argv)
+        if (a.ends_with(".jar")) a.erase(0, a.rfind('/') + 1);
+    return fmt::format("{}: {}", version, fmt::join(argv, " "));
 }
 
 std::string jvm_worker_jar() {

@@ -26,6 +26,9 @@ void end_workers();
 // name and version as the last worker said them ("" before one started).
 std::vector<std::string> jvm_command(std::uint64_t heap);
 std::string jvm_version();
+// What a result records of the JVM: "NAME VERSION: java -Xms... iolab.worker.Worker" (the jar by
+// its file name); "" when no worker has started.
+std::string jvm_description(std::uint64_t heap);
 // The worker's jar: $IOLAB_JVM_WORKER, beside the program, in ../share/iolab, or where the build
 // put it; "" when there is none.
 std::string jvm_worker_jar();
