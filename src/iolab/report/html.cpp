@@ -181,14 +181,16 @@ json run_json(const Report& r, const std::string& name) {
         if (sec.kind == SectionKind::findings) {
             json findings = json::array();
             for (const auto& f : r.findings)
-                findings.push_back({{"claim", (f.suite.empty() ? "" : f.suite + ": ") + f.finding.claim},
-                                    {"verdict", to_string(f.verdict)},
-                                    {"published", number_or_null(f.finding.published)},
-                                    {"measured", number_or_null(f.ratio)},
-                                    {"low", f.ratio > 0 ? number_or_null(f.low) : json()},
-                                    {"high", f.ratio > 0 ? number_or_null(f.high) : json()},
-                                    {"threshold", f.threshold()},
-                                    {"note", f.note}});
+                findings.push_back(
+                    {{"claim", (f.suite.empty() ? "" : f.suite + ": ") +
+                                   (f.finding.runtime.empty() ? "" : f.finding.runtime + ": ") + f.finding.claim},
+                     {"verdict", to_string(f.verdict)},
+                     {"published", number_or_null(f.finding.published)},
+                     {"measured", number_or_null(f.ratio)},
+                     {"low", f.ratio > 0 ? number_or_null(f.low) : json()},
+                     {"high", f.ratio > 0 ? number_or_null(f.high) : json()},
+                     {"threshold", f.threshold()},
+                     {"note", f.note}});
             b["findings"] = findings;
         }
         blocks.push_back(std::move(b));

@@ -190,6 +190,7 @@ nlohmann::json finding_json(const FindingResult& f) {
         {"slower_case", f.slower_case},
         {"samples", f.samples},
         {"look", f.look}};
+    if (!f.finding.runtime.empty()) j["runtime"] = f.finding.runtime;
     if (f.finding.within > 0)
         j["within"] = f.finding.within;
     else

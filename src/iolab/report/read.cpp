@@ -45,6 +45,9 @@ FindingResult read_finding(const json& f, const std::string& where) {
     r.suite = one_line(str(f, "suite"));
     r.finding.suite = r.suite;
     r.finding.claim = one_line(str(f, "claim"));
+    r.finding.runtime = one_line(str(f, "runtime"));
+    if (!r.finding.runtime.empty() && r.finding.runtime != "C++" && r.finding.runtime != "JVM")
+        throw ResultFormatError(where + ": runtime is not C++ or JVM");
     r.finding.source = one_line(str(f, "source"));
     r.finding.explanation = one_line(str(f, "explanation"));
     // A ratio is absent (null or 0) or from 1e-9 to 1e9: what a time ratio can be.

@@ -58,7 +58,14 @@ const ReportGroup& Report::group(const std::string& id) const {
 }
 
 bool Report::any_failed() const {
-    return std::any_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.status == Status::failed; });
+    // A published method kept with its bug (a jvm.*-as-published row) is meant to fail its
+    // verification: that failure is its result, not the run's.
+    const auto expected = [](const CaseResult& c) {
+        return c.spec.strategy && !c.spec.strategy->bug.empty() &&
+               c.reason.find("; as published, " + c.spec.strategy->bug) != std::string::npos;
+    };
+    return std::any_of(cases.begin(), cases.end(),
+                       [&](const CaseResult& c) { return c.status == Status::failed && !expected(c); });
 }
 
 std::string Report::header() const {

@@ -313,7 +313,7 @@ Table findings_table(const Report& report) {
                                                           : Tone::doubtful;
         const bool measured = f.ratio > 0;
         row.cells = {
-            std::string(to_string(f.verdict)),
+            std::string(to_string(f.verdict)) + f.finding.runtime_words(),
             measured ? format_ratio(f.ratio) : "-",
             measured ? fmt::format("[{}, {}]", f.low > 0 ? format_ratio(f.low) : std::string("0x"),
                                    std::isfinite(f.high) ? format_ratio(f.high) : std::string("inf"))
@@ -328,8 +328,8 @@ Table findings_table(const Report& report) {
         t.rows.push_back(std::move(row));
         // A suite's reason is shown where the verdict contradicts the write-up.
         if (!f.finding.explanation.empty() && f.verdict == Verdict3::does_not_hold)
-            t.notes.push_back(fmt::format("why, {}{}: {}", f.suite.empty() ? "" : f.suite + ": ", f.finding.claim,
-                                          f.finding.explanation));
+            t.notes.push_back(fmt::format("why, {}{}{}: {}", f.suite.empty() ? "" : f.suite + ": ", f.finding.claim,
+                                          f.finding.runtime_words(), f.finding.explanation));
     }
     if (looked)
         t.notes.push_back(

@@ -124,7 +124,7 @@ std::string FindingResult::threshold() const {
 }
 
 std::string FindingResult::outcome() const {
-    std::string text = std::string(to_string(verdict));
+    std::string text = std::string(to_string(verdict)) + finding.runtime_words();
     if (ratio > 0)
         text += fmt::format(" {} [{}, {}]", format_ratio(ratio), format_ratio(low),
                             std::isfinite(high) ? format_ratio(high) : std::string("-"));

@@ -249,28 +249,48 @@ void read_groups(const Reader& r, const toml::table& doc, Suite& s, GroupIndex& 
     }
 }
 
-Finding read_finding(const Reader& r, const toml::table& t, const GroupIndex& index) {
-    r.only(t, {"claim", "source", "published", "faster", "slower", "at_least", "within", "note"}, "[[finding]]");
-    Finding f;
-    f.claim = r.text(t, "claim", true);
-    f.source = r.text(t, "source", false);
-    f.explanation = r.text(t, "note", false);
-    f.published = r.number(t, "published", 0);
-    f.faster = r.selector(t, "faster");
-    f.slower = r.selector(t, "slower");
+// The sides of a finding (faster and slower, or jvm_faster and jvm_slower), checked against the groups.
+void read_sides(const Reader& r, const toml::table& t, const GroupIndex& index, Finding& f, const std::string& prefix) {
+    f.faster = r.selector(t, prefix + "faster");
+    f.slower = r.selector(t, prefix + "slower");
     for (const auto* sel : {&f.faster, &f.slower}) {
-        const char* key = sel == &f.faster ? "faster" : "slower";
+        const std::string key = prefix + (sel == &f.faster ? "faster" : "slower");
         if (!index.has(sel->group)) r.fail_in(t, key, fmt::format("no group '{}' in this suite", sel->group));
         for (const auto& p : sel->strategies)
             if (!index.runs(sel->group, p))
                 r.fail_in(t, key, fmt::format("strategy '{}' matches no case of group '{}'", p, sel->group));
     }
+}
+
+// A finding, or two: the claim judged on iolab's strategies and, with jvm_faster and jvm_slower,
+// on the published methods in the JVM.
+std::vector<Finding> read_finding(const Reader& r, const toml::table& t, const GroupIndex& index) {
+    r.only(t,
+           {"claim", "source", "published", "faster", "slower", "at_least", "within", "note", "jvm_faster",
+            "jvm_slower", "jvm_note"},
+           "[[finding]]");
+    Finding f;
+    f.claim = r.text(t, "claim", true);
+    f.source = r.text(t, "source", false);
+    f.explanation = r.text(t, "note", false);
+    f.published = r.number(t, "published", 0);
+    read_sides(r, t, index, f, "");
     f.at_least = r.number(t, "at_least", 0);
     f.within = r.number(t, "within", 0);
     if ((f.at_least > 0) == (f.within > 0))
         r.fail_in(t, t.contains("within") ? "within" : "at_least",
                   "give exactly one of at_least (a ratio > 0) or within (a tolerance > 0)");
-    return f;
+    if (!t.contains("jvm_faster") && !t.contains("jvm_slower")) {
+        if (t.contains("jvm_note"))
+            r.fail_in(t, "jvm_note", "a note for the JVM's verdict needs jvm_faster and jvm_slower");
+        return {f};
+    }
+    Finding jvm = f;
+    f.runtime = "C++";
+    jvm.runtime = "JVM";
+    jvm.explanation = r.text(t, "jvm_note", false);
+    read_sides(r, t, index, jvm, "jvm_");
+    return {f, jvm};
 }
 
 KneeSpec read_knee(const Reader& r, const toml::table& t, const GroupIndex& index) {
@@ -319,7 +339,9 @@ Suite parse_suite(std::string_view toml_text, const std::string& origin) {
     s.replicates = r.text(doc, "replicates", false);
     GroupIndex index{s.groups, {}};
     read_groups(r, doc, s, index);
-    each_table(r, doc, "finding", [&](const toml::table& t) { s.findings.push_back(read_finding(r, t, index)); });
+    each_table(r, doc, "finding", [&](const toml::table& t) {
+        for (Finding& f : read_finding(r, t, index)) s.findings.push_back(std::move(f));
+    });
     each_table(r, doc, "knee", [&](const toml::table& t) { s.knees.push_back(read_knee(r, t, index)); });
     return s;
 }

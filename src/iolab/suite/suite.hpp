@@ -48,6 +48,13 @@ struct Finding {
     // Why this machine may measure something else than the write-up did, and the measurement
     // behind the reason (shown under the findings table).
     std::string explanation;
+    // A claim judged in both runtimes (jvm_faster and jvm_slower in the suite): "C++" for iolab's
+    // own strategies' verdict, "JVM" for the published methods' run in the JVM; "" otherwise.
+    std::string runtime;
+    // " in C++", " on the JVM" or "": what follows a verdict ("HOLDS on the JVM").
+    std::string runtime_words() const {
+        return runtime == "JVM" ? " on the JVM" : runtime.empty() ? "" : " in " + runtime;
+    }
 };
 
 // The smallest buffer that reaches `fraction` of the best throughput of a strategy in a group.
