@@ -60,7 +60,7 @@ std::string to_csv(const Report& report) {
         };
         const double cpm = calls_per_mib(c);
         row(c.stats, c.throughput_mib_s, cpm < 0 ? std::string() : fmt::format("{:.6g}", cpm),
-            fmt::format("{:.4g}", cpu_fraction(c)), latency, "", "");
+            c.spec.strategy->worker() ? std::string() : fmt::format("{:.4g}", cpu_fraction(c)), latency, "", "");
         for (const RankFigures& f : rank_figures(c, report.environment.hosts))
             row(f.stats, f.throughput_mib_s, "", "", ",,,,,", std::to_string(f.rank), f.host);
     }

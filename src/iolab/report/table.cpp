@@ -198,7 +198,8 @@ std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* c
         frame.best && c.throughput_mib_s > 0 ? format_ratio(frame.best->throughput_mib_s / c.throughput_mib_s) : "-");
     const double cpm = calls_per_mib(c);
     cells.push_back(cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm));
-    cells.push_back(fmt::format("{:.0f}%", cpu_fraction(c) * 100));
+    // A JVM worker's time is on its own threads, which iolab's resource usage does not see.
+    cells.push_back(c.spec.strategy->worker() ? "n/a" : fmt::format("{:.0f}%", cpu_fraction(c) * 100));
     if (frame.cached) {
         const double r = median_resident(c);
         cells.push_back(r < 0 ? "-" : fmt::format("{:.0f}%", r * 100));
