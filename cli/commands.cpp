@@ -126,16 +126,19 @@ std::string settings_taken(const Strategy& s) {
 
 int list_strategies(const std::string& family_filter, bool names_only) {
     std::optional<Family> family;
-    if (!family_filter.empty()) {
+    // "jvm": the published methods run in the JVM (docs/jvm.md), of every family.
+    const bool jvm_only = family_filter == "jvm";
+    if (!family_filter.empty() && !jvm_only) {
         family = parse_family(family_filter);
-        if (!family) throw InputError(fmt::format("unknown family '{}': expected read, write or copy", family_filter));
+        if (!family)
+            throw InputError(fmt::format("unknown family '{}': expected read, write, copy or jvm", family_filter));
     }
     const std::string dir = default_scratch_parent();
     for (Family f : {Family::read, Family::write, Family::copy}) {
         if (family && f != *family) continue;
         std::vector<const Strategy*> of;
         for (const auto& s : Registry::builtin().all())
-            if (s.family == f) of.push_back(&s);
+            if (s.family == f && (!jvm_only || s.worker())) of.push_back(&s);
         if (names_only) {
             for (const Strategy* s : of) fmt::print("{}\n", s->name);
             continue;

@@ -166,6 +166,16 @@ TEST(JvmMethods, ARunRecordsTheJvmItsFlagsAndEachRoundTrip) {
     EXPECT_NE(back.out.find("round trip of an empty request"), std::string::npos) << back.out;
 }
 
+TEST(JvmMethods, ListByTheJvmFamilyNamesEveryRowAndOnlyThem) {
+    const CliResult r = run_cli("list --family jvm --names");
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::size_t n = 0;
+    for (std::string line; std::getline(lines, line); ++n) EXPECT_TRUE(line.starts_with("jvm.")) << line;
+    EXPECT_EQ(n, jvm_rows().size());
+    EXPECT_GE(n, 20u);
+}
+
 // --- a worker of the test's own, speaking the protocol, that fails on purpose ---
 
 // A shell worker: greets with its pid, answers ping and gc, and does `on_run` to a run request.

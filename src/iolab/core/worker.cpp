@@ -145,11 +145,17 @@ std::string Worker::ask(const std::string& line, double deadline_s) {
                 int status = 0;
                 // Its standard error may still hold its last words.
                 if (err_ >= 0) drain_stderr();
-                const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-                std::string how = "ended";
-                if (done == pid_)
+                // Its output closes as it exits, a moment before its status can be had.
+                pid_t done = 0;
+                for (const std::int64_t until = now_ms() + 2000;
+                     (done = ::waitpid(pid_, &status, WNOHANG)) == 0 && now_ms() < until;)
+                    ::usleep(1000);
+                std::string how = "closed its output";
+                if (done == pid_) {
+                    pid_reaped_ = true;
                     how = WIFSIGNALED(status) ? fmt::format("was killed by signal {}", WTERMSIG(status))
                                               : fmt::format("ended with status {}", WEXITSTATUS(status));
+                }
                 fail(how + (pending_.empty() ? "" : " in the middle of an answer"));
             }
             pending_.append(buf, static_cast<std::size_t>(n));
@@ -160,6 +166,14 @@ std::string Worker::ask(const std::string& line, double deadline_s) {
 void Worker::end(double grace_s) {
     if (pid_ <= 0) return;
     close_fd(sock_);  // the end of its input: it ends
+    if (pid_reaped_) {
+        interrupt::remove_child(pid_);
+        close_fd(err_);
+        pid_ = -1;
+        pid_reaped_ = false;
+        pending_.clear();
+        return;
+    }
     int status = 0;
     const std::int64_t limit = now_ms() + static_cast<std::int64_t>(grace_s * 1000);
     pid_t done = 0;
