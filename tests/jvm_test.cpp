@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/worker.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -174,6 +175,75 @@ TEST(JvmMethods, ListByTheJvmFamilyNamesEveryRowAndOnlyThem) {
     for (std::string line; std::getline(lines, line); ++n) EXPECT_TRUE(line.starts_with("jvm.")) << line;
     EXPECT_EQ(n, jvm_rows().size());
     EXPECT_GE(n, 20u);
+}
+
+// A claim judged in both runtimes: two verdicts, kept apart in the result file and read back.
+TEST(JvmMethods, AFindingWithJvmSidesIsJudgedInBothRuntimes) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    const std::string suite = dir.file("both.toml");
+    std::ofstream(suite) << R"(
+name = "both"
+description = "a claim in both runtimes"
+[[group]]
+id = "g"
+size = "256K"
+strategies = ["copy.chunk", "copy.byte-buffered", "jvm.copy-stream-chunks", "jvm.copy-byte-buffered"]
+[[finding]]
+claim = "chunks beat buffered bytes"
+faster = { group = "g", strategy = "copy.chunk" }
+slower = { group = "g", strategy = "copy.byte-buffered" }
+jvm_faster = { group = "g", strategy = "jvm.copy-stream-chunks" }
+jvm_slower = { group = "g", strategy = "jvm.copy-byte-buffered" }
+at_least = 2
+)";
+    const std::string json = dir.file("r.json");
+    const CliResult r =
+        run_cli("run --suite-file " + suite + " --iterations 5 --quiet --json " + json + " --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    ASSERT_EQ(j["findings"].size(), 2u);
+    EXPECT_EQ(j["findings"][0]["runtime"], "C++");
+    EXPECT_EQ(j["findings"][0]["faster_case"], "copy.chunk buffer=64K");
+    EXPECT_EQ(j["findings"][1]["runtime"], "JVM");
+    EXPECT_EQ(j["findings"][1]["faster_case"], "jvm.copy-stream-chunks buffer=64K");
+    const CliResult back = run_cli("report " + json);
+    EXPECT_EQ(back.status, 0) << back.err;
+    // Whatever the verdicts (five samples may leave them undecided), each says its runtime.
+    EXPECT_NE(back.out.find(" in C++ "), std::string::npos) << back.out;
+    EXPECT_NE(back.out.find(" on the JVM "), std::string::npos) << back.out;
+    // A note for the JVM's verdict without its sides is refused, naming it.
+    std::string text = slurp(suite);
+    for (const char* side : {"jvm_faster", "jvm_slower"}) {
+        const std::size_t at = text.find(side);
+        text.erase(at, text.find('\n', at) + 1 - at);
+    }
+    std::ofstream(suite) << text << "jvm_note = \"x\"\n";
+    const CliResult bad = run_cli("run --suite-file " + suite + " --smoke --dir " + dir.path());
+    EXPECT_EQ(bad.status, 2) << bad.out;
+    EXPECT_NE(bad.err.find("jvm_note"), std::string::npos) << bad.err;
+}
+
+// Without java, or without the worker's jar, every row is skipped, saying what to install.
+TEST(JvmMethods, WithoutAJvmOrTheWorkerEveryRowIsSkippedSayingWhy) {
+    ScratchDir dir;
+    const char* path = std::getenv("PATH");
+    const std::string saved = path ? path : "";
+    ::setenv("PATH", dir.path().c_str(), 1);
+    for (const Strategy* s : jvm_rows()) {
+        const auto why = s->skip_reason(dir.path());
+        ASSERT_TRUE(why.has_value()) << s->name;
+        EXPECT_NE(why->find("openjdk-17"), std::string::npos) << *why;
+    }
+    ::setenv("PATH", saved.c_str(), 1);
+    if (!find_program("java")) GTEST_SKIP() << "no java here";
+    ::setenv("IOLAB_JVM_WORKER", dir.file("no-such.jar").c_str(), 1);
+    for (const Strategy* s : jvm_rows()) {
+        const auto why = s->skip_reason(dir.path());
+        ASSERT_TRUE(why.has_value()) << s->name;
+        EXPECT_NE(why->find("the JVM worker was not built"), std::string::npos) << *why;
+    }
+    ::unsetenv("IOLAB_JVM_WORKER");
 }
 
 // --- a worker of the test's own, speaking the protocol, that fails on purpose ---
