@@ -38,7 +38,8 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-Worker::Worker(const std::vector<std::string>& argv, int keep_fd) : program_(argv.at(0)) {
+Worker::Worker(const std::vector<std::string>& argv, int keep_fd, const std::vector<std::string>& env)
+    : program_(argv.at(0)) {
     const auto program = find_program(argv.at(0));
     if (!program) throw IoError(ENOENT, "find the program", argv[0]);
     int sv[2], err[2];
@@ -52,6 +53,9 @@ Worker::Worker(const std::vector<std::string>& argv, int keep_fd) : program_(arg
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     const pid_t parent = ::getpid();
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -65,7 +69,7 @@ Worker::Worker(const std::vector<std::string>& argv, int keep_fd) : program_(arg
         ::dup2(sv[1], 1);
         ::dup2(err[1], 2);
         if (keep_fd > 2) ::fcntl(keep_fd, F_SETFD, 0);  // stays open across exec
-        ::execv(program->c_str(), args.data());
+        ::execve(program->c_str(), args.data(), env.empty() ? environ : envp.data());
         ::_exit(127);
     }
     ::setpgid(pid, pid);  // as the child does: whichever runs first

@@ -22,8 +22,8 @@ public:
     // Starts argv (argv[0] looked up in PATH; IoError when it cannot) with its standard input and
     // output joined to iolab by a socket, its standard error kept (the last 4 KiB); `keep_fd` (when
     // >= 0) stays open in it under the same number, so that /proc/self/fd/N/NAME means there what
-    // it means here.
-    explicit Worker(const std::vector<std::string>& argv, int keep_fd = -1);
+    // it means here. `env`: its environment as NAME=VALUE strings (empty: iolab's own).
+    explicit Worker(const std::vector<std::string>& argv, int keep_fd = -1, const std::vector<std::string>& env = {});
     ~Worker();
     Worker(const Worker&) = delete;
     Worker& operator=(const Worker&) = delete;

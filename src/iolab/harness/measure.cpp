@@ -144,7 +144,12 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         smp.latency = std::move(latency);
     }
     smp.resident = prepare_input(fx, opts);
-    if (s.prepare) s.prepare(job);  // before the clock (a worker started, its garbage collected)
+    try {
+        if (s.prepare) s.prepare(job);  // before the clock (a worker started, its garbage collected)
+    } catch (const std::exception&) {
+        if (interrupt::requested()) throw Interrupted();  // a stop ends the worker
+        throw;
+    }
     smp.passes = job.passes;
     job.tool_s = &smp.tool_s;
 

@@ -364,12 +364,12 @@ constexpr Parameter kParameters[] = {
      .json_key = "cache_budget_bytes"},
     {.key = "jvm_heap",
      .help = "The JVM worker's fixed heap (-Xms and -Xmx) for the jvm.* strategies (default 1G)",
-     .expected = "a size from 16M to 64G such as 1G",
+     .expected = "a size from 128M to 64G such as 1G",
      .takes = kParamJvm,
      .apply =
          [](V v, P&, O& o) {
              const std::uint64_t heap = parse_size(v);
-             if (heap < (16u << 20) || heap > (64ull << 30)) throw InputError("out of range");
+             if (heap < (128u << 20) || heap > (64ull << 30)) throw InputError("out of range");
              o.jvm_heap = heap;
          },
      .print = [](const O& o) { return std::to_string(o.jvm_heap); },

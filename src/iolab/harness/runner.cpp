@@ -74,9 +74,17 @@ double round_trip(const Strategy& s, const Fixture& fx, const RunOptions& opts, 
     e.empty = true;
     e.worker_heap = opts.jvm_heap;
     e.worker_deadline_s = opts.jvm_deadline_s;
-    const std::uint64_t t0 = clock.now_ns();
-    s.run(e);
-    return static_cast<double>(clock.now_ns() - t0) / 1e9;
+    try {
+        // A worker ended by a failure starts again here, not inside the clock.
+        if (s.prepare) s.prepare(e);
+        const std::uint64_t t0 = clock.now_ns();
+        s.run(e);
+        return static_cast<double>(clock.now_ns() - t0) / 1e9;
+    } catch (const std::exception&) {
+        // A stop ends the worker: that is the stop, not a failure of the case.
+        if (interrupt::requested()) throw Interrupted();
+        throw;
+    }
 }
 
 // One run of a case: its one job, or all of its jobs at once; a tool's beside its probe, a

@@ -242,8 +242,15 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();
-    if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.strategy->worker(); }))
-        run.environment.jvm = jvm_description(run.options.jvm_heap);
+    // The JVM the jvm.* cases ran in, with the heap of the first group that ran one.
+    const auto jvm_case =
+        std::find_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.strategy->worker(); });
+    if (jvm_case != run.cases.end()) {
+        std::uint64_t heap = run.options.jvm_heap;
+        for (const ReportGroup& g : run.groups)
+            if (g.id == jvm_case->spec.group) heap = g.options.jvm_heap;
+        run.environment.jvm = jvm_description(heap);
+    }
     if (run.partial) return run;
     if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))
         run.clock_read_ns = clock_read_cost_ns();

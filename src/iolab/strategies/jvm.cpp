@@ -19,6 +19,7 @@
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/process.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/core/worker.hpp"
 
 #ifndef IOLAB_WORKER_JAR
@@ -61,6 +62,22 @@ std::pair<dev_t, ino_t> identity(int fd) {
     return {st.st_dev, st.st_ino};
 }
 
+// The worker's environment: iolab's, without what would change the JVM behind the recorded command
+// line (options taken from the environment, logging to its standard output, which is the protocol)
+// and with file names in UTF-8 whatever the locale.
+std::vector<std::string> worker_environment() {
+    std::vector<std::string> env{"LC_ALL=C.UTF-8"};
+    for (char** e = environ; e && *e; ++e) {
+        const std::string_view v(*e);
+        bool drop = false;
+        for (const std::string_view name :
+             {"JAVA_TOOL_OPTIONS=", "JDK_JAVA_OPTIONS=", "_JAVA_OPTIONS=", "LC_ALL=", "LANG=", "LC_CTYPE="})
+            drop = drop || v.starts_with(name);
+        if (!drop) env.emplace_back(v);
+    }
+    return env;
+}
+
 // The worker for this job, started (and greeted) if there is none for its folder and heap.
 Worker& worker_for(Holder& h, const Job& j) {
     const int fd = folder_fd(j);
@@ -72,7 +89,8 @@ Worker& worker_for(Holder& h, const Job& j) {
     if (h.worker && h.worker->running() && h.keep_fd == fd && h.folder == folder && h.heap == j.worker_heap)
         return *h.worker;
     h.worker.reset();
-    h.worker = std::make_unique<Worker>(h.test_argv.empty() ? jvm_command(j.worker_heap) : h.test_argv, fd);
+    h.worker = std::make_unique<Worker>(h.test_argv.empty() ? jvm_command(j.worker_heap) : h.test_argv, fd,
+                                        worker_environment());
     h.owner = ::getpid();
     h.keep_fd = fd;
     h.folder = folder;
@@ -169,7 +187,22 @@ std::string worker_chain(const std::string& text) {
     return out;
 }
 
+// Whether a name is UTF-8 (the worker's file names are).
+bool utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || i + n > s.size()) return false;
+        for (std::size_t k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+        i += n;
+    }
+    return true;
+}
+
 std::string run_request(const Job& j, std::string_view method) {
+    for (const std::string* p : {&j.src, &j.dst})
+        if (!utf8(*p)) throw CannotRun(fmt::format("the JVM names files in UTF-8, and '{}' is not", one_line(*p)));
     std::string r = fmt::format("run method={} buffer={} queue={}", method, j.buffer, j.queue);
     if (!j.src.empty()) r += " src=" + encode(j.src);
     if (!j.dst.empty()) r += " dst=" + encode(j.dst);
@@ -235,8 +268,20 @@ std::string jvm_version() {
 }
 
 std::string jvm_description(std::uint64_t heap) {
-    const std::string version = jvm_version();
-    if (version.empty()) return "";
+    std::string version = jvm_version();
+    if (version.empty()) {
+        // The workers ran in forked children: the JVM's own words for its version.
+        try {
+            const std::string said = run_process({"java", "-version"}).errors;
+            const std::size_t vm = said.find("VM (build ");
+            const std::size_t start = said.rfind('\n', vm);
+            if (vm == std::string::npos) return "";
+            version = one_line(said.substr(start == std::string::npos ? 0 : start + 1,
+                                           said.find('\n', vm) - (start == std::string::npos ? 0 : start + 1)));
+        } catch (const std::exception&) {
+            return "";
+        }
+    }
     std::vector<std::string> argv = jvm_command(heap);
     for (std::string& a : argv)
         if (a.ends_with(".jar")) a.erase(0, a.rfind('/') + 1);
@@ -269,6 +314,23 @@ void set_worker_command_for_tests(std::vector<std::string> argv) {
 
 namespace {
 
+// The major version `java -version` says ("17.0.15" -> 17, "1.8.0_392" -> 8), or 0.
+int java_major() {
+    static const int major = [] {
+        try {
+            const std::string said = run_process({"java", "-version"}).errors;
+            const std::size_t q = said.find("version \"");
+            if (q == std::string::npos) return 0;
+            int v = std::atoi(said.c_str() + q + 9);
+            if (v == 1) v = std::atoi(said.c_str() + said.find('.', q) + 1);  // 1.8 is 8
+            return v;
+        } catch (const std::exception&) {
+            return 0;
+        }
+    }();
+    return major;
+}
+
 std::optional<std::string> no_jvm(const std::string&) {
     if (!holder().test_argv.empty()) return std::nullopt;
     if (!find_program("java"))
@@ -277,6 +339,12 @@ std::optional<std::string> no_jvm(const std::string&) {
     if (jvm_worker_jar().empty())
         return "the JVM worker was not built: iolab was built without a JDK (install openjdk-17-jdk-headless, then "
                "configure and build again)";
+    if (const int v = java_major(); v < 17)
+        return v == 0 ? std::string("'java -version' did not say its version; the worker needs Java 17 or later")
+                      : fmt::format(
+                            "the worker needs Java 17 or later, and 'java' here is Java {} (Debian package "
+                            "openjdk-17-jre-headless)",
+                            v);
     return std::nullopt;
 }
 
