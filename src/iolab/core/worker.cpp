@@ -146,20 +146,20 @@ std::string Worker::ask(const std::string& line, double deadline_s) {
             const ssize_t n = ::recv(sock_, buf, sizeof buf, 0);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) {
-                int status = 0;
                 // Its standard error may still hold its last words.
                 if (err_ >= 0) drain_stderr();
-                // Its output closes as it exits, a moment before its status can be had.
-                pid_t done = 0;
+                // Its output closes as it exits, a moment before its status can be had (looked at,
+                // not reaped: end() kills what is left of its group first).
+                siginfo_t info{};
                 for (const std::int64_t until = now_ms() + 2000;
-                     (done = ::waitpid(pid_, &status, WNOHANG)) == 0 && now_ms() < until;)
+                     (info.si_pid = 0, ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT)) ==
+                         0 &&
+                     info.si_pid == 0 && now_ms() < until;)
                     ::usleep(1000);
                 std::string how = "closed its output";
-                if (done == pid_) {
-                    pid_reaped_ = true;
-                    how = WIFSIGNALED(status) ? fmt::format("was killed by signal {}", WTERMSIG(status))
-                                              : fmt::format("ended with status {}", WEXITSTATUS(status));
-                }
+                if (info.si_pid == pid_)
+                    how = info.si_code == CLD_EXITED ? fmt::format("ended with status {}", info.si_status)
+                                                     : fmt::format("was killed by signal {}", info.si_status);
                 fail(how + (pending_.empty() ? "" : " in the middle of an answer"));
             }
             pending_.append(buf, static_cast<std::size_t>(n));
@@ -170,23 +170,17 @@ std::string Worker::ask(const std::string& line, double deadline_s) {
 void Worker::end(double grace_s) {
     if (pid_ <= 0) return;
     close_fd(sock_);  // the end of its input: it ends
-    if (pid_reaped_) {
-        interrupt::remove_child(pid_);
-        close_fd(err_);
-        pid_ = -1;
-        pid_reaped_ = false;
-        pending_.clear();
-        return;
-    }
-    int status = 0;
+    // Waited for without reaping it, so that its pid stays its own until its group is killed:
+    // what it left running (a wrapper script's children) ends with it.
     const std::int64_t limit = now_ms() + static_cast<std::int64_t>(grace_s * 1000);
-    pid_t done = 0;
-    while ((done = ::waitpid(pid_, &status, WNOHANG)) == 0 && now_ms() < limit) ::usleep(2000);
-    if (done == 0) {
-        ::kill(-pid_, SIGKILL);
-        ::kill(pid_, SIGKILL);
-        while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
+    siginfo_t info{};
+    while ((info.si_pid = 0, ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT)) == 0 &&
+           info.si_pid == 0 && now_ms() < limit)
+        ::usleep(2000);
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     interrupt::remove_child(pid_);
     close_fd(err_);

@@ -47,9 +47,8 @@ private:
     void drain_stderr();
 
     pid_t pid_ = -1;
-    bool pid_reaped_ = false;  // its status was had (it ended by itself)
-    int sock_ = -1;            // its standard input and output
-    int err_ = -1;             // its standard error
+    int sock_ = -1;  // its standard input and output
+    int err_ = -1;   // its standard error
     std::string program_;
     std::string pending_;  // bytes read past the last answer's newline
     std::string errors_;   // the last 4 KiB of its standard error

@@ -38,6 +38,8 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
     if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
     if (s.worker() && w.jobs > 1) return "runs in one JVM worker, one job at a time; --jobs gives it more";
+    if (s.worker() && opts.cache_budget > 0)
+        return "runs in a JVM whose own memory a --cache-budget's cgroup would count against the page cache";
     if (team().source_rank() != team().rank() && (s.external() || s.worker()) && w.family != Family::write)
         return "runs in another process, which cannot reach another rank's scratch folder through iolab's "
                "descriptors; --rank-shift cannot shift it";

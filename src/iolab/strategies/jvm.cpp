@@ -5,6 +5,7 @@
 // sampled fingerprint and byte sums (ported to Java), or CRC-32 when every byte is checked.
 #include "iolab/strategies/jvm.hpp"
 
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,12 +14,14 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/process.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/core/worker.hpp"
 
@@ -47,6 +50,41 @@ struct Holder {
 Holder& holder() {
     static Holder* h = new Holder;
     return *h;
+}
+
+// The Java installation behind `java` in PATH: its `release` file's JAVA_VERSION ("17.0.15") and
+// JAVA_RUNTIME_VERSION, read without starting a JVM; empty when there is no such file.
+struct JavaRelease {
+    std::string version, runtime;
+};
+JavaRelease java_release() {
+    JavaRelease r;
+    const auto java = find_program("java");
+    if (!java) return r;
+    char real[PATH_MAX];
+    if (!::realpath(java->c_str(), real)) return r;
+    std::string home(real);
+    for (int up = 0; up < 2 && home.rfind('/') != std::string::npos; ++up) home.erase(home.rfind('/'));  // bin/java
+    const auto text = read_text_file(home + "/release");
+    if (!text) return r;
+    const auto value = [&](const std::string& key) {
+        std::istringstream lines(*text);
+        for (std::string line; std::getline(lines, line);)
+            if (line.starts_with(key + "=\"") && line.size() > key.size() + 2)
+                return line.substr(key.size() + 2, line.find('"', key.size() + 2) - key.size() - 2);
+        return std::string();
+    };
+    r.version = value("JAVA_VERSION");
+    r.runtime = value("JAVA_RUNTIME_VERSION");
+    return r;
+}
+
+// The major version of the Java behind `java` (17 of "17.0.15", 8 of "1.8.0_392"); 0: not known.
+int java_major() {
+    const std::string v = java_release().version;
+    int major = std::atoi(v.c_str());
+    if (major == 1 && v.size() > 2) major = std::atoi(v.c_str() + 2);
+    return major;
 }
 
 // The folder descriptor a job's paths go through (/proc/self/fd/N/NAME), or -1.
@@ -95,10 +133,20 @@ Worker& worker_for(Holder& h, const Job& j) {
     h.keep_fd = fd;
     h.folder = folder;
     h.heap = j.worker_heap;
-    const std::string hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
+    std::string hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
     if (!hello.starts_with("ready ")) {
+        // A JVM that cannot start says why in lines of '#' ("# There is insufficient memory ..."),
+        // on its standard output: the first line that says something.
+        for (int more = 0; more < 8 && hello.find_first_not_of("# ") == std::string::npos; ++more) {
+            try {
+                hello = h.worker->greeting(1);
+            } catch (const WorkerFailed&) {
+                break;
+            }
+        }
         h.worker.reset();
-        throw WorkerFailed(fmt::format("the JVM worker greeted with '{}', expected 'ready ...'", hello.substr(0, 200)));
+        throw WorkerFailed(fmt::format("the JVM worker did not start: it said '{}', where 'ready ...' was expected",
+                                       one_line(hello.substr(0, 300))));
     }
     h.version = hello.substr(6);
     return *h.worker;
@@ -270,17 +318,10 @@ std::string jvm_version() {
 std::string jvm_description(std::uint64_t heap) {
     std::string version = jvm_version();
     if (version.empty()) {
-        // The workers ran in forked children: the JVM's own words for its version.
-        try {
-            const std::string said = run_process({"java", "-version"}).errors;
-            const std::size_t vm = said.find("VM (build ");
-            const std::size_t start = said.rfind('\n', vm);
-            if (vm == std::string::npos) return "";
-            version = one_line(said.substr(start == std::string::npos ? 0 : start + 1,
-                                           said.find('\n', vm) - (start == std::string::npos ? 0 : start + 1)));
-        } catch (const std::exception&) {
-            return "";
-        }
+        // The workers ran in forked children: the installation's own words for its version.
+        const JavaRelease r = java_release();
+        if (r.runtime.empty() && r.version.empty()) return "";
+        version = "Java " + one_line(r.runtime.empty() ? r.version : r.runtime);
     }
     std::vector<std::string> argv = jvm_command(heap);
     for (std::string& a : argv)
@@ -314,37 +355,22 @@ void set_worker_command_for_tests(std::vector<std::string> argv) {
 
 namespace {
 
-// The major version `java -version` says ("17.0.15" -> 17, "1.8.0_392" -> 8), or 0.
-int java_major() {
-    static const int major = [] {
-        try {
-            const std::string said = run_process({"java", "-version"}).errors;
-            const std::size_t q = said.find("version \"");
-            if (q == std::string::npos) return 0;
-            int v = std::atoi(said.c_str() + q + 9);
-            if (v == 1) v = std::atoi(said.c_str() + said.find('.', q) + 1);  // 1.8 is 8
-            return v;
-        } catch (const std::exception&) {
-            return 0;
-        }
-    }();
-    return major;
-}
-
 std::optional<std::string> no_jvm(const std::string&) {
     if (!holder().test_argv.empty()) return std::nullopt;
     if (!find_program("java"))
         return "needs a JVM: 'java' is not installed (Debian package openjdk-17-jre-headless; scripts/deps.sh installs "
                "openjdk-17-jdk-headless)";
+    if (const char* env = std::getenv("IOLAB_JVM_WORKER"); env && *env && jvm_worker_jar().empty())
+        return fmt::format("IOLAB_JVM_WORKER names '{}', which cannot be read", one_line(env));
     if (jvm_worker_jar().empty())
         return "the JVM worker was not built: iolab was built without a JDK (install openjdk-17-jdk-headless, then "
                "configure and build again)";
-    if (const int v = java_major(); v < 17)
-        return v == 0 ? std::string("'java -version' did not say its version; the worker needs Java 17 or later")
-                      : fmt::format(
-                            "the worker needs Java 17 or later, and 'java' here is Java {} (Debian package "
-                            "openjdk-17-jre-headless)",
-                            v);
+    // A Java whose version is not known (no release file) is tried: an old one fails to load the
+    // worker, and says so.
+    if (const int v = java_major(); v > 0 && v < 17)
+        return fmt::format(
+            "the worker needs Java 17 or later, and 'java' here is Java {} (Debian package openjdk-17-jre-headless)",
+            v);
     return std::nullopt;
 }
 
