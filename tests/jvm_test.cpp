@@ -299,12 +299,18 @@ CaseResult run_jvm_case(const std::string& name, const RunOptions& opts, const S
     return run_jvm_case(*Registry::builtin().find(name), opts, dir);
 }
 
-TEST(JvmWorker, AWorkerKilledMidIterationFailsItsCaseSayingSo) {
-    const FakeWorker fake("kill -9 $$");
+// The reason a case of `name` failed for, its worker doing `on_run` to a run request.
+std::string failure_with(const std::string& on_run, const std::string& name = "jvm.read-stream-chunks") {
+    const FakeWorker fake(on_run);
     ScratchDir dir;
-    const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
-    EXPECT_EQ(r.status, Status::failed);
-    EXPECT_NE(r.reason.find("was killed by signal 9"), std::string::npos) << r.reason;
+    const CaseResult r = run_jvm_case(name, RunOptions{}, dir);
+    EXPECT_EQ(r.status, Status::failed) << on_run;
+    return r.reason;
+}
+
+TEST(JvmWorker, AWorkerKilledMidIterationFailsItsCaseSayingSo) {
+    const std::string why = failure_with("kill -9 $$");
+    EXPECT_NE(why.find("was killed by signal 9"), std::string::npos) << why;
 }
 
 TEST(JvmWorker, AWorkerThatHangsIsEndedAtItsDeadline) {
@@ -330,28 +336,18 @@ TEST(JvmWorker, AWorkerThatHangsIsEndedAtItsDeadline) {
 TEST(JvmWorker, AWorkerThatAnswersGarbageFailsItsCaseNamingTheAnswer) {
     for (const char* answer : {"echo hello", "echo done ns=12", "echo 'done ns=x bytes=1 fp=1'",
                                "echo done ns=5 bytes=65536 crc=zz", "echo done ns=5 bytes=65536 sums=1,2"}) {
-        const FakeWorker fake(answer);
-        ScratchDir dir;
-        const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
-        EXPECT_EQ(r.status, Status::failed) << answer;
-        EXPECT_NE(r.reason.find("which is not an answer to it"), std::string::npos) << answer << ": " << r.reason;
+        const std::string why = failure_with(answer);
+        EXPECT_NE(why.find("which is not an answer to it"), std::string::npos) << answer << ": " << why;
     }
     // A line without its end, longer than any answer.
-    const FakeWorker fake("head -c 200000 /dev/zero | tr '\\0' x");
-    ScratchDir dir;
-    const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
-    EXPECT_EQ(r.status, Status::failed);
-    EXPECT_NE(r.reason.find("a line of over"), std::string::npos) << r.reason;
+    const std::string why = failure_with("head -c 200000 /dev/zero | tr '\\0' x");
+    EXPECT_NE(why.find("a line of over"), std::string::npos) << why;
 }
 
 TEST(JvmWorker, AMethodThatThrowsOrCannotRunSaysWhy) {
-    {
-        const FakeWorker fake("echo 'error java.io.IOException: No space left on device'");
-        ScratchDir dir;
-        const CaseResult r = run_jvm_case("jvm.write-stream", RunOptions{}, dir);
-        EXPECT_EQ(r.status, Status::failed);
-        EXPECT_NE(r.reason.find("No space left on device"), std::string::npos) << r.reason;
-    }
+    const std::string why =
+        failure_with("echo 'error java.io.IOException: No space left on device'", "jvm.write-stream");
+    EXPECT_NE(why.find("No space left on device"), std::string::npos) << why;
     const FakeWorker fake("echo 'cannot no such stream'");
     ScratchDir dir;
     const CaseResult r = run_jvm_case("jvm.copy-channel", RunOptions{}, dir);
