@@ -368,16 +368,14 @@ constexpr Parameter kParameters[] = {
      .takes = kParamJvm,
      .apply =
          [](V v, P&, O& o) {
-             const std::uint64_t heap = parse_size(v);
-             if (heap < (128u << 20) || heap > (64ull << 30)) throw InputError("out of range");
-             o.jvm_heap = heap;
+             o.jvm_heap = parse_size(v);
+             if (o.jvm_heap < (128u << 20) || o.jvm_heap > (64ull << 30)) throw InputError("out of range");
          },
      .print = [](const O& o) { return std::to_string(o.jvm_heap); },
      .json = JsonForm::number,
      .json_key = "jvm_heap_bytes"},
     {.key = "jvm_deadline",
-     .help = "How long one request to the JVM worker may take before the worker is ended and the case failed "
-             "(default 300s)",
+     .help = "How long one JVM request may take before the worker is ended and the case failed (default 300s)",
      .expected = "a time such as 30s or 5m, at most 86400s",
      .takes = kParamJvm,
      .apply = [](V v, P&, O& o) { o.jvm_deadline_s = parse_budget(v, ""); },

@@ -3,6 +3,7 @@
 // starts its own), started before the first run's clock, driven over a socket one request at a
 // time, ended at the end of the group.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,8 @@ void run_jvm_method(const Job& j, std::string_view method);
 // What the rows do before each run's clock: the worker started (or kept), System.gc(), a write's
 // records made.
 void prepare_jvm(const Job& j);
+// Why the jvm.* rows cannot run here (no java, no worker jar, a Java older than 17), or nullopt.
+std::optional<std::string> jvm_unavailable(const std::string& dir);
 // Ends the worker, if one runs (the harness does at the end of each group).
 void end_workers();
 
