@@ -53,6 +53,8 @@ enum class Call : std::uint8_t {
     uring_enter,
     uring_read,
     uring_write,
+    sync_file_range,
+    uring_fsync,  // an io_uring fsync or fdatasync completed
     count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
@@ -63,8 +65,13 @@ IOLAB_IO_API std::string_view call_name(Call c);
 struct IOLAB_IO_API Counters {
     std::array<std::uint64_t, kCallKinds> calls{};
     std::array<std::uint64_t, kCallKinds> bytes{};
+    // Writes (write, pwrite, writev) through a descriptor opened with O_DSYNC or O_SYNC: each is
+    // durable when it returns, as a write followed by fdatasync is. Counted besides the write.
+    std::uint64_t synced_writes = 0;
 
     std::uint64_t total_calls() const;
+    // Calls that made data durable: fsync, fdatasync (direct or through io_uring), synced writes.
+    std::uint64_t syncs() const;
     std::uint64_t data_calls() const;  // calls that move data (read/write families, offloads)
     Counters& operator+=(const Counters& o);
     Counters operator-(const Counters& o) const;
@@ -76,8 +83,8 @@ IOLAB_IO_API Counters& thread_counters();
 class IOLAB_IO_API Fd {
 public:
     Fd() = default;
-    Fd(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-    Fd(Fd&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+    Fd(int fd, std::string path, bool synced = false) : fd_(fd), path_(std::move(path)), synced_(synced) {}
+    Fd(Fd&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)), synced_(o.synced_) { o.fd_ = -1; }
     Fd& operator=(Fd&& o) noexcept;
     Fd(const Fd&) = delete;
     Fd& operator=(const Fd&) = delete;
@@ -85,12 +92,15 @@ public:
 
     int get() const noexcept { return fd_; }
     const std::string& path() const noexcept { return path_; }
+    // Opened with O_DSYNC or O_SYNC: every write through it is durable when it returns.
+    bool synced() const noexcept { return synced_; }
     explicit operator bool() const noexcept { return fd_ >= 0; }
     void close();
 
 private:
     int fd_ = -1;
     std::string path_;
+    bool synced_ = false;
 };
 
 IOLAB_IO_API Fd open(const std::string& path, int flags, mode_t mode = 0600);
@@ -118,6 +128,9 @@ IOLAB_IO_API void clone_file(const Fd& dst, const Fd& src);  // ioctl(FICLONE)
 
 IOLAB_IO_API void fsync(const Fd& fd);
 IOLAB_IO_API void fdatasync(const Fd& fd);
+// sync_file_range(2): starts (or waits for) writeback of a range. It flushes neither metadata nor
+// the device's cache, so it makes nothing durable by itself (not counted by Counters::syncs).
+IOLAB_IO_API void sync_file_range(const Fd& fd, off_t off, off_t len, unsigned flags);
 IOLAB_IO_API void ftruncate(const Fd& fd, off_t len);
 // Reserves the blocks of [off, off + len) (posix_fallocate: glibc writes zeros where the
 // filesystem cannot), so a full disk is an ENOSPC here rather than a SIGBUS in a mapping.

@@ -24,6 +24,7 @@ struct Workload {
     DataSpec data;
     unsigned queue = 8;                              // buffers in flight (io_uring, pipelined copy)
     unsigned iov = 16;                               // buffers or records per vectored call
+    unsigned producers = 8;                          // threads handing records to one writer (group commit)
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
     std::string input;                               // an existing file to read instead of generated data
@@ -42,7 +43,7 @@ struct Workload {
     // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const {
         if (patterned) return op_count() * block;
-        return family == Family::write ? record * count : size;
+        return writes_records(family) ? record * count : size;
     }
     // Bytes of all its jobs together.
     std::uint64_t all_bytes() const { return bytes() * jobs; }

@@ -163,7 +163,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
         // writes. The expected file depends on which blocks a run writes (Fixture::job).
         in->records =
             std::make_shared<const Records>(w.data, w.block, std::max<std::uint64_t>(1, w.span_bytes() / w.block));
-    } else if (w.family == Family::write) {
+    } else if (writes_records(w.family)) {
         auto records = std::make_shared<const Records>(w.data, w.record, w.count);
         in->digest = records->digest();
         in->records = std::move(records);
@@ -184,7 +184,7 @@ InputPool::~InputPool() {
 }
 
 std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
-    const bool records = w.family == Family::write;
+    const bool records = writes_records(w.family);
     if (records || !w.input.empty()) job = 0;
     const std::size_t unit = !records ? 0 : w.patterned ? w.block : w.record;
     const std::uint64_t bytes = !records ? w.size : w.patterned ? w.span_bytes() : w.bytes();
@@ -195,7 +195,7 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
 }
 
 void InputPool::make_shared(const Workload& w, unsigned parts) {
-    if (w.family == Family::write || !w.input.empty()) return;
+    if (writes_records(w.family) || !w.input.empty()) return;
     const std::string path = dir_.at(shared_input_name(w, parts));
     if (std::find(made_.begin(), made_.end(), path) != made_.end()) return;
     const sys::Fd fd = sys::open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -204,7 +204,7 @@ void InputPool::make_shared(const Workload& w, unsigned parts) {
 }
 
 std::shared_ptr<const Input> InputPool::get_shared(const Workload& w, const Shared& layout) {
-    if (w.family == Family::write || !w.input.empty()) return get(w);
+    if (writes_records(w.family) || !w.input.empty()) return get(w);
     const auto key = std::make_tuple(to_string(w.data), w.bytes(), layout.parts);
     if (auto it = shared_.find(key); it != shared_.end()) return it->second;
     const std::string name = shared_input_name(w, layout.parts);
@@ -296,6 +296,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.sink = &sink;
     j.queue = w_.queue;
     j.iov = w_.iov;
+    j.producers = w_.producers;
     j.chain = w_.chain;
     j.feed_bytes = w_.feed_bytes;
     j.passes = s.repeats() ? passes_ : 1;

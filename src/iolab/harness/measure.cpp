@@ -8,6 +8,8 @@
 
 #include <csignal>
 
+#include <fmt/format.h>
+
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/measure_steps.hpp"
@@ -61,14 +63,15 @@ void attach_timeline(Job& job, Timeline* timeline) {
 
 double prepare_input(const Fixture& fx, const RunOptions& opts) {
     hold_cache_budget();
-    if (fx.workload().family == Family::write) return -1;
+    if (writes_records(fx.workload().family)) return -1;
     if (opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     return resident_fraction(fx.input_path());
 }
 
 void run_with_sync(const Strategy& s, const Job& job, const RunOptions& opts) {
     s.run(job);
-    if (job.family != Family::read && opts.sync != SyncPolicy::none) {
+    // A durable case's records are durable already: a sync after it would only add to its time.
+    if (job.family != Family::read && job.family != Family::durable && opts.sync != SyncPolicy::none) {
         const sys::Fd out = sys::open(job.dst, O_RDONLY);
         opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
     }
@@ -115,6 +118,18 @@ Checked verify_output(const Fixture& fx, const Job& job, const std::string& who,
     return checked_by(v);
 }
 
+void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who) {
+    if (w.family != Family::durable) return;
+    // Group commit: a sync covers at most one record of each producer.
+    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
+    const std::uint64_t needed = (w.count + per_sync - 1) / per_sync;
+    if (made.syncs() < needed)
+        differs(
+            fmt::format("{}{} sync calls (fsync, fdatasync, O_DSYNC writes) for {} records; at least {} make "
+                        "every record durable when its call returns",
+                        who, made.syncs(), w.count, needed));
+}
+
 Checked weaker(Checked a, Checked b) {
     return b == Checked::none || (b == Checked::byte_count && a == Checked::content) ? b : a;
 }
@@ -138,7 +153,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     Job job = job_for(s, fx, sink, opts, mode);
     attach_timeline(job, timeline);
     Sample smp;
-    if (fx.workload().patterned) {
+    if (fx.workload().patterned || fx.workload().family == Family::durable) {
         auto latency = std::make_shared<Latency>();
         job.latency = latency.get();
         smp.latency = std::move(latency);
@@ -170,10 +185,11 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     smp.wall_s = span.seconds();
     add_calls(smp, span.made);
     smp.bytes = fx.workload().bytes();
-    if (opts.cache_budget > 0 && fx.workload().family != Family::write)
+    if (opts.cache_budget > 0 && !writes_records(fx.workload().family))
         smp.resident_after = resident_fraction(fx.input_path());
 
     const Checked checked = verify_output(fx, job, "", s.bug);
+    detail::check_syncs(s, fx.workload(), span.made, "");
     if (!keep_output) fx.remove_output();  // a group keeps one output on disk at a time
     return {smp, checked};
 }

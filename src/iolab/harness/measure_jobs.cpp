@@ -42,7 +42,7 @@ public:
           opts_(opts),
           clock_(clock),
           w_(fixtures.front()->workload()),
-          latencies_(w_.patterned ? fixtures.size() : 0),
+          latencies_(w_.patterned || w_.family == Family::durable ? fixtures.size() : 0),
           out_(fixtures.size()) {}
 
     // Every job's input in its cache state before any starts (the proof of cold is the worst),
@@ -101,6 +101,7 @@ public:
             }
             smp_.bytes += w_.bytes();
             checked = weaker(checked, detail::verify_output(*fixtures_[i], jobs_[i], job_name(i) + ": "));
+            detail::check_syncs(s_, w_, out_[i].span.made, job_name(i) + ": ");
         }
         if (makes_shared_output()) check_shared_output();
         return checked;

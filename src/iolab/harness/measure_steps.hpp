@@ -68,6 +68,9 @@ std::uint64_t output_bytes(const std::string& path);
 // Throws VerificationFailed when the job's output is not the reference; `bug`: the strategy's known
 // bug (Strategy::bug), said with it.
 Checked verify_output(const Fixture& fx, const Job& job, const std::string& who, std::string_view bug = {});
+// A durable case's calls: a sync for each record (for group commit, for each batch a writer can
+// gather), or a VerificationFailed saying how many it made.
+void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who);
 // The weaker of two checks: what a sample of both can claim.
 Checked weaker(Checked a, Checked b);
 

@@ -85,6 +85,16 @@ constexpr Parameter kParameters[] = {
      .values = count<&P::iovs>,
      .take = [](const P& p, std::size_t i, C& c) { c.workload.iov = p.iovs[i]; },
      .print_case = [](const C& c) { return std::to_string(c.workload.iov); }},
+    {.key = "producers",
+     .help = "Producer threads handing records to one writer in durable.group-commit (default 8)",
+     .expected = "whole numbers from 1 to 1024 such as 8 or 1,8,64",
+     .kind = Kind::list,
+     .takes = kParamProducers,
+     .apply = [](V v, P& p, O&) { p.producers = whole_numbers(v, kMaxProducers); },
+     .in_label = true,
+     .values = count<&P::producers>,
+     .take = [](const P& p, std::size_t i, C& c) { c.workload.producers = p.producers[i]; },
+     .print_case = [](const C& c) { return std::to_string(c.workload.producers); }},
     {.key = "chain",
      .help = "write.chain layers, outermost first: buffer:64K>deflate:6>file",
      .expected = "",
@@ -202,7 +212,7 @@ constexpr Parameter kParameters[] = {
          [](const P& p, std::size_t i, C& c) {
              Workload& w = c.workload;
              w.size = p.sizes[i];
-             if (w.family == Family::write)
+             if (writes_records(w.family))
                  w.count = std::max<std::uint64_t>(1, w.size / std::max<std::size_t>(1, w.record));
          },
      .print_case =

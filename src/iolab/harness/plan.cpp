@@ -52,11 +52,11 @@ std::string case_key(const CaseSpec& c) {
 void check_input(const PlanRequest& req, const std::vector<const Strategy*>& strategies) {
     if (req.input.empty()) return;
     for (const Strategy* s : strategies) {
-        if (s->family == Family::write)
+        if (writes_records(s->family))
             throw InputError(
                 fmt::format("with --input only read and copy strategies run (the input is never written); {} is a "
-                            "write strategy",
-                            s->name));
+                            "{} strategy",
+                            s->name, to_string(s->family)));
         if (s->byte_at_a_time() && req.sizes.front() > req.byte_slice)
             throw InputError(fmt::format(
                 "{} makes one call per byte and would read all {} of --input '{}'; choose strategies that read in "
@@ -115,7 +115,7 @@ void finish_case(CaseSpec& c, const PlanRequest& req) {
     }
     if (s.byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
         const std::uint64_t full = w.bytes();
-        if (s.family == Family::write) {
+        if (writes_records(s.family)) {
             w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
             w.size = w.record * w.count;
         } else {
@@ -162,7 +162,7 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     // compressed chain's output is decoded whole to be verified.
     std::uint64_t data = 0;
     const std::uint64_t unit = w.patterned ? w.block : w.record;
-    if (s.family == Family::write)
+    if (writes_records(s.family))
         data = saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
                               std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
     if (s.honours(kParamChain)) data = saturating_add(data, saturating_mul(w.bytes(), 2));
@@ -178,9 +178,9 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     for (const auto& c : plan) {
         // A patterned read's input is the whole file, not the bytes its operations read.
         const Workload& cw = c.workload;
-        const std::uint64_t b = cw.family != Family::write ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();
+        const std::uint64_t b = !writes_records(cw.family) ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();
         if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
-        if (c.workload.family == Family::write || !c.workload.input.empty()) continue;
+        if (writes_records(c.workload.family) || !c.workload.input.empty()) continue;
         for (unsigned j = 0; j < c.workload.jobs; ++j)
             if (inputs.emplace(to_string(c.workload.data), b, j).second) in = saturating_add(in, b);
     }

@@ -94,14 +94,15 @@ void set_rates(CaseResult& r) {
         for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
         r.throughput_mib_s = std::max(0.0, median(rates));
     }
-    if (r.spec.workload.patterned) {
+    if (r.spec.workload.patterned || r.spec.workload.family == Family::durable) {
         auto all = std::make_shared<Latency>();
         for (const auto& smp : r.samples)
             if (smp.latency) all->merge(*smp.latency);
         if (all->count()) r.latency = std::move(all);  // else kept: read from a result file
         // From the throughput, so that the two agree (under --stonewall both are the median of
         // the samples' rates).
-        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(r.spec.workload.block);
+        const Workload& w = r.spec.workload;
+        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(w.patterned ? w.block : w.record);
     }
 }
 
@@ -166,7 +167,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     const std::string name = r.spec.label();
     warn_of_times(r, times, name);
     if (opts.cache == CacheMode::cold) check_cold(r, name);
-    if (opts.cache_budget > 0 && r.spec.workload.family != Family::write) check_budget(r, opts, name);
+    if (opts.cache_budget > 0 && !writes_records(r.spec.workload.family)) check_budget(r, opts, name);
     if (r.stats.median > 0 && r.stats.median < 1000 * resolution_s)
         r.warnings.push_back({WarningKind::resolution, name,
                               "the median time is under 1,000 ticks of the clock; use a larger --size for a "

@@ -40,7 +40,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
     if (s.worker() && w.jobs > 1) return "runs in one JVM worker, one job at a time; --jobs gives it more";
     if (s.worker() && opts.cache_budget > 0)
         return "runs in a JVM whose own memory a --cache-budget's cgroup would count against the page cache";
-    if (team().source_rank() != team().rank() && (s.external() || s.worker()) && w.family != Family::write)
+    if (team().source_rank() != team().rank() && (s.external() || s.worker()) && !writes_records(w.family))
         return "runs in another process, which cannot reach another rank's scratch folder through iolab's "
                "descriptors; --rank-shift cannot shift it";
     if (shares_file(opts, w) && !s.does_parts())
@@ -55,7 +55,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
 // the rank it is shifted to (the same name in that rank's scratch folder).
 void shift_input(Fixture& fx, const ScratchDir& dir) {
     const Team& tm = team();
-    if (!tm.mpi() || tm.source_rank() == tm.rank() || fx.workload().family == Family::write) return;
+    if (!tm.mpi() || tm.source_rank() == tm.rank() || writes_records(fx.workload().family)) return;
     const std::string& own = fx.input_path();
     fx.read_from(dir.sibling_at(tm.scratch_names().at(static_cast<std::size_t>(tm.source_rank())),
                                 own.substr(own.rfind('/') + 1)));

@@ -42,6 +42,7 @@ std::string_view everyday_strategy(Family f) {
         case Family::read: return "read.stdio-chunk";
         case Family::write: return "write.record-stdio";
         case Family::copy: return "copy.std-filesystem";
+        case Family::durable: return "durable.fsync";
     }
     return {};
 }
@@ -49,7 +50,14 @@ std::string_view everyday_strategy(Family f) {
 std::string Answer::text() const {
     std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";
     if (winner.empty()) return out + "no stable winner: " + no_winner;
-    out += fmt::format("{}, {}{}", winner, format_rate(mib_s), interval_text(mib_s, low, high));
+    if (record > 0) {
+        const double per_mib = static_cast<double>(1 << 20) / static_cast<double>(record);
+        out += fmt::format("{}, {} commits/s", winner, format_figure(mib_s * per_mib));
+        if (low > 0 && high > 0)
+            out += fmt::format(" ({}-{})", format_figure(low * per_mib), format_figure(high * per_mib));
+    } else {
+        out += fmt::format("{}, {}{}", winner, format_rate(mib_s), interval_text(mib_s, low, high));
+    }
     if (!tied.empty()) {
         constexpr std::size_t kNamed = 3;
         std::vector<std::string> named(tied.begin(), tied.begin() + static_cast<long>(std::min(kNamed, tied.size())));
@@ -91,6 +99,7 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         const CaseResult& w = *s.pick;
         a.winner = w.spec.label();
         a.mib_s = w.throughput_mib_s;
+        if (w.spec.workload.family == Family::durable) a.record = w.spec.workload.record;
         std::tie(a.low, a.high) = rate_interval(w);
         for (const CaseResult* c : s.winners())
             if (c != &w) a.tied.push_back(c->spec.label());

@@ -133,12 +133,13 @@ std::string table_name(const RankedTable& t) {
 namespace {
 
 // The columns of a ranked table, in order, and below how many terminal columns each gives way.
-std::vector<Column> ranked_columns(bool limits, bool cached) {
+// A durable table's rate is in commits (records) per second.
+std::vector<Column> ranked_columns(bool limits, bool cached, bool commits) {
     std::vector<Column> cols = {{"#"},
                                 {"strategy", true},
                                 {"params", true},
                                 {"median", false, 80},
-                                {"MiB/s"},
+                                {commits ? "commits/s" : "MiB/s"},
                                 {fmt::format("±{:.0f}%", kMedianConfidence * 100)}};
     if (limits) cols.push_back({"of limit", false, 100});
     cols.push_back({"vs best", false, 80});
@@ -155,7 +156,7 @@ std::vector<Column> ranked_columns(bool limits, bool cached) {
 // What a ranked row's cells depend on beyond its case: the case to compare with and the columns.
 struct RowFrame {
     const CaseResult* best = nullptr;
-    bool limits = false, cached = false;
+    bool limits = false, cached = false, commits = false;
 };
 
 // A case without a rank: failed, skipped or not ranked, and why.
@@ -189,7 +190,7 @@ std::string interval_cell(const CaseResult& c) {
 std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* ceiling, const RowFrame& frame) {
     const CaseResult& c = *p.c;
     std::vector<std::string> cells = {p.rank_text(), c.name(), c.spec.label_params(), median_cell(c)};
-    cells.push_back(fmt::format("{:.1f}", c.throughput_mib_s));
+    cells.push_back(frame.commits ? fmt::format("{:.0f}", c.ops_per_s) : fmt::format("{:.1f}", c.throughput_mib_s));
     cells.push_back(interval_cell(c));
     if (frame.limits)
         cells.push_back(ceiling && has_interval(c) ? fmt::format("{:.0f}%", 100 * c.throughput_mib_s / ceiling->mib_s)
@@ -274,9 +275,10 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, Family f,
     const bool limits = std::any_of(rt.standing.places.begin(), rt.standing.places.end(), [&](const auto& p) {
         return p.c->ranked() && has_interval(*p.c) && ceiling_for(report.limits, p.c->spec, g.options);
     });
-    const bool cached = g.options.cache == CacheMode::cold && f != Family::write;
-    t.columns = ranked_columns(limits, cached);
-    add_rows(rt, report, {rt.standing.pick ? rt.standing.pick : rt.standing.leader, limits, cached});
+    const bool cached = g.options.cache == CacheMode::cold && !writes_records(f);
+    const bool commits = f == Family::durable;
+    t.columns = ranked_columns(limits, cached, commits);
+    add_rows(rt, report, {rt.standing.pick ? rt.standing.pick : rt.standing.leader, limits, cached, commits});
     add_case_notes(rt);
     return rt;
 }
@@ -290,7 +292,7 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
     for (const ReportGroup* g : groups)
-        for (Family f : {Family::read, Family::write, Family::copy}) {
+        for (Family f : {Family::read, Family::write, Family::copy, Family::durable}) {
             std::vector<const CaseResult*> cases;
             for (const auto& c : report.cases)
                 if (c.spec.workload.family == f && c.spec.group == g->id) cases.push_back(&c);

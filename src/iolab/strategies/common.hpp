@@ -56,6 +56,23 @@ void open_stream(Stream& s, const std::string& path, std::ios::openmode mode) {
     if (!s.is_open()) stream_failed("open", path);
 }
 
+// The times of one job's operations (Job::latency, when it is set), from its start.
+class OpClock {
+public:
+    explicit OpClock(const Job& j) : OpClock(j.latency) {}
+    explicit OpClock(Latency* latency) : latency_(latency), start_(monotonic_ns()) {}
+    std::uint64_t now() const { return latency_ ? monotonic_ns() : 0; }
+    void done(std::uint64_t began) const {
+        if (!latency_) return;
+        const std::uint64_t t = monotonic_ns();
+        latency_->add(t - began, t - start_);
+    }
+
+private:
+    Latency* latency_;
+    std::uint64_t start_;
+};
+
 // Buffers are page-aligned, as dd's are: the kernel copies into them faster (docs/design.md).
 inline constexpr std::size_t kPage = 4096;
 

@@ -24,21 +24,7 @@ namespace iolab {
 
 namespace {
 
-// The times of one job's operations, from its start.
-class OpClock {
-public:
-    explicit OpClock(const Job& j) : latency_(j.latency), start_(monotonic_ns()) {}
-    std::uint64_t now() const { return latency_ ? monotonic_ns() : 0; }
-    void done(std::uint64_t began) const {
-        if (!latency_) return;
-        const std::uint64_t t = monotonic_ns();
-        latency_->add(t - began, t - start_);
-    }
-
-private:
-    Latency* latency_;
-    std::uint64_t start_;
-};
+using detail::OpClock;
 
 Offsets offsets_of(const Job& j) { return Offsets(j.pattern, j.span, j.block, j.seed); }
 

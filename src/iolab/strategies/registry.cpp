@@ -78,6 +78,7 @@ const Registry& Registry::builtin() {
         register_chain_strategies(reg);
         register_external_strategies(reg);
         register_patterned_strategies(reg);
+        register_durable_strategies(reg);
         register_jvm_strategies(reg);
         return reg;
     }();

@@ -24,14 +24,15 @@ namespace iolab {
 
 // The parameters a strategy honours (a bit set).
 enum Param : unsigned {
-    kParamBuffer = 1u << 0,   // buffer size in bytes
-    kParamRecord = 1u << 1,   // record size and count (writes)
-    kParamQueue = 1u << 2,    // queue depth: buffers in flight (io_uring, pipelined copy)
-    kParamIov = 1u << 3,      // buffers or records per vectored call
-    kParamChain = 1u << 4,    // a layer chain such as buffer:64K>deflate:6>file
-    kParamFeed = 1u << 5,     // how the chain is fed: one byte per call, or whole records
-    kParamPattern = 1u << 6,  // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
-    kParamJvm = 1u << 7,      // runs in a JVM worker: its heap and its deadline
+    kParamBuffer = 1u << 0,     // buffer size in bytes
+    kParamRecord = 1u << 1,     // record size and count (writes)
+    kParamQueue = 1u << 2,      // queue depth: buffers in flight (io_uring, pipelined copy)
+    kParamIov = 1u << 3,        // buffers or records per vectored call
+    kParamChain = 1u << 4,      // a layer chain such as buffer:64K>deflate:6>file
+    kParamFeed = 1u << 5,       // how the chain is fed: one byte per call, or whole records
+    kParamPattern = 1u << 6,    // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
+    kParamJvm = 1u << 7,        // runs in a JVM worker: its heap and its deadline
+    kParamProducers = 1u << 8,  // threads handing records to one writer (group commit)
 };
 
 class Timeline;
@@ -48,6 +49,7 @@ struct Job {
     Sink* sink = nullptr;              // read: where every byte read goes
     unsigned queue = 8;                // buffers in flight
     unsigned iov = 16;                 // buffers or records per vectored call
+    unsigned producers = 8;            // threads handing records to one writer (durable.group-commit)
     std::string chain;                 // write.chain's layers
     bool feed_bytes = false;           // feed the chain one byte per call
     bool direct = false;               // use O_DIRECT where the strategy can (--cache direct)
@@ -199,5 +201,6 @@ void register_chain_strategies(Registry& r);
 void register_external_strategies(Registry& r);
 void register_patterned_strategies(Registry& r);
 void register_jvm_strategies(Registry& r);
+void register_durable_strategies(Registry& r);
 
 }  // namespace iolab

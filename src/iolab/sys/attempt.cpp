@@ -56,10 +56,16 @@ void wait_ready(int fd, short events) {
 
 std::string_view call_name(Call c) {
     static constexpr std::array<std::string_view, kCallKinds> names = {
-        "open",    "close",     "read",           "write",           "pread",         "pwrite", "readv",
-        "writev",  "fsync",     "fdatasync",      "ftruncate",       "fstat",         "lseek",  "mmap",
-        "munmap",  "madvise",   "sendfile",       "copy_file_range", "splice",        "pipe",   "ficlone",
-        "fadvise", "fallocate", "io_uring_enter", "io_uring read",   "io_uring write"};
+        "open",          "close",          "read",
+        "write",         "pread",          "pwrite",
+        "readv",         "writev",         "fsync",
+        "fdatasync",     "ftruncate",      "fstat",
+        "lseek",         "mmap",           "munmap",
+        "madvise",       "sendfile",       "copy_file_range",
+        "splice",        "pipe",           "ficlone",
+        "fadvise",       "fallocate",      "io_uring_enter",
+        "io_uring read", "io_uring write", "sync_file_range",
+        "io_uring fsync"};
     return names[static_cast<std::size_t>(c)];
 }
 
@@ -77,11 +83,17 @@ std::uint64_t Counters::data_calls() const {
     return t;
 }
 
+std::uint64_t Counters::syncs() const {
+    return calls[static_cast<std::size_t>(Call::fsync)] + calls[static_cast<std::size_t>(Call::fdatasync)] +
+           calls[static_cast<std::size_t>(Call::uring_fsync)] + synced_writes;
+}
+
 Counters& Counters::operator+=(const Counters& o) {
     for (std::size_t i = 0; i < kCallKinds; ++i) {
         calls[i] += o.calls[i];
         bytes[i] += o.bytes[i];
     }
+    synced_writes += o.synced_writes;
     return *this;
 }
 
@@ -91,6 +103,7 @@ Counters Counters::operator-(const Counters& o) const {
         d.calls[i] = calls[i] - o.calls[i];
         d.bytes[i] = bytes[i] - o.bytes[i];
     }
+    d.synced_writes = synced_writes - o.synced_writes;
     return d;
 }
 

@@ -43,6 +43,7 @@ Fd& Fd::operator=(Fd&& o) noexcept {
         if (fd_ >= 0) ::close(fd_);
         fd_ = std::exchange(o.fd_, -1);
         path_ = std::move(o.path_);
+        synced_ = o.synced_;
     }
     return *this;
 }
@@ -75,7 +76,8 @@ Fd open(const std::string& path, int flags, mode_t mode) {
         fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
         return fd < 0 ? -1 : 0;
     });
-    return Fd(fd, path);
+    // O_SYNC is O_DSYNC and more: both bits mean every write is durable on return.
+    return Fd(fd, path, (flags & O_DSYNC) == O_DSYNC);
 }
 
 // ---- reads --------------------------------------------------------------------------------
@@ -134,6 +136,7 @@ std::size_t write_some(const Fd& fd, const void* buf, std::size_t n) {
     const ssize_t r =
         attempt(Call::write, fd.get(), POLLOUT, n, [&](std::size_t m) { return ::write(fd.get(), buf, m); });
     if (r < 0) fail(errno, "write", fd.path());
+    if (fd.synced()) ++thread_counters().synced_writes;
     return static_cast<std::size_t>(r);
 }
 
@@ -153,6 +156,7 @@ std::size_t pwrite_some(const Fd& fd, const void* buf, std::size_t n, off_t off)
     const ssize_t r =
         attempt(Call::pwrite, fd.get(), POLLOUT, n, [&](std::size_t m) { return ::pwrite(fd.get(), buf, m, off); });
     if (r < 0) fail(errno, "write", fd.path());
+    if (fd.synced()) ++thread_counters().synced_writes;
     return static_cast<std::size_t>(r);
 }
 
@@ -182,6 +186,7 @@ void writev_all(const Fd& fd, iovec* iov, int iovcnt) {
         });
         if (r < 0) fail(errno, "write", fd.path());
         if (r == 0) fail(ENOSPC, "write", fd.path());
+        if (fd.synced()) ++thread_counters().synced_writes;
         auto left = static_cast<std::size_t>(r);
         while (iovcnt > 0 && left >= iov[0].iov_len) {
             left -= iov[0].iov_len;

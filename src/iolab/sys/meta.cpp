@@ -38,6 +38,11 @@ void fdatasync(const Fd& fd) {
     attempt_void(Call::fdatasync, fd.path(), "fdatasync", [&] { return ::fdatasync(fd.get()); });
 }
 
+void sync_file_range(const Fd& fd, off_t off, off_t len, unsigned flags) {
+    attempt_void(Call::sync_file_range, fd.path(), "sync_file_range",
+                 [&] { return ::sync_file_range(fd.get(), off, len, flags); });
+}
+
 void ftruncate(const Fd& fd, off_t len) {
     attempt_void(Call::ftruncate, fd.path(), "truncate", [&] { return ::ftruncate(fd.get(), len); });
 }

@@ -15,6 +15,7 @@ namespace iolab::sys {
 namespace {
 // The top bit of user_data marks writes, so completions can be counted and throttled.
 constexpr std::uint64_t kWriteBit = std::uint64_t{1} << 63;
+constexpr std::uint64_t kSyncBit = std::uint64_t{1} << 62;
 
 void count(Call c, std::size_t bytes) {
     auto& t = thread_counters();
@@ -62,15 +63,24 @@ void* Ring::sqe() {
 void Ring::read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t tag) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_read(s, fd.get(), buf, n, static_cast<__u64>(off));
-    ::io_uring_sqe_set_data64(s, tag & ~kWriteBit);
+    ::io_uring_sqe_set_data64(s, tag & ~(kWriteBit | kSyncBit));
     ++queued_;
     ++in_flight_;
 }
 
-void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag) {
+void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag, bool link) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_write(s, fd.get(), buf, n, static_cast<__u64>(off));
-    ::io_uring_sqe_set_data64(s, tag | kWriteBit);
+    ::io_uring_sqe_set_data64(s, (tag & ~kSyncBit) | kWriteBit);
+    if (link) s->flags |= IOSQE_IO_LINK;
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::fsync(const Fd& fd, bool datasync, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_fsync(s, fd.get(), datasync ? IORING_FSYNC_DATASYNC : 0);
+    ::io_uring_sqe_set_data64(s, (tag & ~kWriteBit) | kSyncBit);
     ++queued_;
     ++in_flight_;
 }
@@ -96,13 +106,18 @@ Completion Ring::next() {
     ::io_uring_cqe_seen(ring_.get(), cqe);
     --in_flight_;
     const bool is_write = (c.tag & kWriteBit) != 0;
-    c.tag &= ~kWriteBit;
-    const Call kind = is_write ? Call::uring_write : Call::uring_read;
+    const bool is_sync = (c.tag & kSyncBit) != 0;
+    c.tag &= ~(kWriteBit | kSyncBit);
+    const Call kind = is_sync ? Call::uring_fsync : is_write ? Call::uring_write : Call::uring_read;
     const Fault f = detail::take_fault(kind);
     if (const int err = detail::fault_error(f))
         c.res = -err;
     else if (f == Fault::short_count && c.res > 1)
         c.res /= 2;
+    if (is_sync) {
+        if (c.res == 0) count(kind, 0);  // only a sync that succeeded made anything durable
+        return c;
+    }
     count(kind, c.res > 0 ? static_cast<std::size_t>(c.res) : 0);
     if (is_write && c.res > 0) throttle_wait(static_cast<std::size_t>(c.res));
     return c;

@@ -27,7 +27,11 @@ public:
     Ring& operator=(const Ring&) = delete;
 
     void read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t tag);
-    void write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag);
+    // link: the next operation queued starts only when this one has completed in full (a short
+    // write or an error completes the next with -ECANCELED).
+    void write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag, bool link = false);
+    // fdatasync (datasync) or fsync of the file, counted as Call::uring_fsync when it completes.
+    void fsync(const Fd& fd, bool datasync, std::uint64_t tag);
     // Submits what was queued and waits for one completion.
     Completion next();
     unsigned in_flight() const { return in_flight_; }
