@@ -9,7 +9,7 @@ FUZZ_TARGETS := units chain suite cli result_json exec
 FUZZ_SECONDS ?= 30
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
 # forks, the throttle shared by threads, several jobs at once, ranks): run again under ThreadSanitizer.
-THREADED_TESTS ?= Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt|Jobs|Team|Library
+THREADED_TESTS ?= Durable|Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt|Jobs|Team|Library
 
 .PHONY: all deps build run test fuzz fuzz-build fuzz-run clean
 all: build

@@ -43,6 +43,10 @@ Workload small_workload(const Strategy& s) {
     w.buffer = 4096;
     w.record = 1000;
     w.count = 20;
+    if (s.family == Family::durable) {  // records O_DIRECT can write, each synced
+        w.record = 4096;
+        w.count = 5;
+    }
     if (s.honours(kParamPattern)) {  // random 4 KiB blocks over the file, twice
         w.patterned = true;
         w.pattern = parse_pattern("random");

@@ -61,7 +61,7 @@ Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer,
         w.block = static_cast<std::size_t>(std::min<std::uint64_t>(size, 4096));
         w.ops = 3 * w.op_count() + 1;  // three passes and one more: the pattern starts again
     }
-    if (s.family == Family::write) {
+    if (writes_records(s.family)) {
         // Small sizes are one record of that size; the large one is 256 records of 4097 bytes
         // (1 MiB + 256: 1 MiB + 13 is prime, so no record size divides it).
         if (size > 65536) {

@@ -1,0 +1,169 @@
+// The durable family: every record on the device when its call returns, checked by content and by
+// the sync calls the syscall layer counted.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+
+#include <vector>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/fault.hpp"
+#include "iolab/sys/io.hpp"
+#include "iolab/sys/uring.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+CaseSpec durable_case(const Strategy& s, std::size_t record, std::uint64_t count, unsigned producers = 8) {
+    CaseSpec c;
+    c.strategy = &s;
+    c.workload.family = Family::durable;
+    c.workload.record = record;
+    c.workload.count = count;
+    c.workload.size = record * count;
+    c.workload.producers = producers;
+    return c;
+}
+
+// A durable writer of records, syncing after every `every`-th one (0: never).
+Strategy syncing_every(unsigned every) {
+    Strategy s;
+    s.name = "durable.test-every-" + std::to_string(every);
+    s.family = Family::durable;
+    s.params = kParamRecord;
+    s.run = [every](const Job& j) {
+        const sys::Fd out = sys::open(j.dst, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        std::uint64_t i = 0;
+        j.records->for_each_record([&](const std::byte* p, std::size_t n) {
+            sys::write_all(out, p, n);
+            if (every > 0 && ++i % every == 0) sys::fdatasync(out);
+        });
+    };
+    return s;
+}
+
+TEST(Durable, EveryMethodWritesEveryRecordAndSyncsIt) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    int ran = 0;
+    for (const Strategy* s : Registry::builtin().match("durable.*")) {
+        SCOPED_TRACE(s->name);
+        if (s->skip_reason(dir.path())) continue;
+        const CaseResult r = run_case(durable_case(*s, 4096, 24, 3), opts, dir);
+        if (r.status == Status::skipped) continue;  // O_DIRECT alignment larger than 4 KiB
+        ASSERT_EQ(r.status, Status::ok) << r.reason;
+        EXPECT_TRUE(r.verified);
+        // Each measured commit timed: 24 a run.
+        ASSERT_TRUE(r.latency);
+        EXPECT_EQ(r.latency->count(), 24 * r.samples.size());
+        EXPECT_GT(r.ops_per_s, 0);
+        ++ran;
+    }
+    EXPECT_GE(ran, 7);  // all but O_DIRECT and io_uring run on any filesystem with a kernel that allows them
+}
+
+// A writer that skips its sync fails, however many it skips; one that syncs every record passes.
+TEST(Durable, AWriterThatSkipsItsSyncFails) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    for (unsigned every : {0u, 2u, 24u}) {
+        const Strategy s = syncing_every(every);
+        const CaseResult r = run_case(durable_case(s, 1000, 24), opts, dir);
+        EXPECT_EQ(r.status, Status::failed) << every;
+        EXPECT_NE(r.reason.find(std::to_string(every ? 24 / every : 0) + " sync calls"), std::string::npos) << r.reason;
+        EXPECT_NE(r.reason.find("for 24 records; at least 24"), std::string::npos) << r.reason;
+    }
+    const Strategy s = syncing_every(1);
+    EXPECT_EQ(run_case(durable_case(s, 1000, 24), opts, dir).status, Status::ok);
+}
+
+// Group commit: a sync covers at most one record of each producer. One sync at the end for all
+// records fails; the real one passes with any number of producers, and with one producer it syncs
+// every record.
+TEST(Durable, GroupCommitNeedsASyncForEveryBatchItCanGather) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    Strategy lazy = syncing_every(64);
+    lazy.params |= kParamProducers;
+    const CaseResult bad = run_case(durable_case(lazy, 1000, 64, 4), opts, dir);
+    EXPECT_EQ(bad.status, Status::failed);
+    EXPECT_NE(bad.reason.find("1 sync calls"), std::string::npos) << bad.reason;
+    EXPECT_NE(bad.reason.find("for 64 records; at least 16"), std::string::npos) << bad.reason;
+
+    const Strategy* real = Registry::builtin().find("durable.group-commit");
+    ASSERT_NE(real, nullptr);
+    for (unsigned producers : {1u, 3u, 8u, 100u}) {
+        const CaseResult r = run_case(durable_case(*real, 512, 40, producers), opts, dir);
+        EXPECT_EQ(r.status, Status::ok) << producers << ": " << r.reason;
+        ASSERT_TRUE(r.latency);
+        EXPECT_EQ(r.latency->count(), 40 * r.samples.size());
+    }
+    // One producer: every batch is one record, so there is a sync a record.
+    Fixture fx(durable_case(*real, 512, 40, 1).workload, dir);
+    Sink sink;
+    const Job job = fx.job(*real, sink, VerifyMode::full);
+    const sys::Counters c0 = sys::thread_counters();
+    real->run(job);
+    const sys::Counters made = sys::thread_counters() - c0;
+    EXPECT_EQ(made.calls[static_cast<std::size_t>(sys::Call::fdatasync)], 40u);
+    EXPECT_TRUE(fx.verify(job).ok);
+}
+
+// The writer failing (a full disk) wakes every producer: the run ends with the error, no hang.
+TEST(Durable, GroupCommitEndsItsProducersWhenTheWriterFails) {
+    ScratchDir dir;
+    const Strategy* s = Registry::builtin().find("durable.group-commit");
+    ASSERT_NE(s, nullptr);
+    Fixture fx(durable_case(*s, 512, 200, 8).workload, dir);
+    Sink sink;
+    const Job job = fx.job(*s, sink, VerifyMode::full);
+    const sys::ScopedFault armed(sys::fault_at(sys::call_bit(sys::Call::pwrite), 5, UINT64_MAX, sys::Fault::enospc));
+    try {
+        s->run(job);
+        ADD_FAILURE() << "no error";
+    } catch (const IoError& e) {
+        EXPECT_EQ(e.code(), ENOSPC);
+    }
+}
+
+// The syscall layer counts a write through an O_DSYNC descriptor as a sync, and no other.
+TEST(Durable, SyncedWritesAreCountedOnlyOnSyncedDescriptors) {
+    ScratchDir dir;
+    const char data[100] = {};
+    for (const int extra : {0, O_DSYNC, O_SYNC}) {
+        const char* name = extra == 0 ? "plain" : extra == O_DSYNC ? "dsync" : "sync";
+        const sys::Fd out = sys::open(dir.file(name), O_WRONLY | O_CREAT | O_EXCL | extra);
+        EXPECT_EQ(out.synced(), extra != 0);
+        const sys::Counters c0 = sys::thread_counters();
+        sys::write_all(out, data, sizeof data);
+        sys::pwrite_all(out, data, sizeof data, 0);
+        EXPECT_EQ((sys::thread_counters() - c0).syncs(), extra != 0 ? 2u : 0u);
+    }
+}
+
+// io_uring: a write linked to an fdatasync completes both, and the sync is counted once it succeeded.
+TEST(Durable, AnIoUringSyncIsCountedWhenItCompletes) {
+    if (const auto why = sys::uring_unavailable()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    const sys::Fd out = sys::open(dir.file("log"), O_WRONLY | O_CREAT | O_EXCL);
+    const char data[512] = {1};
+    sys::Ring ring(2, out.path());
+    const sys::Counters c0 = sys::thread_counters();
+    ring.write(out, data, sizeof data, 0, 7, true);
+    ring.fsync(out, true, 8);
+    const sys::Completion a = ring.next(), b = ring.next();
+    EXPECT_EQ(a.tag, 7u);
+    EXPECT_EQ(a.res, 512);
+    EXPECT_EQ(b.tag, 8u);
+    EXPECT_EQ(b.res, 0);
+    const sys::Counters made = sys::thread_counters() - c0;
+    EXPECT_EQ(made.calls[static_cast<std::size_t>(sys::Call::uring_fsync)], 1u);
+    EXPECT_EQ(made.syncs(), 1u);
+}
+
+}  // namespace
+}  // namespace iolab
