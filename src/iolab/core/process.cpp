@@ -14,6 +14,12 @@
 namespace iolab {
 
 std::optional<std::string> find_program(const std::string& name) {
+    // A path is the program itself (not looked up).
+    if (name.find('/') != std::string::npos) {
+        struct stat st {};
+        if (::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(name.c_str(), X_OK) == 0) return name;
+        return std::nullopt;
+    }
     const char* path = std::getenv("PATH");
     std::string dirs = path ? path : "/usr/bin:/bin";
     std::size_t start = 0;

@@ -25,7 +25,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 // ScratchDir::at makes them) as (N, NAME); nullopt for any other path.
 std::optional<std::pair<int, std::string>> split_fd_path(const std::string& path);
 
-// The full path of a program in PATH, or nullopt.
+// The full path of a program in PATH (a name with a '/' is taken as it is, if executable), or nullopt.
 std::optional<std::string> find_program(const std::string& name);
 
 }  // namespace iolab

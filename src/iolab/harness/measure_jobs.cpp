@@ -54,6 +54,8 @@ public:
         for (std::size_t i = 0; i < fixtures_.size(); ++i)
             jobs_.push_back(detail::job_for(s_, *fixtures_[i], *sinks_[i], opts_, mode));
         for (std::size_t i = 0; i < latencies_.size(); ++i) jobs_[i].latency = &latencies_[i];
+        if (s_.prepare)  // before the clock: a durable log laid out
+            for (const Job& j : jobs_) s_.prepare(j);
         detail::attach_timeline(jobs_.front(), timeline);
         if (makes_shared_output()) sys::open(jobs_.front().dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
         for (Fixture* fx : fixtures_) smp_.resident = std::max(smp_.resident, detail::prepare_input(*fx, opts_));

@@ -325,6 +325,17 @@ nlohmann::json report_to_json(const Report& r) {
                                    {"what", l.key.describe()},
                                    {"note", l.note}});
     }
+    if (!r.peers.figures.empty() || !r.peers.skipped.empty()) {
+        nlohmann::json figures = nlohmann::json::array();
+        for (const PeerFigure& f : r.peers.figures)
+            figures.push_back({{"tool", f.tool},
+                               {"method", f.method},
+                               {"strategy", f.strategy},
+                               {"record", f.record},
+                               {"ops_per_s", f.ops_per_s},
+                               {"note", f.note}});
+        j["peers"] = {{"command", r.peers.command}, {"skipped", r.peers.skipped}, {"figures", figures}};
+    }
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;
     j["elapsed_s"] = r.elapsed_s;
     j["answer"] = answers_json(build_document(r).answers);

@@ -184,7 +184,24 @@ Ceiling read_ceiling(const json& c, const std::string& origin) {
     return ceiling;
 }
 
-// What the run was asked and found besides its cases: groups, findings, knees and limits.
+// Other programs' figures for the same work (Report::peers).
+Peers read_peers(const json& p, const std::string& origin) {
+    const auto figures = p.is_object() ? p.find("figures") : p.end();
+    if (!p.is_object() || figures == p.end() || !figures->is_array())
+        throw ResultFormatError(fmt::format("{}: peers is not an object with a list of figures", origin));
+    Peers peers;
+    peers.command = one_line(str(p, "command"));
+    peers.skipped = one_line(str(p, "skipped"));
+    for (const json& f : *figures) {
+        if (!f.is_object()) throw ResultFormatError(fmt::format("{}: a peer's figure is not an object", origin));
+        peers.figures.push_back({one_line(str(f, "tool")), one_line(str(f, "method")), one_line(str(f, "strategy")),
+                                 static_cast<std::size_t>(std::clamp(num(f, "record"), 0.0, 1e15)),
+                                 std::clamp(num(f, "ops_per_s"), 0.0, 1e12), one_line(str(f, "note"))});
+    }
+    return peers;
+}
+
+// What the run was asked and found besides its cases: groups, findings, knees, limits and peers.
 void read_context(const json& j, Report& r, const std::string& origin) {
     if (const auto groups = j.find("groups"); groups != j.end() && groups->is_array())
         for (const auto& g : *groups) r.groups.push_back(read_group(g, origin));
@@ -197,6 +214,7 @@ void read_context(const json& j, Report& r, const std::string& origin) {
         if (!l->is_array()) throw ResultFormatError(fmt::format("{}: limits is not an array", origin));
         for (const auto& c : *l) r.limits.ceilings.push_back(read_ceiling(c, origin));
     }
+    if (const auto p = j.find("peers"); p != j.end()) r.peers = read_peers(*p, origin);
 }
 
 // The cases, each with the samples and events the parse made of it, their statistics recomputed.

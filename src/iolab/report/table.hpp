@@ -68,6 +68,9 @@ struct RankFigures {
 std::vector<RankFigures> rank_figures(const CaseResult& c, const std::vector<std::string>& hosts);
 // Every measured case's ranks, one row each (no rows outside MPI).
 Table rank_table(const Report& report);
+// pg_test_fsync's figures beside the durable cases doing the same work (no rows when it did not run;
+// its notes say why).
+Table peers_table(const Report& report);
 // Patterned cases: operations per second, latency percentiles and the rate over the run.
 Table latency_table(const Report& report);
 // The operations completed over a run as a line of block characters, one per stretch of time,

@@ -266,6 +266,7 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
             case SectionKind::table:
             case SectionKind::ranks:
             case SectionKind::latency:
+            case SectionKind::peers:
             case SectionKind::findings: out.table(s); break;
             case SectionKind::limits:
             case SectionKind::notes:

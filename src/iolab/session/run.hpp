@@ -6,6 +6,7 @@
 
 #include "iolab/harness/environment.hpp"
 #include "iolab/harness/limits.hpp"
+#include "iolab/harness/peers.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/suite/findings.hpp"
 
@@ -31,6 +32,7 @@ struct Run {
     std::vector<KneeResult> knees;
     double clock_read_ns = -1;  // measured when patterned cases ran: one read of the clock
     Limits limits;              // the ceiling of each kind of work, when measured
+    Peers peers;                // other programs' figures for the same work (pg_test_fsync)
     double time_budget_s = 0;   // racing: the run's time budget (0: none)
     double elapsed_s = 0;       // how long the run took
     // Interrupted: the cases measured before the signal are here (those it cut short say so).

@@ -58,6 +58,21 @@ void join_team(Run& run, const Suite& suite, const ScratchDir& scratch, const st
 }
 
 // The ceilings of the tables' kinds of work, each once.
+// The peers' figures for the plan's work, after its cases (a peer's failure is said, not fatal).
+Peers peers_of(const std::vector<std::vector<CaseSpec>>& plan, const ScratchDir& scratch) {
+    std::vector<CaseSpec> all;
+    for (const auto& g : plan) all.insert(all.end(), g.begin(), g.end());
+    try {
+        Peers p = measure_peers(all, scratch);
+        if (interrupt::requested()) return {};
+        return p;
+    } catch (const std::exception& e) {
+        Peers p;
+        p.skipped = e.what();
+        return p;
+    }
+}
+
 std::vector<CeilingKey> ceiling_keys(const Suite& suite, const std::vector<std::vector<CaseSpec>>& plan) {
     std::vector<CeilingKey> keys;
     for (std::size_t gi = 0; gi < plan.size(); ++gi)
@@ -239,6 +254,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     for (std::size_t gi = 0; gi < plan_.size(); ++gi)
         if (!groups.measure(gi)) break;
     if (run.limits.measured() && !run.partial) remeasure_ceilings(run, scratch.path());
+    if (settings.limits && !team().mpi() && !run.partial) run.peers = peers_of(plan_, scratch);
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();

@@ -21,10 +21,11 @@ namespace {
 using detail::OpClock;
 
 // Appends each record at its place, made durable by commit(fd, record, offset) before the next
-// one starts; each commit (write and sync) is timed. `extra` flags open the file with them.
+// one starts; each commit (write and sync) is timed. `extra` flags open the file with them; a
+// log laid out before the clock (`laid_out`, by prepare) is opened as it is.
 template <class Commit>
-void append_each(const Job& j, int extra, Commit&& commit) {
-    const sys::Fd out = detail::open_dst(j.dst, O_WRONLY, extra);
+void append_each(const Job& j, int extra, Commit&& commit, bool laid_out = false) {
+    const sys::Fd out = laid_out ? sys::open(j.dst, O_WRONLY | extra) : detail::open_dst(j.dst, O_WRONLY, extra);
     const OpClock clock(j);
     off_t off = 0;
     std::uint64_t i = 0;
@@ -36,20 +37,25 @@ void append_each(const Job& j, int extra, Commit&& commit) {
     });
 }
 
-// The same, in a file whose blocks are all allocated first (fallocate), as a log segment is.
-template <class Commit>
-void append_preallocated(const Job& j, Commit&& commit) {
+// A log laid out before the clock, as a database lays out its next segment ahead of the commits:
+// its blocks allocated (fallocate: allocated, never written), or written with zeros (as
+// PostgreSQL fills a WAL segment), and made durable.
+void allocate_log(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst, O_WRONLY);
     sys::allocate(out, 0, static_cast<off_t>(j.records->size()));
-    sys::fdatasync(out);  // the allocation itself made durable once, before the first record
-    const OpClock clock(j);
-    off_t off = 0;
-    j.records->for_each_record([&](const std::byte* p, std::size_t n) {
-        const std::uint64_t began = clock.now();
-        commit(out, std::span<const std::byte>(p, n), off);
-        clock.done(began);
-        off += static_cast<off_t>(n);
-    });
+    sys::fsync(out);
+}
+
+void zero_log(const Job& j) {
+    const sys::Fd out = detail::open_dst(j.dst, O_WRONLY);
+    AlignedBuffer zeros(std::min<std::uint64_t>(j.records->size(), 1u << 20) + 1, detail::kPage);
+    std::memset(zeros.data(), 0, zeros.size());
+    for (std::uint64_t off = 0; off < j.records->size();) {
+        const std::size_t n = detail::at_most(zeros.size(), j.records->size() - off);
+        sys::pwrite_all(out, zeros.data(), n, static_cast<off_t>(off));
+        off += n;
+    }
+    sys::fsync(out);
 }
 
 void write_fsync(const sys::Fd& out, std::span<const std::byte> r, off_t off) {
@@ -70,9 +76,16 @@ void durable_fdatasync(const Job& j) {
     append_each(j, 0, [](const sys::Fd& out, auto r, off_t off, std::uint64_t) { write_fdatasync(out, r, off); });
 }
 
-void durable_fsync_preallocated(const Job& j) { append_preallocated(j, write_fsync); }
+// Into a log laid out by prepare.
+void durable_fsync_laid_out(const Job& j) {
+    append_each(
+        j, 0, [](const sys::Fd& out, auto r, off_t off, std::uint64_t) { write_fsync(out, r, off); }, true);
+}
 
-void durable_fdatasync_preallocated(const Job& j) { append_preallocated(j, write_fdatasync); }
+void durable_fdatasync_laid_out(const Job& j) {
+    append_each(
+        j, 0, [](const sys::Fd& out, auto r, off_t off, std::uint64_t) { write_fdatasync(out, r, off); }, true);
+}
 
 void durable_odsync(const Job& j) {
     append_each(j, O_DSYNC, [](const sys::Fd& out, std::span<const std::byte> r, off_t off, std::uint64_t) {
@@ -82,8 +95,10 @@ void durable_odsync(const Job& j) {
 
 // O_DIRECT|O_DSYNC: each record goes to the device from an aligned buffer, and the write returns
 // once it is there (and, with O_DSYNC, once the device's cache holds it no longer).
+template <bool kLaidOut>
 void durable_direct_dsync(const Job& j) {
-    const sys::Fd out = detail::open_dst(j.dst, O_WRONLY, O_DIRECT | O_DSYNC);
+    const sys::Fd out = kLaidOut ? sys::open(j.dst, O_WRONLY | O_DIRECT | O_DSYNC)
+                                 : detail::open_dst(j.dst, O_WRONLY, O_DIRECT | O_DSYNC);
     const sys::DirectAlignment a = sys::direct_alignment(out);
     if (j.record % a.offset != 0)
         throw CannotRun("O_DIRECT needs records of a multiple of " + std::to_string(a.offset) +
@@ -148,15 +163,26 @@ constexpr StrategyDef kDurable[] = {
      .description = "pwrite(2) each record, then fsync(2): the file grows by a record a commit"},
     {.name = "durable.fdatasync", .params = kParamRecord, .run = durable_fdatasync,
      .description = "pwrite(2) each record, then fdatasync(2) (the file grows)"},
-    {.name = "durable.fsync-preallocated", .params = kParamRecord, .run = durable_fsync_preallocated,
-     .description = "fallocate(2) the whole log first, then pwrite(2) + fsync(2) each record into it"},
-    {.name = "durable.fdatasync-preallocated", .params = kParamRecord, .run = durable_fdatasync_preallocated,
-     .description = "fallocate(2) the whole log first, then pwrite(2) + fdatasync(2) each record into it"},
+    {.name = "durable.fsync-preallocated", .params = kParamRecord, .run = durable_fsync_laid_out,
+     .prepare = allocate_log,
+     .description = "the log fallocate(2)d before the clock, then pwrite(2) + fsync(2) each record into it"},
+    {.name = "durable.fdatasync-preallocated", .params = kParamRecord, .run = durable_fdatasync_laid_out,
+     .prepare = allocate_log,
+     .description = "the log fallocate(2)d before the clock, then pwrite(2) + fdatasync(2) each record into it"},
+    {.name = "durable.fsync-zeroed", .params = kParamRecord, .run = durable_fsync_laid_out, .prepare = zero_log,
+     .description = "the log written with zeros and synced before the clock, then pwrite(2) + fsync(2) each record"},
+    {.name = "durable.fdatasync-zeroed", .params = kParamRecord, .run = durable_fdatasync_laid_out,
+     .prepare = zero_log,
+     .description = "the log written with zeros and synced before the clock (a WAL segment), then pwrite(2) + "
+                    "fdatasync(2) each record"},
     {.name = "durable.odsync", .params = kParamRecord, .run = durable_odsync,
      .description = "open with O_DSYNC: each pwrite(2) returns once its record is durable"},
     {.name = "durable.direct-dsync", .params = kParamRecord, .flags = kBypassesCache,
-     .run = durable_direct_dsync, .unavailable = direct_unavailable,
+     .run = durable_direct_dsync<false>, .unavailable = direct_unavailable,
      .description = "open with O_DIRECT|O_DSYNC: each record from an aligned buffer straight to the device"},
+    {.name = "durable.direct-dsync-zeroed", .params = kParamRecord, .flags = kBypassesCache,
+     .run = durable_direct_dsync<true>, .unavailable = direct_unavailable, .prepare = zero_log,
+     .description = "O_DIRECT|O_DSYNC writes into a log written with zeros and synced before the clock"},
     {.name = "durable.sync-file-range", .params = kParamRecord, .run = durable_sync_file_range,
      .description = "pwrite(2), sync_file_range(2) of the record (write and wait), then fdatasync(2)"},
     {.name = "durable.io-uring-linked", .params = kParamRecord, .run = durable_uring_linked,

@@ -1,0 +1,146 @@
+#include "iolab/harness/peers.hpp"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
+#include "iolab/sys/error.hpp"
+#include "iolab/sys/io.hpp"
+
+namespace iolab {
+
+namespace {
+
+// pg_test_fsync's methods and the iolab strategy doing the same work. Its file is written whole
+// and synced first, and each method then rewrites the same block(s) at its start, so the iolab
+// strategies compared are the ones into a log written with zeros before the clock.
+struct Method {
+    std::string_view name, strategy;
+};
+constexpr Method kMethods[] = {
+    {"open_datasync", "durable.direct-dsync-zeroed"},  // O_DSYNC, with O_DIRECT where the filesystem takes it
+    {"fdatasync", "durable.fdatasync-zeroed"},
+    {"fsync", "durable.fsync-zeroed"},
+    {"fsync_writethrough", ""},  // not on Linux
+    {"open_sync", ""},           // O_SYNC|O_DIRECT: no iolab strategy
+};
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// "8kB" in "using one 8kB write:": the write's size in bytes, 0 when it is not there.
+std::size_t write_size(std::string_view header) {
+    const auto at = header.find("one ");
+    if (at == std::string_view::npos) return 0;
+    std::size_t kb = 0;
+    const char* first = header.data() + at + 4;
+    const auto [end, ec] = std::from_chars(first, header.data() + header.size(), kb);
+    if (ec != std::errc() || kb == 0 || kb > (1u << 20) || std::string_view(end, 2) != "kB") return 0;
+    return kb * 1024;
+}
+
+// One method's line: "        fdatasync      6827.684 ops/sec     146 usecs/op", or "... n/a".
+PeerFigure method_line(std::string_view line, std::size_t record) {
+    line = trim(line);
+    const auto space = line.find_first_of(" \t");
+    PeerFigure f;
+    f.tool = "pg_test_fsync";
+    f.record = record;
+    f.method = std::string(line.substr(0, space));
+    const std::string_view rest = space == std::string_view::npos ? "" : trim(line.substr(space));
+    for (const Method& m : kMethods)
+        if (m.name == f.method) f.strategy = m.strategy;
+    double ops = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), ops);
+    if (ec == std::errc() && std::string_view(end, rest.data() + rest.size()).starts_with(" ops/sec") && ops > 0 &&
+        ops < 1e12)
+        f.ops_per_s = ops;
+    else
+        f.note = rest.starts_with("n/a") ? "not available here (n/a)" : fmt::format("unreadable: '{}'", rest);
+    return f;
+}
+
+}  // namespace
+
+std::vector<PeerFigure> parse_pg_test_fsync(std::string_view out) {
+    const auto at = out.find("Compare file sync methods using one ");
+    if (at == std::string_view::npos)
+        throw InputError("pg_test_fsync printed no 'Compare file sync methods using one ...' section");
+    std::string_view rest = out.substr(at);
+    const std::string_view header = rest.substr(0, rest.find('\n'));
+    const std::size_t record = write_size(header);
+    if (record == 0) throw InputError(fmt::format("pg_test_fsync's section '{}' names no write size", header));
+    std::vector<PeerFigure> figures;
+    rest.remove_prefix(std::min(rest.size(), header.size() + 1));
+    while (!rest.empty()) {
+        const std::string_view line = rest.substr(0, rest.find('\n'));
+        rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+        const std::string_view t = trim(line);
+        if (t.empty()) break;       // the section ends at a blank line
+        if (t[0] == '(') continue;  // "(in wal_sync_method preference order, ...)"
+        figures.push_back(method_line(t, record));
+    }
+    if (figures.empty()) throw InputError("pg_test_fsync's one-write section lists no method");
+    return figures;
+}
+
+std::string pg_test_fsync_program() {
+    if (const auto p = find_program("pg_test_fsync")) return *p;
+    glob_t g{};
+    std::string found;
+    if (::glob("/usr/lib/postgresql/*/bin/pg_test_fsync", 0, nullptr, &g) == 0 && g.gl_pathc > 0) {
+        // The newest: versions sort as numbers ("9.6" < "15").
+        std::vector<std::string> all(g.gl_pathv, g.gl_pathv + g.gl_pathc);
+        std::sort(all.begin(), all.end(), [](const std::string& a, const std::string& b) {
+            return a.size() != b.size() ? a.size() < b.size() : a < b;
+        });
+        found = all.back();
+    }
+    ::globfree(&g);
+    return found;
+}
+
+Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch, int seconds) {
+    Peers peers;
+    if (std::none_of(plan.begin(), plan.end(), [](const CaseSpec& c) { return c.workload.family == Family::durable; }))
+        return peers;
+    const std::string program = pg_test_fsync_program();
+    if (program.empty()) {
+        peers.skipped = "pg_test_fsync is not installed (Debian package postgresql-15)";
+        return peers;
+    }
+    // Its file and its output are made in the scratch folder, through its descriptor.
+    const std::string out = scratch.at("pg_test_fsync.txt");
+    peers.command = fmt::format("{} -s {} -f pg_test_fsync.out", program, seconds);
+    const ProcessResult r =
+        run_process({program, "-s", std::to_string(seconds), "-f", "pg_test_fsync.out"}, out, scratch.fd());
+    ::unlinkat(scratch.fd(), "pg_test_fsync.out", 0);
+    std::string text;
+    {
+        const sys::Fd f = sys::open(out, O_RDONLY);
+        text.resize(std::min<std::uint64_t>(sys::file_size(f), 1u << 20));
+        text.resize(sys::read_full(f, text.data(), text.size()));
+    }
+    ::unlinkat(scratch.fd(), "pg_test_fsync.txt", 0);
+    if (r.status != 0) {
+        peers.skipped = fmt::format("pg_test_fsync exited with status {}: {}", r.status, r.errors.substr(0, 200));
+        return peers;
+    }
+    try {
+        peers.figures = parse_pg_test_fsync(text);
+    } catch (const InputError& e) {
+        peers.skipped = e.what();
+    }
+    return peers;
+}
+
+}  // namespace iolab

@@ -1,0 +1,89 @@
+// pg_test_fsync's figure for each way of making a write durable, beside the iolab case doing the
+// same work (table.hpp).
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+#include "iolab/report/table.hpp"
+
+namespace iolab {
+
+namespace {
+
+// How near the tool's figure must be for the two to agree.
+constexpr double kAgreement = 1.15;
+
+// The ranked case of the strategy with the peer's record size, or nullptr.
+const CaseResult* same_work(const Report& report, const PeerFigure& f) {
+    for (const CaseResult& c : report.cases)
+        if (c.ranked() && c.name() == f.strategy && c.spec.workload.record == f.record) return &c;
+    return nullptr;
+}
+
+// Whether iolab's interval of commits/s lies within kAgreement of the peer's figure: "yes", "no"
+// (wholly outside), or "?" (across the edge, or no interval).
+std::string agreement(const CaseResult& c, double per_mib, double ops) {
+    const auto [low, high] = rate_interval(c);
+    if (low <= 0 || high <= 0) return "?";
+    const double lo = low * per_mib, hi = high * per_mib;
+    if (lo >= ops / kAgreement && hi <= ops * kAgreement) return "yes";
+    if (hi < ops / kAgreement || lo > ops * kAgreement) return "no";
+    return "?";
+}
+
+}  // namespace
+
+Table peers_table(const Report& report) {
+    Table t;
+    const Peers& p = report.peers;
+    if (p.figures.empty() && p.skipped.empty()) return t;
+    t.title = "pg_test_fsync beside iolab";
+    if (!p.skipped.empty()) {
+        t.notes.push_back("pg_test_fsync did not run: " + p.skipped);
+        return t;
+    }
+    const std::size_t record = p.figures.front().record;
+    t.title = fmt::format("pg_test_fsync beside iolab: a durable write of {} a commit", format_size(record));
+    t.columns = {{"method", true},
+                 {"pg ops/s"},
+                 {"iolab case", true},
+                 {"commits/s"},
+                 {"±95%"},
+                 {"iolab/pg"},
+                 {fmt::format("within {:.0f}%", (kAgreement - 1) * 100)}};
+    bool missing = false;
+    for (const PeerFigure& f : p.figures) {
+        Row row;
+        const CaseResult* c = f.ops_per_s > 0 && !f.strategy.empty() ? same_work(report, f) : nullptr;
+        const std::string ops = f.ops_per_s > 0 ? fmt::format("{:.0f}", f.ops_per_s) : f.note;
+        if (!c) {
+            missing = missing || (f.ops_per_s > 0 && !f.strategy.empty());
+            row.kind = RowKind::reference;
+            row.cells = {f.method, ops, f.strategy.empty() ? "-" : f.strategy};
+            row.status = std::string(1, '-');
+            row.reason = f.strategy.empty() ? "no iolab strategy does this"
+                                            : fmt::format("no ranked case of {} records", format_compact(f.record));
+            t.rows.push_back(std::move(row));
+            continue;
+        }
+        const double per_mib = static_cast<double>(1 << 20) / static_cast<double>(f.record);
+        row.cells = {f.method,
+                     ops,
+                     c->spec.label(),
+                     fmt::format("{:.0f}", c->ops_per_s),
+                     has_interval(*c) ? fmt::format("±{:.1f}%", c->stats.median_precision() * 100) : "?",
+                     format_ratio(c->ops_per_s / f.ops_per_s),
+                     agreement(*c, per_mib, f.ops_per_s)};
+        t.rows.push_back(std::move(row));
+    }
+    t.notes.push_back(fmt::format(
+        "pg_test_fsync ({}) rewrites the same block(s) at the start of a file it wrote and synced first; iolab's "
+        "zeroed cases write each record at its own place in a log written with zeros and synced before the clock; "
+        "open_datasync is O_DSYNC with O_DIRECT",
+        p.command));
+    if (missing)
+        t.notes.push_back(fmt::format("run the durable cases with --record {} to set every method beside iolab's",
+                                      format_compact(record)));
+    return t;
+}
+
+}  // namespace iolab
