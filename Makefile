@@ -4,8 +4,8 @@ BUILD ?= build
 TEST_BUILD ?= build-test
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
-FUZZ_TARGETS := units chain suite cli result_json exec
-# make test fuzzes each target this long; make fuzz longer (6 targets x 100 s = 10 minutes).
+FUZZ_TARGETS := units chain suite cli result_json exec peers
+# make test fuzzes each target this long; make fuzz longer (7 targets x 100 s = 12 minutes).
 FUZZ_SECONDS ?= 30
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
 # forks, the throttle shared by threads, several jobs at once, ranks): run again under ThreadSanitizer.

@@ -11,6 +11,7 @@ packages=(
   libjs-chart.js chromium fonts-dejavu-core python3
   libopenmpi-dev openmpi-bin
   openjdk-17-jdk-headless
+  postgresql-15
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -21,5 +22,11 @@ echo "installing: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+# postgresql-15 is here for its pg_test_fsync (a peer of the durable family): no database cluster
+# is to be made when it is installed.
+if [[ " ${missing[*]} " == *" postgresql-15 "* && ! -e /etc/postgresql-common/createcluster.d/iolab.conf ]]; then
+  $sudo mkdir -p /etc/postgresql-common/createcluster.d
+  echo "create_main_cluster = false" | $sudo tee /etc/postgresql-common/createcluster.d/iolab.conf >/dev/null
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

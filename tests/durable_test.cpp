@@ -8,7 +8,9 @@
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/harness/peers.hpp"
 #include "iolab/harness/runner.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/fault.hpp"
 #include "iolab/sys/io.hpp"
@@ -163,6 +165,101 @@ TEST(Durable, AnIoUringSyncIsCountedWhenItCompletes) {
     const sys::Counters made = sys::thread_counters() - c0;
     EXPECT_EQ(made.calls[static_cast<std::size_t>(sys::Call::uring_fsync)], 1u);
     EXPECT_EQ(made.syncs(), 1u);
+}
+
+constexpr const char* kPgOutput = R"(1 second per test
+O_DIRECT supported on this platform for open_datasync and open_sync.
+
+Compare file sync methods using one 8kB write:
+(in wal_sync_method preference order, except fdatasync is Linux's default)
+        open_datasync                      7420.466 ops/sec     135 usecs/op
+        fdatasync                          7314.188 ops/sec     137 usecs/op
+        fsync                              8390.455 ops/sec     119 usecs/op
+        fsync_writethrough                              n/a
+        open_sync                          7776.401 ops/sec     129 usecs/op
+
+Compare file sync methods using two 8kB writes:
+        open_datasync                      3844.550 ops/sec     260 usecs/op
+)";
+
+// pg_test_fsync's one-write section, each method with its rate and the iolab strategy doing the
+// same; the two-write section after it is not read.
+TEST(Peers, PgTestFsyncsOneWriteSectionIsRead) {
+    const std::vector<PeerFigure> f = parse_pg_test_fsync(kPgOutput);
+    ASSERT_EQ(f.size(), 5u);
+    EXPECT_EQ(f[0].method, "open_datasync");
+    EXPECT_DOUBLE_EQ(f[0].ops_per_s, 7420.466);
+    EXPECT_EQ(f[0].strategy, "durable.direct-dsync-zeroed");
+    EXPECT_EQ(f[1].strategy, "durable.fdatasync-zeroed");
+    EXPECT_DOUBLE_EQ(f[2].ops_per_s, 8390.455);
+    EXPECT_EQ(f[3].method, "fsync_writethrough");
+    EXPECT_EQ(f[3].ops_per_s, 0);
+    EXPECT_NE(f[3].note.find("n/a"), std::string::npos);
+    EXPECT_EQ(f[4].strategy, "");
+    for (const PeerFigure& p : f) EXPECT_EQ(p.record, 8192u);
+    // Each strategy named exists.
+    for (const PeerFigure& p : f) {
+        if (!p.strategy.empty()) {
+            EXPECT_NE(Registry::builtin().find(p.strategy), nullptr) << p.strategy;
+        }
+    }
+    EXPECT_THROW(parse_pg_test_fsync("1 second per test\n"), InputError);
+    EXPECT_THROW(parse_pg_test_fsync("Compare file sync methods using one big write:\n  fsync 1 ops/sec\n"),
+                 InputError);
+    EXPECT_THROW(parse_pg_test_fsync("Compare file sync methods using one 8kB write:\n\n"), InputError);
+    const auto junk = parse_pg_test_fsync("Compare file sync methods using one 16kB write:\n  fsync 12x ops/sec\n");
+    ASSERT_EQ(junk.size(), 1u);
+    EXPECT_EQ(junk[0].record, 16384u);
+    EXPECT_EQ(junk[0].ops_per_s, 0);
+    EXPECT_NE(junk[0].note.find("unreadable"), std::string::npos);
+}
+
+// A durable case of `commits` records of 8 KiB a run, each run taking the times given.
+CaseResult durable_result(const char* name, std::uint64_t commits, const std::vector<double>& walls) {
+    CaseResult c;
+    c.spec = durable_case(*Registry::builtin().find(name), 8192, commits);
+    c.checked = Checked::content;
+    c.verified = true;
+    for (double w : walls) {
+        Sample s;
+        s.wall_s = w;
+        s.bytes = 8192 * commits;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
+}
+
+// Beside the iolab case doing the same work: the ratio, and "yes" only when iolab's interval lies
+// within 15 % of the tool's figure, "no" only when it lies wholly outside.
+TEST(Peers, TheTableSetsEachMethodBesideItsIolabCase) {
+    Report r;
+    r.peers.command = "pg_test_fsync -s 1";
+    r.peers.figures = parse_pg_test_fsync(kPgOutput);
+    const std::vector<double> steady = {0.100, 0.101, 0.099, 0.1005, 0.0995, 0.1002, 0.0998, 0.1001};
+    std::vector<double> slow;
+    for (double w : steady) slow.push_back(2 * w);
+    // 740 commits in 0.1 s: 7400/s against 7420 (agree); fdatasync at half of 7314 (does not).
+    r.cases = {durable_result("durable.direct-dsync-zeroed", 740, steady),
+               durable_result("durable.fdatasync-zeroed", 731, slow)};
+    const Table t = peers_table(r);
+    ASSERT_EQ(t.rows.size(), 5u);
+    EXPECT_EQ(t.rows[0].cells[0], "open_datasync");
+    EXPECT_EQ(t.rows[0].cells[6], "yes");
+    EXPECT_EQ(t.rows[1].cells[6], "no");
+    EXPECT_EQ(t.rows[1].cells[5], "0.50x");
+    // fsync has no case of its strategy: a reference row that says so, and a note on how to get one.
+    EXPECT_EQ(t.rows[2].kind, RowKind::reference);
+    EXPECT_NE(t.rows[2].reason.find("no ranked case of 8K records"), std::string::npos);
+    EXPECT_EQ(t.rows[4].reason, "no iolab strategy does this");
+    // A tool that did not run says why, with no rows.
+    Report skipped;
+    skipped.peers.skipped = "pg_test_fsync is not installed (Debian package postgresql-15)";
+    const Table s = peers_table(skipped);
+    EXPECT_TRUE(s.rows.empty());
+    ASSERT_EQ(s.notes.size(), 1u);
+    EXPECT_NE(s.notes[0].find("not installed"), std::string::npos);
+    EXPECT_TRUE(peers_table(Report{}).title.empty());
 }
 
 }  // namespace

@@ -235,12 +235,15 @@ Report full_report() {
     t->add(1, {Timeline::Kind::write, true, 7, 5200, 65536});
     t->add(1, {Timeline::Kind::write, false, 7, 9000, 65536});
     r.cases[3].timeline = t;
+    r.peers.command = "pg_test_fsync -s 1 -f pg_test_fsync.out";
+    r.peers.figures = {{"pg_test_fsync", "fdatasync", "durable.fdatasync-zeroed", 8192, 7314.188, ""},
+                       {"pg_test_fsync", "fsync_writethrough", "", 8192, 0, "not available here (n/a)"}};
     return r;
 }
 
 TEST(Export, AResultFileReadsBackWhole) {
     // Written, read back and written again, a result file says the same: nothing an HTML
-    // report made later from it needs is lost (findings, knees, options, limits, timelines).
+    // report made later from it needs is lost (findings, knees, options, limits, timelines, peers).
     const Report r = full_report();
     const nlohmann::json first = report_to_json(r);
     const Report back = read_report_json(first.dump(), "r.json");

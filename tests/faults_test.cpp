@@ -74,6 +74,7 @@ void run_cells(const Strategy& s, Fault fault, Tally& tally, const std::string& 
     Sink sink;
     // A clean run tells how many calls there are to aim at.
     Job job = fx.job(s, sink);
+    if (s.prepare) s.prepare(job);  // before the clock: a durable log laid out
     const sys::Counters before = sys::thread_counters();
     s.run(job);
     const sys::Counters made = sys::thread_counters() - before;
@@ -95,6 +96,7 @@ void run_cells(const Strategy& s, Fault fault, Tally& tally, const std::string& 
                      std::to_string(calls));
         ++tally.cells;
         job = fx.job(s, sink);
+        if (s.prepare) s.prepare(job);
         try {
             std::uint64_t fired = 0;
             {
@@ -240,6 +242,7 @@ TEST_F(CowFilesystem, ReflinkThroughTheFaultMatrix) {
 // The calls a clean run of the strategy makes (its output verified).
 sys::Counters clean_run(const Strategy& s, Fixture& fx, Sink& sink) {
     const Job job = fx.job(s, sink);
+    if (s.prepare) s.prepare(job);
     const sys::Counters before = sys::thread_counters();
     s.run(job);
     const sys::Counters made = sys::thread_counters() - before;
@@ -273,6 +276,7 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
             SCOPED_TRACE(s.name + " persistent " + std::string(sys::fault_name(f)));
             ++cells;
             const Job job = fx.job(s, sink);
+            if (s.prepare) s.prepare(job);
             const sys::ScopedFault armed(sys::fault_at(sys::data_calls_mask(), (calls + 1) / 2, UINT64_MAX, f));
             EXPECT_THROW(s.run(job), IoError);
         }
@@ -293,6 +297,7 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
             SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
             ++cells;
             const Job job = fx.job(s, sink);
+            if (s.prepare) s.prepare(job);
             try {
                 const sys::ScopedFault armed(sys::fault_at(sys::call_bit(c), 1, 1, Fault::eio));
                 s.run(job);

@@ -96,6 +96,7 @@ TEST_P(EveryStrategy, OutputMatchesReference) {
         if (s->family != Family::read && mode == VerifyMode::sampled) continue;
         const Job job = fx.job(*s, sink, mode);
         try {
+            if (s->prepare) s->prepare(job);  // before the clock: a durable log laid out
             s->run(job);
         } catch (const CannotRun& e) {
             GTEST_SKIP() << e.what();
