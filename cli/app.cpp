@@ -194,6 +194,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     // Small runs: no 256 MiB memcpy reference. Under MPI only rank 0's is reported, so only rank 0
     // measures it (not under the other ranks' load).
     settings.limits = ctx.mode != Mode::small && reports;
+    // A smoke run measures nothing: no peer's 16 seconds either.
+    settings.peers = settings.limits && !a.smoke;
     progress.attach(settings);
     std::string kept;
     const Report report(session.run(settings, &kept));

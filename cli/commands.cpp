@@ -371,6 +371,7 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
     SessionSettings settings;
     settings.scratch_parent = dir;
     settings.limits = false;
+    settings.peers = false;
     const Report report(session.run(settings));
     if (report.partial) {
         fmt::print(stderr, "iolab: interrupted: no profile written\n");

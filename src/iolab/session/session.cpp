@@ -254,7 +254,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     for (std::size_t gi = 0; gi < plan_.size(); ++gi)
         if (!groups.measure(gi)) break;
     if (run.limits.measured() && !run.partial) remeasure_ceilings(run, scratch.path());
-    if (settings.limits && !team().mpi() && !run.partial) run.peers = peers_of(plan_, scratch);
+    if (settings.peers && !team().mpi() && !run.partial) run.peers = peers_of(plan_, scratch);
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();

@@ -16,6 +16,7 @@ struct SessionSettings {
     std::string scratch_parent;  // empty: the system temp folder
     bool keep = false;           // keep the scratch folder
     bool limits = true;          // measure the ceilings of the tables' kinds of work
+    bool peers = true;           // run the peers that give a figure of their own (pg_test_fsync)
     // Called before each measured iteration: (index of the case from 0, total cases, the case,
     // the share of the whole run's measured work done, 0 to 1).
     std::function<void(std::size_t, std::size_t, const CaseSpec&, double)> on_case;

@@ -370,7 +370,11 @@ std::vector<std::string> replication_suites() {
     std::vector<std::pair<std::string, std::string>> found;
     for (const auto& name : builtin_suite_names())
         if (const Suite s = builtin_suite(name); !s.replicates.empty()) found.emplace_back(s.replicates, name);
-    std::sort(found.begin(), found.end());
+    // The published write-ups ("seed NNN") first, then the new experiments ("new: ...").
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+        const bool pa = a.first.starts_with("seed"), pb = b.first.starts_with("seed");
+        return pa != pb ? pa : a < b;
+    });
     std::vector<std::string> out;
     for (auto& [which, name] : found) out.push_back(std::move(name));
     return out;
