@@ -55,6 +55,13 @@ enum class Call : std::uint8_t {
     uring_write,
     sync_file_range,
     uring_fsync,  // an io_uring fsync or fdatasync completed
+    mkdir,
+    unlink,
+    getdents,
+    statx,
+    uring_open,   // an io_uring openat completed
+    uring_close,  // an io_uring close completed
+    uring_unlink, // an io_uring unlinkat completed
     count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
@@ -104,6 +111,16 @@ private:
 };
 
 IOLAB_IO_API Fd open(const std::string& path, int flags, mode_t mode = 0600);
+// Below a folder held by a descriptor (trees of many files): open, make a folder, remove a file or
+// (AT_REMOVEDIR) a folder. `path` names the result in errors. mkdirat and unlinkat are not retried
+// on EINTR (they are not interruptible on local filesystems), nor is EEXIST or ENOENT hidden.
+IOLAB_IO_API Fd openat(const Fd& dir, const char* name, int flags, mode_t mode = 0600);
+IOLAB_IO_API void mkdirat(const Fd& dir, const char* name, mode_t mode = 0700);
+IOLAB_IO_API void unlinkat(const Fd& dir, const char* name, int flags = 0);
+// getdents64(2) into buf: bytes of entries, 0 at the end of the folder.
+IOLAB_IO_API std::size_t getdents(const Fd& dir, void* buf, std::size_t n);
+// statx(2) of name below dir (AT_SYMLINK_NOFOLLOW): the size of a regular file, or -1 for anything else.
+IOLAB_IO_API std::int64_t statx_size(const Fd& dir, const char* name);
 
 IOLAB_IO_API std::size_t read_some(const Fd& fd, void* buf, std::size_t n);  // 0 means EOF
 IOLAB_IO_API std::size_t read_full(const Fd& fd, void* buf, std::size_t n);  // < n only at EOF

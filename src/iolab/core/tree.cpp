@@ -9,6 +9,8 @@
 #include <charconv>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "iolab/core/aligned.hpp"
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/scratch.hpp"
@@ -30,17 +32,12 @@ void make_folder(int dir_fd, const std::string& name) {
     if (::mkdirat(dir_fd, name.c_str(), 0700) != 0) throw IoError(errno, "make the folder", name);
 }
 
-// File i's bytes, into buf (file_size bytes).
-void fill_file(const TreeShape& t, const DataSpec& spec, std::uint64_t i, AlignedBuffer& buf) {
-    fill(spec, i * t.file_size, std::span<std::byte>(buf.data(), t.file_size));
-}
-
 }  // namespace
 
-std::string tree_folder(unsigned folder) { return "d" + std::to_string(folder); }
+std::string tree_folder(unsigned folder) { return fmt::format("d{}", folder); }
 
 std::string tree_file(const TreeShape& t, std::uint64_t index) {
-    return tree_folder(static_cast<unsigned>(index % t.folders)) + "/f" + std::to_string(index);
+    return fmt::format("d{}/f{}", index % t.folders, index);
 }
 
 std::uint64_t tree_index(const char* name) {
@@ -55,19 +52,15 @@ std::uint64_t tree_term(std::uint64_t index, std::uint64_t checksum) {
     return splitmix64(checksum ^ splitmix64(index + 0x7ee5));
 }
 
-TreeSum expected_tree(const TreeShape& t, const DataSpec& spec) {
+TreeSum expected_tree(const TreeShape& t, const Records& content) {
     TreeSum s;
-    AlignedBuffer buf(std::max<std::uint64_t>(t.file_size, 1), 64);
-    for (std::uint64_t i = 0; i < t.files; ++i) {
-        fill_file(t, spec, i, buf);
-        s.sum += tree_term(i, checksum(std::span<const std::byte>(buf.data(), t.file_size)));
-    }
+    for (std::uint64_t i = 0; i < t.files; ++i) s.sum += tree_term(i, checksum(content.at(i)));
     s.files = t.files;
     s.bytes = t.bytes();
     return s;
 }
 
-TreeSum lay_out_tree(int dir_fd, const std::string& root, const TreeShape& t, const DataSpec& spec) {
+TreeSum lay_out_tree(int dir_fd, const std::string& root, const TreeShape& t, const Records& content) {
     make_folder(dir_fd, root);
     try {
         const sys::Fd top = open_folder(dir_fd, root);
@@ -77,17 +70,16 @@ TreeSum lay_out_tree(int dir_fd, const std::string& root, const TreeShape& t, co
             folders.push_back(open_folder(top.get(), tree_folder(f)));
         }
         TreeSum s;
-        AlignedBuffer buf(std::max<std::uint64_t>(t.file_size, 1), 4096);
         for (std::uint64_t i = 0; i < t.files; ++i) {
-            fill_file(t, spec, i, buf);
-            const std::string name = "f" + std::to_string(i);
+            const std::span<const std::byte> bytes = content.at(i);
+            const std::string name = fmt::format("f{}", i);
             const int fd = ::openat(folders[i % t.folders].get(), name.c_str(),
                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd < 0) throw IoError(errno, "create", root + "/" + tree_file(t, i));
             sys::Fd out(fd, root + "/" + tree_file(t, i));
-            sys::write_all(out, buf.data(), t.file_size);
+            sys::write_all(out, bytes.data(), bytes.size());
             out.close();
-            s.sum += tree_term(i, checksum(std::span<const std::byte>(buf.data(), t.file_size)));
+            s.sum += tree_term(i, checksum(bytes));
         }
         s.files = t.files;
         s.bytes = t.bytes();
@@ -106,7 +98,7 @@ TreeSum digest_tree(int dir_fd, const std::string& root, const TreeShape& t, std
     for (unsigned f = 0; f < t.folders; ++f) {
         const sys::Fd folder = open_folder(top.get(), tree_folder(f));
         for (std::uint64_t i = f; i < t.files; i += t.folders) {
-            const std::string name = "f" + std::to_string(i);
+            const std::string name = fmt::format("f{}", i);
             const int fd = ::openat(folder.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0) {
                 if (errno == ENOENT) continue;  // missing: left out of the sum

@@ -1,6 +1,7 @@
 #pragma once
 // A tree of many small files (the files family): N files of S bytes spread over D folders, file i
-// in folder i % D as "d<i % D>/f<i>", its bytes the data stream's from i * S. Its digest is an
+// in folder i % D as "d<i % D>/f<i>", its bytes record i of Records(data, S, N) (a bounded pool
+// made before any run: handing out a file's bytes costs an addition, not their generation). Its digest is an
 // order-free sum of a term per file that mixes the file's index with its content's checksum, so a
 // file missing, repeated, or two files swapped change it, whatever order they were read in. Made,
 // read back and removed only through descriptors (openat, mkdirat, unlinkat) below a folder held
@@ -10,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "iolab/core/data.hpp"
+#include "iolab/core/records.hpp"
 
 namespace iolab {
 
@@ -56,11 +57,11 @@ private:
     std::atomic<std::uint64_t> sum_{0}, files_{0}, bytes_{0};
 };
 
-// The tree's digest from its shape and data alone (no files).
-TreeSum expected_tree(const TreeShape& t, const DataSpec& spec);
+// The tree's digest from its files' bytes alone (no files).
+TreeSum expected_tree(const TreeShape& t, const Records& content);
 // Makes the tree as `root` below the folder dir_fd holds; returns its digest. Whatever it made is
 // removed when it fails or is stopped.
-TreeSum lay_out_tree(int dir_fd, const std::string& root, const TreeShape& t, const DataSpec& spec);
+TreeSum lay_out_tree(int dir_fd, const std::string& root, const TreeShape& t, const Records& content);
 // The digest of the tree found at `root` below dir_fd, reading each file of the shape by name (a
 // missing one is left out of the sum). `entries` gets the number of entries its folders hold, so
 // that a file too many shows.

@@ -22,9 +22,13 @@ struct Workload {
     std::size_t record = 1024;
     std::uint64_t count = 1000;
     DataSpec data;
-    unsigned queue = 8;                              // buffers in flight (io_uring, pipelined copy)
-    unsigned iov = 16;                               // buffers or records per vectored call
-    unsigned producers = 8;                          // threads handing records to one writer (group commit)
+    unsigned queue = 8;      // buffers in flight (io_uring, pipelined copy)
+    unsigned iov = 16;       // buffers or records per vectored call
+    unsigned producers = 8;  // threads handing records to one writer (group commit)
+    // A tree of files (the files family): `files` files of `file_size` bytes over `folders` folders.
+    std::uint64_t files = 1000;
+    std::uint64_t file_size = 4096;
+    unsigned folders = 10;
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
     std::string input;                               // an existing file to read instead of generated data
@@ -43,6 +47,7 @@ struct Workload {
     // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const {
         if (patterned) return op_count() * block;
+        if (is_tree(family)) return files * file_size;
         return writes_records(family) ? record * count : size;
     }
     // Bytes of all its jobs together.

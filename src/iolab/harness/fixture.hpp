@@ -28,6 +28,7 @@ struct Verdict {
     std::uint64_t actual_bytes = 0;
     VerifyMode mode = VerifyMode::full;
     bool crc32 = false;            // a reader elsewhere's CRC-32 (Sink::take_crc32), in place of XXH3
+    std::string tree;              // a tree of files that is not as it should be: how (files family)
     std::string describe() const;  // "checksum 0x… expected 0x… (n bytes, expected m)"
 };
 
@@ -40,6 +41,8 @@ struct Input {
     // A shared file (--shared-file): the digests of each job's part, in order.
     std::vector<FileDigest> parts;
     bool owned = false;  // created here: removed with the pool
+    bool tree = false;   // a tree of files (files family): path is its folder; digest its TreeSum's sum
+    std::uint64_t files = 0;
 };
 
 // The inputs of a group of cases: one per distinct (data, size) or user file, created once.
@@ -138,6 +141,7 @@ private:
     const FileDigest& expected() const;
     std::uint32_t input_crc32() const;
     mutable std::optional<std::uint32_t> crc32_;  // the input's, computed when first needed
+    TreeDigest tree_;                             // a files-family read's: what it read
 };
 
 // Writes `size` bytes of generated data to a new file at path; returns their digests.

@@ -63,7 +63,8 @@ void attach_timeline(Job& job, Timeline* timeline) {
 
 double prepare_input(const Fixture& fx, const RunOptions& opts) {
     hold_cache_budget();
-    if (writes_records(fx.workload().family)) return -1;
+    // Nothing read: records written, a tree written or laid out for removal.
+    if (writes_records(fx.workload().family) || fx.input_path().empty()) return -1;
     if (opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     return resident_fraction(fx.input_path());
 }
@@ -185,8 +186,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     smp.wall_s = span.seconds();
     add_calls(smp, span.made);
     smp.bytes = fx.workload().bytes();
-    if (opts.cache_budget > 0 && !writes_records(fx.workload().family))
-        smp.resident_after = resident_fraction(fx.input_path());
+    if (opts.cache_budget > 0 && !fx.input_path().empty()) smp.resident_after = resident_fraction(fx.input_path());
 
     const Checked checked = verify_output(fx, job, "", s.bug);
     detail::check_syncs(s, fx.workload(), span.made, "");

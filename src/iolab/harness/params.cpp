@@ -85,16 +85,6 @@ constexpr Parameter kParameters[] = {
      .values = count<&P::iovs>,
      .take = [](const P& p, std::size_t i, C& c) { c.workload.iov = p.iovs[i]; },
      .print_case = [](const C& c) { return std::to_string(c.workload.iov); }},
-    {.key = "producers",
-     .help = "Producer threads handing records to one writer in durable.group-commit (default 8)",
-     .expected = "whole numbers from 1 to 1024 such as 8 or 1,8,64",
-     .kind = Kind::list,
-     .takes = kParamProducers,
-     .apply = [](V v, P& p, O&) { p.producers = whole_numbers(v, kMaxProducers); },
-     .in_label = true,
-     .values = count<&P::producers>,
-     .take = [](const P& p, std::size_t i, C& c) { c.workload.producers = p.producers[i]; },
-     .print_case = [](const C& c) { return std::to_string(c.workload.producers); }},
     {.key = "chain",
      .help = "write.chain layers, outermost first: buffer:64K>deflate:6>file",
      .expected = "",
@@ -403,8 +393,18 @@ constexpr Parameter kParameters[] = {
 
 }  // namespace
 
-std::span<const Parameter> parameters() { return kParameters; }
+std::span<const Parameter> parameters() {
+    // The families' case parameters (params_families.cpp) after the others, before the settings.
+    static const std::vector<Parameter> all = [] {
+        std::vector<Parameter> v(std::begin(kParameters), std::end(kParameters));
+        const auto settings = std::find_if(v.begin(), v.end(), [](const Parameter& p) { return !p.case_param(); });
+        const auto more = family_parameters();
+        v.insert(settings, more.begin(), more.end());
+        return v;
+    }();
+    return all;
+}
 
-const Parameter* find_parameter(std::string_view key) { return find_by_key<Parameter>(kParameters, key); }
+const Parameter* find_parameter(std::string_view key) { return find_by_key<Parameter>(parameters(), key); }
 
 }  // namespace iolab

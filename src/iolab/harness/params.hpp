@@ -66,6 +66,8 @@ struct Parameter {
 };
 
 std::span<const Parameter> parameters();
+// The case parameters of the durable and files families (params_families.cpp), in parameters().
+std::span<const Parameter> family_parameters();
 const Parameter* find_parameter(std::string_view key);
 std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice" or "byte_slice"
 

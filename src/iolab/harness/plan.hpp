@@ -23,6 +23,10 @@ struct PlanRequest {
     std::vector<unsigned> queues = {Workload{}.queue};         // io_uring queue depth, pipelined buffers
     std::vector<unsigned> iovs = {Workload{}.iov};             // vectored calls
     std::vector<unsigned> producers = {Workload{}.producers};  // group commit's producer threads
+    // Trees of files (the files family): how many files, of what size, over how many folders.
+    std::vector<std::uint64_t> files = {Workload{}.files};
+    std::vector<std::uint64_t> file_sizes = {Workload{}.file_size};
+    std::vector<unsigned> folders = {Workload{}.folders};
     std::vector<std::string> chains = {Workload{}.chain};
     std::vector<bool> feeds = {Workload{}.feed_bytes};  // write.chain: true feeds one byte per call
     std::vector<unsigned> jobs = {Workload{}.jobs};     // workers running each case at once (file per job)
@@ -60,10 +64,12 @@ std::vector<const Strategy*> chosen_strategies(const std::vector<std::string>& n
 // Bytes of scratch space a group's cases need at once: their shared inputs and one output.
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 
-inline constexpr unsigned kMaxQueue = 4096;      // entries of an io_uring, buffers of a pipeline
-inline constexpr unsigned kMaxIov = 1024;        // IOV_MAX
-inline constexpr unsigned kMaxJobs = 256;        // threads running one case at once
-inline constexpr unsigned kMaxProducers = 1024;  // threads handing records to one writer
+inline constexpr unsigned kMaxQueue = 4096;              // entries of an io_uring, buffers of a pipeline
+inline constexpr unsigned kMaxIov = 1024;                // IOV_MAX
+inline constexpr unsigned kMaxJobs = 256;                // threads running one case at once
+inline constexpr unsigned kMaxProducers = 1024;          // threads handing records to one writer
+inline constexpr std::uint64_t kMaxFiles = 100'000'000;  // files in one tree
+inline constexpr unsigned kMaxFolders = 1'000'000;       // folders in one tree
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
 inline constexpr std::size_t kMaxCases = 100000;            // in one run, all groups together
 inline constexpr std::uint64_t kMaxCaseBytes = 1ull << 60;  // what one case may read, write or copy

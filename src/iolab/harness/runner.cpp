@@ -225,7 +225,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         held = std::move(still);
     }
     Comparator cmp;
-    for (Family f : {Family::read, Family::write, Family::copy, Family::durable}) {
+    for (Family f : kAllFamilies) {
         const CaseResult* leader = nullptr;
         for (std::size_t i = 0; i < cases.size(); ++i)
             if (now[i].ranked() && now[i].spec.workload.family == f && now[i].samples.size() >= kMinRaceSamples &&

@@ -43,6 +43,10 @@ std::string_view everyday_strategy(Family f) {
         case Family::write: return "write.record-stdio";
         case Family::copy: return "copy.std-filesystem";
         case Family::durable: return "durable.fsync";
+        case Family::files_read: return "files.read-ifstream";
+        case Family::files_write: return "files.write-ofstream";
+        case Family::files_copy: return "files.copy-std-filesystem";
+        case Family::files_remove: return "files.remove-std-filesystem";
     }
     return {};
 }

@@ -292,7 +292,7 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
     for (const ReportGroup* g : groups)
-        for (Family f : {Family::read, Family::write, Family::copy, Family::durable}) {
+        for (Family f : kAllFamilies) {
             std::vector<const CaseResult*> cases;
             for (const auto& c : report.cases)
                 if (c.spec.workload.family == f && c.spec.group == g->id) cases.push_back(&c);

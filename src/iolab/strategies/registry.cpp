@@ -18,9 +18,12 @@ void Registry::add(Strategy s) {
 
 void Registry::add(std::span<const StrategyDef> defs) {
     for (const StrategyDef& d : defs) {
-        // "read.chunk"; "jvm.read-byte-stream": the family after "jvm.", up to the '-'.
-        const std::string_view what = d.name.starts_with("jvm.") ? d.name.substr(4) : d.name;
-        const auto family = parse_family(what.substr(0, what.find(d.name.starts_with("jvm.") ? '-' : '.')));
+        // "read.chunk"; "jvm.read-byte-stream": the family after "jvm.", up to the '-';
+        // "files.read-openat": "files-" and the word after "files.", up to the '-'.
+        const bool jvm = d.name.starts_with("jvm."), files = d.name.starts_with("files.");
+        const std::string_view what = jvm ? d.name.substr(4) : files ? d.name.substr(6) : d.name;
+        const std::string word(what.substr(0, what.find(jvm || files ? '-' : '.')));
+        const auto family = parse_family(files ? "files-" + word : word);
         if (!family || d.name.find('.') == std::string_view::npos)
             throw std::logic_error(fmt::format("strategy '{}' is not named family.what", d.name));
         Strategy s;
@@ -79,6 +82,7 @@ const Registry& Registry::builtin() {
         register_external_strategies(reg);
         register_patterned_strategies(reg);
         register_durable_strategies(reg);
+        register_files_strategies(reg);
         register_jvm_strategies(reg);
         return reg;
     }();

@@ -19,6 +19,7 @@
 #include "iolab/core/pattern.hpp"
 #include "iolab/core/records.hpp"
 #include "iolab/core/sink.hpp"
+#include "iolab/core/tree.hpp"
 
 namespace iolab {
 
@@ -33,6 +34,7 @@ enum Param : unsigned {
     kParamPattern = 1u << 6,    // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
     kParamJvm = 1u << 7,        // runs in a JVM worker: its heap and its deadline
     kParamProducers = 1u << 8,  // threads handing records to one writer (group commit)
+    kParamTree = 1u << 9,       // a tree of files: how many, of what size, over how many folders
 };
 
 class Timeline;
@@ -50,10 +52,16 @@ struct Job {
     unsigned queue = 8;                // buffers in flight
     unsigned iov = 16;                 // buffers or records per vectored call
     unsigned producers = 8;            // threads handing records to one writer (durable.group-commit)
-    std::string chain;                 // write.chain's layers
-    bool feed_bytes = false;           // feed the chain one byte per call
-    bool direct = false;               // use O_DIRECT where the strategy can (--cache direct)
-    Timeline* timeline = nullptr;      // record read/write events, when not null
+    // A tree of files (src: read, copied or removed; dst: written or copied to): its shape, and for
+    // a read where each file's index and content go (any order, any thread).
+    std::uint64_t files = 0;
+    std::uint64_t file_size = 0;
+    unsigned folders = 1;
+    TreeDigest* tree = nullptr;
+    std::string chain;             // write.chain's layers
+    bool feed_bytes = false;       // feed the chain one byte per call
+    bool direct = false;           // use O_DIRECT where the strategy can (--cache direct)
+    Timeline* timeline = nullptr;  // record read/write events, when not null
     // One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset,
     // offset + length) of src are read, or written at the same offset of dst, which then
     // already exists. length 0: the whole file, and dst is new.
@@ -202,5 +210,6 @@ void register_external_strategies(Registry& r);
 void register_patterned_strategies(Registry& r);
 void register_jvm_strategies(Registry& r);
 void register_durable_strategies(Registry& r);
+void register_files_strategies(Registry& r);
 
 }  // namespace iolab

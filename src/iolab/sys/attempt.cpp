@@ -56,16 +56,18 @@ void wait_ready(int fd, short events) {
 
 std::string_view call_name(Call c) {
     static constexpr std::array<std::string_view, kCallKinds> names = {
-        "open",          "close",          "read",
-        "write",         "pread",          "pwrite",
-        "readv",         "writev",         "fsync",
-        "fdatasync",     "ftruncate",      "fstat",
-        "lseek",         "mmap",           "munmap",
-        "madvise",       "sendfile",       "copy_file_range",
-        "splice",        "pipe",           "ficlone",
-        "fadvise",       "fallocate",      "io_uring_enter",
-        "io_uring read", "io_uring write", "sync_file_range",
-        "io_uring fsync"};
+        "open",           "close",          "read",
+        "write",          "pread",          "pwrite",
+        "readv",          "writev",         "fsync",
+        "fdatasync",      "ftruncate",      "fstat",
+        "lseek",          "mmap",           "munmap",
+        "madvise",        "sendfile",       "copy_file_range",
+        "splice",         "pipe",           "ficlone",
+        "fadvise",        "fallocate",      "io_uring_enter",
+        "io_uring read",  "io_uring write", "sync_file_range",
+        "io_uring fsync", "mkdir",          "unlink",
+        "getdents",       "statx",          "io_uring open",
+        "io_uring close", "io_uring unlink"};
     return names[static_cast<std::size_t>(c)];
 }
 

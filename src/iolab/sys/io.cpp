@@ -80,6 +80,20 @@ Fd open(const std::string& path, int flags, mode_t mode) {
     return Fd(fd, path, (flags & O_DSYNC) == O_DSYNC);
 }
 
+Fd openat(const Fd& dir, const char* name, int flags, mode_t mode) {
+    int fd = -1;
+    const auto path = [&] { return dir.path() + "/" + name; };
+    for (;;) {
+        const int err = detail::fault_error(detail::take_fault(Call::open));
+        fd = err ? -1 : ::openat(dir.get(), name, flags | O_CLOEXEC, mode);
+        if (err) errno = err;
+        count(Call::open);
+        if (fd >= 0) break;
+        if (errno != EINTR && errno != EAGAIN) fail(errno, "open", path());
+    }
+    return Fd(fd, path(), (flags & O_DSYNC) == O_DSYNC);
+}
+
 // ---- reads --------------------------------------------------------------------------------
 
 std::size_t read_some(const Fd& fd, void* buf, std::size_t n) {

@@ -1,6 +1,7 @@
 // Metadata, durability, pipes and mappings through the syscall layer.
 #include "iolab/sys/io.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <poll.h>
@@ -36,6 +37,34 @@ void fsync(const Fd& fd) {
 
 void fdatasync(const Fd& fd) {
     attempt_void(Call::fdatasync, fd.path(), "fdatasync", [&] { return ::fdatasync(fd.get()); });
+}
+
+void mkdirat(const Fd& dir, const char* name, mode_t mode) {
+    const int err = detail::fault_error(detail::take_fault(Call::mkdir));
+    count(Call::mkdir);
+    if (err) fail(err, "make the folder", dir.path() + "/" + name);
+    if (::mkdirat(dir.get(), name, mode) != 0) fail(errno, "make the folder", dir.path() + "/" + name);
+}
+
+void unlinkat(const Fd& dir, const char* name, int flags) {
+    const int err = detail::fault_error(detail::take_fault(Call::unlink));
+    count(Call::unlink);
+    if (err) fail(err, "remove", dir.path() + "/" + name);
+    if (::unlinkat(dir.get(), name, flags) != 0) fail(errno, "remove", dir.path() + "/" + name);
+}
+
+std::size_t getdents(const Fd& dir, void* buf, std::size_t n) {
+    const ssize_t r =
+        attempt(Call::getdents, dir.get(), POLLIN, n, [&](std::size_t m) { return ::getdents64(dir.get(), buf, m); });
+    if (r < 0) fail(errno, "list the folder", dir.path());
+    return static_cast<std::size_t>(r);
+}
+
+std::int64_t statx_size(const Fd& dir, const char* name) {
+    struct statx st {};
+    attempt_void(Call::statx, dir.path(), "stat",
+                 [&] { return ::statx(dir.get(), name, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_SIZE, &st); });
+    return S_ISREG(st.stx_mode) ? static_cast<std::int64_t>(st.stx_size) : -1;
 }
 
 void sync_file_range(const Fd& fd, off_t off, off_t len, unsigned flags) {

@@ -16,6 +16,10 @@ namespace {
 // The top bit of user_data marks writes, so completions can be counted and throttled.
 constexpr std::uint64_t kWriteBit = std::uint64_t{1} << 63;
 constexpr std::uint64_t kSyncBit = std::uint64_t{1} << 62;
+// Trees: the kind of a metadata operation, in bits 59..61 (0: none).
+constexpr std::uint64_t kMetaShift = 59, kMetaMask = std::uint64_t{7} << kMetaShift;
+enum Meta : std::uint64_t { kOpen = 1, kClose = 2, kUnlink = 3 };
+constexpr std::uint64_t kTagBits = ~(kWriteBit | kSyncBit | kMetaMask);
 
 void count(Call c, std::size_t bytes) {
     auto& t = thread_counters();
@@ -63,7 +67,7 @@ void* Ring::sqe() {
 void Ring::read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t tag) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_read(s, fd.get(), buf, n, static_cast<__u64>(off));
-    ::io_uring_sqe_set_data64(s, tag & ~(kWriteBit | kSyncBit));
+    ::io_uring_sqe_set_data64(s, tag & kTagBits);
     ++queued_;
     ++in_flight_;
 }
@@ -71,8 +75,49 @@ void Ring::read(const Fd& fd, void* buf, unsigned n, off_t off, std::uint64_t ta
 void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag, bool link) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_write(s, fd.get(), buf, n, static_cast<__u64>(off));
-    ::io_uring_sqe_set_data64(s, (tag & ~kSyncBit) | kWriteBit);
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | kWriteBit);
     if (link) s->flags |= IOSQE_IO_LINK;
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::register_slots(unsigned slots) {
+    const int r = ::io_uring_register_files_sparse(ring_.get(), slots);
+    if (r < 0) throw IoError(-r, "register files with the io_uring for", label_);
+}
+
+void Ring::open_into(const Fd& dir, const char* name, int flags, unsigned slot, std::uint64_t tag, bool link) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    // A registered slot is not a descriptor of the process: no O_CLOEXEC (EINVAL).
+    ::io_uring_prep_openat_direct(s, dir.get(), name, flags & ~O_CLOEXEC, 0600, slot);
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | (kOpen << kMetaShift));
+    if (link) s->flags |= IOSQE_IO_LINK;
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::read_slot(unsigned slot, void* buf, unsigned n, off_t off, std::uint64_t tag, bool link) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_read(s, static_cast<int>(slot), buf, n, static_cast<__u64>(off));
+    s->flags |= IOSQE_FIXED_FILE;
+    if (link) s->flags |= IOSQE_IO_LINK;
+    ::io_uring_sqe_set_data64(s, tag & kTagBits);
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::close_slot(unsigned slot, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_close_direct(s, slot);
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | (kClose << kMetaShift));
+    ++queued_;
+    ++in_flight_;
+}
+
+void Ring::unlink(const Fd& dir, const char* name, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_unlinkat(s, dir.get(), name, 0);
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | (kUnlink << kMetaShift));
     ++queued_;
     ++in_flight_;
 }
@@ -80,7 +125,7 @@ void Ring::write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint
 void Ring::fsync(const Fd& fd, bool datasync, std::uint64_t tag) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_fsync(s, fd.get(), datasync ? IORING_FSYNC_DATASYNC : 0);
-    ::io_uring_sqe_set_data64(s, (tag & ~kWriteBit) | kSyncBit);
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | kSyncBit);
     ++queued_;
     ++in_flight_;
 }
@@ -107,7 +152,14 @@ Completion Ring::next() {
     --in_flight_;
     const bool is_write = (c.tag & kWriteBit) != 0;
     const bool is_sync = (c.tag & kSyncBit) != 0;
-    c.tag &= ~(kWriteBit | kSyncBit);
+    const std::uint64_t meta = (c.tag & kMetaMask) >> kMetaShift;
+    c.tag &= kTagBits;
+    if (meta != 0) {  // a tree's open, close or unlink: counted when it succeeded
+        const Call m = meta == kOpen ? Call::uring_open : meta == kClose ? Call::uring_close : Call::uring_unlink;
+        if (const int err = detail::fault_error(detail::take_fault(m))) c.res = -err;
+        if (c.res >= 0) count(m, 0);
+        return c;
+    }
     const Call kind = is_sync ? Call::uring_fsync : is_write ? Call::uring_write : Call::uring_read;
     const Fault f = detail::take_fault(kind);
     if (const int err = detail::fault_error(f))

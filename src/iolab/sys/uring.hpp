@@ -32,6 +32,15 @@ public:
     void write(const Fd& fd, const void* buf, unsigned n, off_t off, std::uint64_t tag, bool link = false);
     // fdatasync (datasync) or fsync of the file, counted as Call::uring_fsync when it completes.
     void fsync(const Fd& fd, bool datasync, std::uint64_t tag);
+
+    // Trees of files: a table of `slots` registered files, empty; an openat below dir into slot
+    // `slot` (its completion's res is 0 or -errno), a read of the file in a slot, the slot's file
+    // closed, a name below dir removed. `link` as for write.
+    void register_slots(unsigned slots);
+    void open_into(const Fd& dir, const char* name, int flags, unsigned slot, std::uint64_t tag, bool link);
+    void read_slot(unsigned slot, void* buf, unsigned n, off_t off, std::uint64_t tag, bool link);
+    void close_slot(unsigned slot, std::uint64_t tag);
+    void unlink(const Fd& dir, const char* name, std::uint64_t tag);
     // Submits what was queued and waits for one completion.
     Completion next();
     unsigned in_flight() const { return in_flight_; }

@@ -1,0 +1,105 @@
+#include "iolab/harness/fixture_tree.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
+#include "iolab/core/scratch.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab::detail {
+
+namespace {
+
+// (folder descriptor, name) of a path made by ScratchDir::at.
+std::pair<int, std::string> place_of(const std::string& path) {
+    const auto split = split_fd_path(path);
+    if (!split) throw std::logic_error("a tree's path is not in a folder held by descriptor: " + path);
+    return *split;
+}
+
+}  // namespace
+
+TreeShape shape_of(const Workload& w) { return {w.files, w.file_size, w.folders}; }
+
+std::string tree_input_name(const Workload& w, unsigned job) {
+    return fmt::format("tree-{}-{}x{}-{}-{}", to_string(w.data), w.files, w.file_size, w.folders, job);
+}
+
+std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::string& path) {
+    auto in = std::make_shared<Input>();
+    in->tree = true;
+    const TreeShape t = shape_of(w);
+    auto content = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.files);
+    TreeSum s;
+    if (w.family == Family::files_read || w.family == Family::files_copy) {
+        const auto [fd, name] = place_of(path);
+        s = lay_out_tree(fd, name, t, *content);
+        in->path = path;
+        in->owned = true;
+    } else {
+        s = expected_tree(t, *content);
+    }
+    in->records = std::move(content);
+    in->digest.checksum = s.sum;
+    in->digest.size = s.bytes;
+    in->files = s.files;
+    return in;
+}
+
+void remove_tree_path(const std::string& path) {
+    const auto [fd, name] = place_of(path);
+    remove_tree(fd, name);
+}
+
+void lay_out_for_removal(const Workload& w, const Input& in, const std::string& dst) {
+    const auto [fd, name] = place_of(dst);
+    lay_out_tree(fd, name, shape_of(w), *in.records);
+}
+
+Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool checked) {
+    Verdict v;
+    v.expected = in.digest.checksum;
+    v.expected_bytes = in.digest.size;
+    if (w.family == Family::files_remove) {
+        // Nothing is left: not the tree, not a file of it.
+        const auto [fd, name] = place_of(job.dst);
+        struct stat st {};
+        const bool gone = ::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+        v.expected = v.actual = 0;
+        v.expected_bytes = 0;
+        v.actual_bytes = gone ? 0 : 1;
+        v.ok = gone;
+        v.tree = gone ? "" : "the tree is still there";
+        return v;
+    }
+    TreeSum s;
+    std::uint64_t entries = in.files;
+    if (w.family == Family::files_read) {
+        if (!checked || !job.tree) {  // a tool: nothing to check but that it ran
+            v.ok = true;
+            v.checked = false;
+            return v;
+        }
+        s = job.tree->sum();
+    } else {
+        const auto [fd, name] = place_of(job.dst);
+        try {
+            s = digest_tree(fd, name, shape_of(w), &entries);
+        } catch (const IoError& e) {
+            v.tree = fmt::format("the output tree cannot be read: {}", e.what());
+            return v;
+        }
+    }
+    v.actual = s.sum;
+    v.actual_bytes = s.bytes;
+    v.ok = s.sum == in.digest.checksum && s.bytes == in.digest.size && s.files == in.files && entries == in.files;
+    if (!v.ok)
+        v.tree = fmt::format("{} of {} files, {} entries, {} bytes (expected {}), digest {:#018x} (expected {:#018x})",
+                             s.files, in.files, entries, s.bytes, in.digest.size, s.sum, in.digest.checksum);
+    return v;
+}
+
+}  // namespace iolab::detail

@@ -1,0 +1,57 @@
+#pragma once
+// Shared by the files family's strategies (core/tree.hpp has the tree's layout): its folders
+// opened or made, file names without allocation, each file read and hashed into the job's digest,
+// and a pool of threads taking files from a shared counter.
+#include <fcntl.h>
+
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "iolab/core/aligned.hpp"
+#include "iolab/core/checksum.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/io.hpp"
+
+namespace iolab::detail {
+
+// "f123", in place.
+struct FileName {
+    explicit FileName(std::uint64_t i) {
+        text[0] = 'f';
+        *std::to_chars(text + 1, text + sizeof text - 1, i).ptr = '\0';
+    }
+    char text[24];
+    const char* c_str() const { return text; }
+};
+
+// A tree's root and its D folders, each opened once.
+struct TreeFolders {
+    sys::Fd root;
+    std::vector<sys::Fd> folder;
+    const sys::Fd& of(std::uint64_t index) const { return folder[index % folder.size()]; }
+};
+// An existing tree (the job's src), or a new one made at the job's dst (its root and folders).
+TreeFolders open_tree(const std::string& path, unsigned folders);
+TreeFolders make_tree(const std::string& path, unsigned folders);
+
+// Reads an open file to its end through buf, hashing it; adds it to the job's digest as file i.
+void read_into_digest(const Job& j, const sys::Fd& in, std::uint64_t i, AlignedBuffer& buf, Hasher& h);
+// File i's bytes (made before the clock: Job::records).
+inline std::span<const std::byte> file_bytes(const Job& j, std::uint64_t i) { return j.records->at(i); }
+
+// Calls f(i, thread) for every file on `threads` threads (thread 0 is the caller's) taking
+// indices in turn; the calls they make are counted as the caller's. The first error stops the
+// others and is rethrown.
+void on_threads(unsigned threads, std::uint64_t files, const std::function<void(std::uint64_t, unsigned)>& f);
+
+// The order a walker visits files in: folder by folder, each folder's files in index order.
+template <class F>
+void each_file_by_folder(const Job& j, F&& f) {
+    for (unsigned d = 0; d < j.folders; ++d)
+        for (std::uint64_t i = d; i < j.files; i += j.folders) f(i);
+}
+
+}  // namespace iolab::detail

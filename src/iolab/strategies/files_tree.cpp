@@ -1,0 +1,221 @@
+// The files family's writes, copies and removals of a tree of many files, and the tools people
+// use for them (tar, cp -r, rm -r) in the same tables.
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/files_common.hpp"
+#include "iolab/sys/uring.hpp"
+
+namespace iolab {
+
+namespace {
+
+using detail::FileName;
+
+// ---- writes -----------------------------------------------------------------------------------
+
+// Creates file i in its folder and writes its bytes; `sync`: fsync(2) it before close(2).
+void create_file(const Job& j, const detail::TreeFolders& t, std::uint64_t i, bool sync) {
+    sys::Fd out = sys::openat(t.of(i), FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
+    const std::span<const std::byte> b = detail::file_bytes(j, i);
+    sys::write_all(out, b.data(), b.size());
+    if (sync) sys::fsync(out);
+    out.close();
+}
+
+template <bool kSyncFiles, bool kSyncFolders>
+void write_create(const Job& j) {
+    const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
+    detail::each_file_by_folder(j, [&](std::uint64_t i) { create_file(j, t, i, kSyncFiles); });
+    if (kSyncFolders) {  // the names made durable: each folder once, then the root
+        for (const sys::Fd& f : t.folder) sys::fsync(f);
+        sys::fsync(t.root);
+    }
+}
+
+void write_threads(const Job& j) {
+    const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
+    detail::on_threads(j.queue, j.files, [&](std::uint64_t i, unsigned) { create_file(j, t, i, false); });
+}
+
+// The everyday way: std::filesystem::create_directories, then a std::ofstream a file.
+void write_ofstream(const Job& j) {
+    std::filesystem::create_directory(j.dst);
+    for (unsigned d = 0; d < j.folders; ++d) std::filesystem::create_directory(fmt::format("{}/d{}", j.dst, d));
+    const TreeShape shape{j.files, j.file_size, j.folders};
+    detail::each_file_by_folder(j, [&](std::uint64_t i) {
+        std::ofstream out;
+        const std::string path = j.dst + "/" + tree_file(shape, i);
+        detail::open_stream(out, path, std::ios::out);
+        const std::span<const std::byte> b = detail::file_bytes(j, i);
+        out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+        out.close();
+        if (!out) detail::stream_failed("write", path);
+    });
+}
+
+// ---- copies -----------------------------------------------------------------------------------
+
+void copy_one(const detail::TreeFolders& from, const detail::TreeFolders& to, std::uint64_t i) {
+    const FileName name(i);
+    const sys::Fd in = sys::openat(from.of(i), name.c_str(), O_RDONLY | O_NOFOLLOW);
+    sys::Fd out = sys::openat(to.of(i), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
+    off_t a = 0, b = 0;
+    while (sys::copy_file_range_some(in, &a, out, &b, std::size_t{1} << 30) > 0) {
+    }
+    out.close();
+}
+
+void copy_range(const Job& j) {
+    const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
+    detail::each_file_by_folder(j, [&](std::uint64_t i) { copy_one(from, to, i); });
+}
+
+void copy_threads(const Job& j) {
+    const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
+    detail::on_threads(j.queue, j.files, [&](std::uint64_t i, unsigned) { copy_one(from, to, i); });
+}
+
+// The everyday way: std::filesystem::copy with copy_options::recursive.
+void copy_std_filesystem(const Job& j) {
+    std::filesystem::copy(j.src, j.dst, std::filesystem::copy_options::recursive);
+}
+
+// ---- removals ---------------------------------------------------------------------------------
+
+// The tree's folders, then its root, once their files are gone.
+void remove_folders(const Job& j, const detail::TreeFolders& t) {
+    for (unsigned d = 0; d < j.folders; ++d) sys::unlinkat(t.root, fmt::format("d{}", d).c_str(), AT_REMOVEDIR);
+    const auto slash = j.dst.rfind('/');
+    const sys::Fd parent = sys::open(j.dst.substr(0, slash), O_RDONLY | O_DIRECTORY);
+    sys::unlinkat(parent, j.dst.c_str() + slash + 1, AT_REMOVEDIR);
+}
+
+void remove_unlinkat(const Job& j) {
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    detail::each_file_by_folder(j, [&](std::uint64_t i) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
+    remove_folders(j, t);
+}
+
+void remove_threads(const Job& j) {
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    detail::on_threads(j.queue, j.files,
+                       [&](std::uint64_t i, unsigned) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
+    remove_folders(j, t);
+}
+
+// io_uring unlinkat, Q names in flight (each names its buffer while it is).
+void remove_uring(const Job& j) {
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    const auto q = static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
+    std::vector<FileName> names(q, FileName(0));
+    std::vector<std::uint64_t> file(q);
+    sys::Ring ring(q, j.dst);
+    std::uint64_t next = 0;
+    const auto start = [&](unsigned k) {
+        file[k] = next++;
+        names[k] = FileName(file[k]);
+        ring.unlink(t.of(file[k]), names[k].c_str(), k);
+    };
+    for (unsigned k = 0; k < q && next < j.files; ++k) start(k);
+    while (ring.in_flight() > 0) {
+        const sys::Completion c = ring.next();
+        const auto k = static_cast<unsigned>(c.tag);
+        if (c.res == -EAGAIN || c.res == -EINTR) {
+            ring.unlink(t.of(file[k]), names[k].c_str(), k);
+            continue;
+        }
+        if (c.res < 0) throw IoError(-c.res, "remove", fmt::format("{}/{}", j.dst, names[k].c_str()));
+        if (next < j.files) start(k);
+    }
+    remove_folders(j, t);
+}
+
+void remove_std_filesystem(const Job& j) { std::filesystem::remove_all(j.dst); }
+
+// ---- tools ------------------------------------------------------------------------------------
+
+// Runs a tool in the scratch folder (by descriptor), on names relative to it.
+void run_tree_tool(const std::vector<std::string>& argv, int cwd_fd) {
+    const ProcessResult r = run_process(argv, "/dev/null", cwd_fd);
+    if (r.status != 0)
+        throw std::runtime_error(
+            fmt::format("{} exited with status {}: {}", argv[0], r.status, r.errors.substr(0, r.errors.find('\n'))));
+}
+
+std::pair<int, std::string> here(const std::string& path) {
+    const auto split = split_fd_path(path);
+    if (!split) throw std::logic_error("a tree outside the scratch folder: " + path);
+    return {split->first, "./" + split->second};
+}
+
+// tar reads every file and writes the archive into a pipe: cat, not /dev/null (GNU tar reads
+// nothing it would write to /dev/null).
+void read_tar(const Job& j) {
+    const auto [fd, src] = here(j.src);
+    run_tree_tool({"sh", "-c", "tar -cf - \"$0\" | cat >/dev/null", src}, fd);
+}
+
+void copy_cp(const Job& j) {
+    const auto [fd, src] = here(j.src);
+    run_tree_tool({"cp", "-r", "--", src, here(j.dst).second}, fd);
+}
+
+void remove_rm(const Job& j) {
+    const auto [fd, dst] = here(j.dst);
+    run_tree_tool({"rm", "-r", "--", dst}, fd);
+}
+
+constexpr unsigned kTree = kParamTree;
+
+std::optional<std::string> no_uring(const std::string&) { return sys::uring_unavailable(); }
+
+// clang-format off
+constexpr StrategyDef kFileOps[] = {
+    {.name = "files.read-tar", .params = kTree, .flags = kTool | kOnlyReads, .run = read_tar,
+     .description = "tar -cf - TREE | cat >/dev/null", .program = "tar", .package = "tar"},
+    {.name = "files.write-create", .params = kTree, .run = write_create<false, false>,
+     .description = "openat(2) O_CREAT|O_EXCL each file in its folder, write(2) it, close(2)"},
+    {.name = "files.write-fsync-each", .params = kTree, .run = write_create<true, false>,
+     .description = "as write-create, with fsync(2) of each file before it is closed"},
+    {.name = "files.write-fsync-folders", .params = kTree, .run = write_create<false, true>,
+     .description = "as write-create, then one fsync(2) of each folder and of the root"},
+    {.name = "files.write-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = write_threads,
+     .description = "Q threads, each creating and writing the next file not yet taken"},
+    {.name = "files.write-ofstream", .params = kTree, .flags = kUncounted, .run = write_ofstream,
+     .description = "std::filesystem::create_directory for the folders, a std::ofstream for each file"},
+    {.name = "files.copy-copy-file-range", .params = kTree, .run = copy_range,
+     .description = "openat(2) both, copy_file_range(2) each file"},
+    {.name = "files.copy-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = copy_threads,
+     .description = "Q threads, each copying (copy_file_range) the next file not yet taken"},
+    {.name = "files.copy-std-filesystem", .params = kTree, .flags = kUncounted, .run = copy_std_filesystem,
+     .description = "std::filesystem::copy(src, dst, copy_options::recursive)"},
+    {.name = "files.copy-cp", .params = kTree, .flags = kTool, .run = copy_cp,
+     .description = "cp -r SRC DST", .program = "cp", .package = "coreutils"},
+    {.name = "files.remove-unlinkat", .params = kTree, .run = remove_unlinkat,
+     .description = "unlinkat(2) each file from its folder's descriptor, then the folders"},
+    {.name = "files.remove-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = remove_threads,
+     .description = "Q threads, each unlinking the next file not yet taken, then the folders"},
+    {.name = "files.remove-io-uring", .params = kTree | kParamQueue, .run = remove_uring, .unavailable = no_uring,
+     .description = "io_uring unlinkat, Q names in flight, then the folders"},
+    {.name = "files.remove-std-filesystem", .params = kTree, .flags = kUncounted, .run = remove_std_filesystem,
+     .description = "std::filesystem::remove_all(tree)"},
+    {.name = "files.remove-rm", .params = kTree, .flags = kTool, .run = remove_rm,
+     .description = "rm -r TREE", .program = "rm", .package = "coreutils"},
+};
+// clang-format on
+
+}  // namespace
+
+void register_file_reads(Registry& r);
+
+void register_files_strategies(Registry& r) {
+    register_file_reads(r);
+    r.add(kFileOps);
+}
+
+}  // namespace iolab

@@ -1,0 +1,102 @@
+// The files family's io_uring reader: Q files in flight, each opened into a registered slot with
+// its first read linked behind the open, read on at the offset each read reached until a read
+// returns 0 (a short read is resubmitted, never taken for the end), then closed; many files'
+// operations go in one submission.
+#include <deque>
+
+#include "iolab/strategies/common.hpp"
+#include "iolab/strategies/files_common.hpp"
+#include "iolab/sys/uring.hpp"
+
+namespace iolab {
+
+namespace {
+
+enum Op : std::uint64_t { kOpen = 0, kRead = 1, kClose = 2 };
+
+struct Slot {
+    std::uint64_t file = 0;
+    detail::FileName name{0};  // read by the kernel when the open is submitted, after start()
+    off_t offset = 0;
+    bool open_failed = false;
+    AlignedBuffer buf;
+    Hasher h;
+    explicit Slot(std::size_t n) : buf(n, detail::kPage) {}
+};
+
+class TreeReader {
+public:
+    TreeReader(const Job& j, const detail::TreeFolders& t, unsigned q) : j_(j), t_(t), ring_(3 * q, j.src), q_(q) {
+        ring_.register_slots(q);
+        for (unsigned k = 0; k < q; ++k) slots_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30));
+    }
+
+    void run() {
+        for (unsigned k = 0; k < q_ && next_ < j_.files; ++k) start(k);
+        while (ring_.in_flight() > 0) {
+            const sys::Completion c = ring_.next();
+            const auto k = static_cast<unsigned>(c.tag >> 2);
+            done(k, static_cast<Op>(c.tag & 3), c.res);
+        }
+    }
+
+private:
+    static std::uint64_t tag(unsigned k, Op op) { return (std::uint64_t{k} << 2) | op; }
+
+    void start(unsigned k) {
+        Slot& s = slots_[k];
+        s.file = next_++;
+        s.offset = 0;
+        s.open_failed = false;
+        s.h.reset();
+        s.name = detail::FileName(s.file);
+        ring_.open_into(t_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, k, tag(k, kOpen), true);
+        read(k);
+    }
+
+    void read(unsigned k) {
+        Slot& s = slots_[k];
+        ring_.read_slot(k, s.buf.data(), static_cast<unsigned>(s.buf.size()), s.offset, tag(k, kRead), false);
+    }
+
+    std::string name(const Slot& s) const {
+        return j_.src + "/" + tree_file(TreeShape{j_.files, j_.file_size, j_.folders}, s.file);
+    }
+
+    void done(unsigned k, Op op, int res) {
+        Slot& s = slots_[k];
+        if (op == kOpen) {
+            if (res < 0) throw IoError(-res, "open", name(s));  // its read is cancelled
+            return;
+        }
+        if (op == kClose) {
+            if (res < 0) throw IoError(-res, "close", name(s));
+            j_.tree->add(s.file, s.h.digest(), s.h.bytes());
+            if (next_ < j_.files) start(k);
+            return;
+        }
+        if (res == -EAGAIN || res == -EINTR) return read(k);  // again, at the same offset
+        if (res < 0) throw IoError(-res, "read", name(s));
+        if (res == 0) return ring_.close_slot(k, tag(k, kClose));
+        s.h.update(s.buf.data(), static_cast<std::size_t>(res));
+        s.offset += res;
+        read(k);
+    }
+
+    const Job& j_;
+    const detail::TreeFolders& t_;
+    sys::Ring ring_;
+    unsigned q_;
+    std::deque<Slot> slots_;  // a Slot does not move (its hasher)
+    std::uint64_t next_ = 0;
+};
+
+}  // namespace
+
+void read_files_uring(const Job& j) {
+    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const auto q = static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
+    TreeReader(j, t, q).run();
+}
+
+}  // namespace iolab
