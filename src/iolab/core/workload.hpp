@@ -50,6 +50,10 @@ struct Workload {
         if (is_tree(family)) return files * file_size;
         return writes_records(family) ? record * count : size;
     }
+    // What its rate also counts, and the bytes of one: a durable case's commits (a record each), a
+    // tree's files; none (0) for the rest, whose rate is in bytes alone.
+    std::uint64_t item_bytes() const { return family == Family::durable ? record : is_tree(family) ? file_size : 0; }
+    const char* item_name() const { return family == Family::durable ? "commits" : "files"; }
     // Bytes of all its jobs together.
     std::uint64_t all_bytes() const { return bytes() * jobs; }
 };

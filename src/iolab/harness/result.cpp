@@ -94,7 +94,7 @@ void set_rates(CaseResult& r) {
         for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
         r.throughput_mib_s = std::max(0.0, median(rates));
     }
-    if (r.spec.workload.patterned || r.spec.workload.family == Family::durable) {
+    if (r.spec.workload.patterned || r.spec.workload.item_bytes() > 0) {
         auto all = std::make_shared<Latency>();
         for (const auto& smp : r.samples)
             if (smp.latency) all->merge(*smp.latency);
@@ -102,7 +102,7 @@ void set_rates(CaseResult& r) {
         // From the throughput, so that the two agree (under --stonewall both are the median of
         // the samples' rates).
         const Workload& w = r.spec.workload;
-        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(w.patterned ? w.block : w.record);
+        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(w.patterned ? w.block : w.item_bytes());
     }
 }
 

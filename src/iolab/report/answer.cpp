@@ -54,9 +54,9 @@ std::string_view everyday_strategy(Family f) {
 std::string Answer::text() const {
     std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";
     if (winner.empty()) return out + "no stable winner: " + no_winner;
-    if (record > 0) {
-        const double per_mib = static_cast<double>(1 << 20) / static_cast<double>(record);
-        out += fmt::format("{}, {} commits/s", winner, format_figure(mib_s * per_mib));
+    if (item > 0) {
+        const double per_mib = static_cast<double>(1 << 20) / static_cast<double>(item);
+        out += fmt::format("{}, {} {}/s", winner, format_figure(mib_s * per_mib), item_name);
         if (low > 0 && high > 0)
             out += fmt::format(" ({}-{})", format_figure(low * per_mib), format_figure(high * per_mib));
     } else {
@@ -103,7 +103,8 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         const CaseResult& w = *s.pick;
         a.winner = w.spec.label();
         a.mib_s = w.throughput_mib_s;
-        if (w.spec.workload.family == Family::durable) a.record = w.spec.workload.record;
+        a.item = w.spec.workload.item_bytes();
+        a.item_name = w.spec.workload.item_name();
         std::tie(a.low, a.high) = rate_interval(w);
         for (const CaseResult* c : s.winners())
             if (c != &w) a.tied.push_back(c->spec.label());

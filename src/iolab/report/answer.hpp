@@ -25,7 +25,8 @@ struct Answer {
     std::string table;                    // "read, 64 MiB, cache warm"
     std::string winner;                   // the winner's label; empty: no stable winner
     double mib_s = 0, low = 0, high = 0;  // the winner's throughput and its 95 % interval
-    std::size_t record = 0;               // durable: the record size (the rate then reads in commits/s)
+    std::size_t item = 0;                 // durable, files: bytes of a commit or a file (the rate reads in items/s)
+    std::string item_name;                // "commits" or "files"
     std::vector<std::string> tied;        // the rest of the winner group
     std::vector<Versus> versus;
     std::string no_winner;  // why there is no stable winner

@@ -133,13 +133,13 @@ std::string table_name(const RankedTable& t) {
 namespace {
 
 // The columns of a ranked table, in order, and below how many terminal columns each gives way.
-// A durable table's rate is in commits (records) per second.
-std::vector<Column> ranked_columns(bool limits, bool cached, bool commits) {
+// A durable table's rate is in commits (records) per second, a tree's in files per second (items).
+std::vector<Column> ranked_columns(bool limits, bool cached, const char* items) {
     std::vector<Column> cols = {{"#"},
                                 {"strategy", true},
                                 {"params", true},
                                 {"median", false, 80},
-                                {commits ? "commits/s" : "MiB/s"},
+                                {items ? fmt::format("{}/s", items) : "MiB/s"},
                                 {fmt::format("±{:.0f}%", kMedianConfidence * 100)}};
     if (limits) cols.push_back({"of limit", false, 100});
     cols.push_back({"vs best", false, 80});
@@ -156,7 +156,8 @@ std::vector<Column> ranked_columns(bool limits, bool cached, bool commits) {
 // What a ranked row's cells depend on beyond its case: the case to compare with and the columns.
 struct RowFrame {
     const CaseResult* best = nullptr;
-    bool limits = false, cached = false, commits = false;
+    bool limits = false, cached = false;
+    const char* items = nullptr;  // the rate's items ("commits", "files"), or bytes
 };
 
 // A case without a rank: failed, skipped or not ranked, and why.
@@ -190,7 +191,7 @@ std::string interval_cell(const CaseResult& c) {
 std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* ceiling, const RowFrame& frame) {
     const CaseResult& c = *p.c;
     std::vector<std::string> cells = {p.rank_text(), c.name(), c.spec.label_params(), median_cell(c)};
-    cells.push_back(frame.commits ? fmt::format("{:.0f}", c.ops_per_s) : fmt::format("{:.1f}", c.throughput_mib_s));
+    cells.push_back(frame.items ? fmt::format("{:.0f}", c.ops_per_s) : fmt::format("{:.1f}", c.throughput_mib_s));
     cells.push_back(interval_cell(c));
     if (frame.limits)
         cells.push_back(ceiling && has_interval(c) ? fmt::format("{:.0f}%", 100 * c.throughput_mib_s / ceiling->mib_s)
@@ -276,9 +277,10 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, Family f,
         return p.c->ranked() && has_interval(*p.c) && ceiling_for(report.limits, p.c->spec, g.options);
     });
     const bool cached = g.options.cache == CacheMode::cold && !writes_records(f);
-    const bool commits = f == Family::durable;
-    t.columns = ranked_columns(limits, cached, commits);
-    add_rows(rt, report, {rt.standing.pick ? rt.standing.pick : rt.standing.leader, limits, cached, commits});
+    const Workload& w0 = cases.front()->spec.workload;
+    const char* items = w0.item_bytes() > 0 ? w0.item_name() : nullptr;
+    t.columns = ranked_columns(limits, cached, items);
+    add_rows(rt, report, {rt.standing.pick ? rt.standing.pick : rt.standing.leader, limits, cached, items});
     add_case_notes(rt);
     return rt;
 }

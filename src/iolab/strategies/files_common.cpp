@@ -38,7 +38,9 @@ void read_into_digest(const Job& j, const sys::Fd& in, std::uint64_t i, AlignedB
     j.tree->add(i, h.digest(), h.bytes());
 }
 
-void on_threads(unsigned threads, std::uint64_t files, const std::function<void(std::uint64_t, unsigned)>& f) {
+void on_threads(const Job& j, unsigned threads, const std::function<void(std::uint64_t, unsigned)>& f) {
+    const std::uint64_t files = j.files;
+    std::vector<Latency> latencies(j.latency ? threads : 0);  // a thread's own, merged after
     std::atomic<std::uint64_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr error;
@@ -46,8 +48,13 @@ void on_threads(unsigned threads, std::uint64_t files, const std::function<void(
     sys::Counters made;
     const auto work = [&](unsigned t) {
         const sys::Counters c0 = sys::thread_counters();
+        const OpClock clock(j.latency ? &latencies[t] : nullptr);
         try {
-            for (std::uint64_t i; !failed && (i = next.fetch_add(1)) < files;) f(i, t);
+            for (std::uint64_t i; !failed && (i = next.fetch_add(1)) < files;) {
+                const std::uint64_t began = clock.now();
+                f(i, t);
+                clock.done(began);
+            }
         } catch (...) {
             const std::lock_guard lock(m);
             if (!error) error = std::current_exception();
@@ -69,6 +76,7 @@ void on_threads(unsigned threads, std::uint64_t files, const std::function<void(
     }  // every thread joined
     sys::thread_counters() += made;
     if (error) std::rethrow_exception(error);
+    for (const Latency& l : latencies) j.latency->merge(l);
 }
 
 }  // namespace iolab::detail

@@ -12,6 +12,7 @@
 
 #include "iolab/core/aligned.hpp"
 #include "iolab/core/checksum.hpp"
+#include "iolab/strategies/common.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/io.hpp"
 
@@ -43,15 +44,21 @@ void read_into_digest(const Job& j, const sys::Fd& in, std::uint64_t i, AlignedB
 inline std::span<const std::byte> file_bytes(const Job& j, std::uint64_t i) { return j.records->at(i); }
 
 // Calls f(i, thread) for every file on `threads` threads (thread 0 is the caller's) taking
-// indices in turn; the calls they make are counted as the caller's. The first error stops the
-// others and is rethrown.
-void on_threads(unsigned threads, std::uint64_t files, const std::function<void(std::uint64_t, unsigned)>& f);
+// indices in turn, each call's time into the job's latency; the calls they make are counted as
+// the caller's. The first error stops the others and is rethrown.
+void on_threads(const Job& j, unsigned threads, const std::function<void(std::uint64_t, unsigned)>& f);
 
-// The order a walker visits files in: folder by folder, each folder's files in index order.
+// f(i) for each file in the order a walker visits them: folder by folder, each folder's files in
+// index order; each call's time into the job's latency (a file's).
 template <class F>
 void each_file_by_folder(const Job& j, F&& f) {
+    const OpClock clock(j);
     for (unsigned d = 0; d < j.folders; ++d)
-        for (std::uint64_t i = d; i < j.files; i += j.folders) f(i);
+        for (std::uint64_t i = d; i < j.files; i += j.folders) {
+            const std::uint64_t began = clock.now();
+            f(i);
+            clock.done(began);
+        }
 }
 
 }  // namespace iolab::detail

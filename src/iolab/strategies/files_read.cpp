@@ -59,7 +59,7 @@ void read_threads(const Job& j) {
     std::vector<AlignedBuffer> bufs;
     std::vector<Hasher> hashers(j.queue);
     for (unsigned k = 0; k < j.queue; ++k) bufs.emplace_back(j.buffer, detail::kPage);
-    detail::on_threads(j.queue, j.files, [&](std::uint64_t i, unsigned k) {
+    detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned k) {
         const sys::Fd in = sys::openat(t.of(i), FileName(i).c_str(), O_RDONLY | O_NOFOLLOW);
         detail::read_into_digest(j, in, i, bufs[k], hashers[k]);
     });
@@ -69,7 +69,9 @@ void read_threads(const Job& j) {
 void read_ifstream(const Job& j) {
     std::vector<char> buf(j.buffer);
     Hasher h;
+    const detail::OpClock clock(j);
     for (const auto& e : std::filesystem::recursive_directory_iterator(j.src)) {
+        const std::uint64_t began = clock.now();
         if (!e.is_regular_file()) continue;
         const std::uint64_t i = tree_index(e.path().filename().c_str());
         std::ifstream in(e.path(), std::ios::binary);
@@ -79,6 +81,7 @@ void read_ifstream(const Job& j) {
             h.update(buf.data(), static_cast<std::size_t>(in.gcount()));
         if (in.bad()) detail::stream_failed("read", e.path());
         j.tree->add(i, h.digest(), h.bytes());
+        clock.done(began);
     }
 }
 
@@ -88,15 +91,18 @@ void read_getdents(const Job& j) {
     const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
     AlignedBuffer buf(j.buffer, detail::kPage), list(32 * 1024, 8);
     Hasher h;
+    const detail::OpClock clock(j);
     for (const sys::Fd& folder : t.folder) {
         while (const std::size_t n = sys::getdents(folder, list.data(), list.size())) {
             for (std::size_t off = 0; off < n;) {
                 const auto* e = reinterpret_cast<const dirent64*>(list.data() + off);
                 off += e->d_reclen;
                 const char* name = e->d_name;
+                const std::uint64_t began = clock.now();
                 if (name[0] == '.' || sys::statx_size(folder, name) < 0) continue;
                 const sys::Fd in = sys::openat(folder, name, O_RDONLY | O_NOFOLLOW);
                 detail::read_into_digest(j, in, tree_index(name), buf, h);
+                clock.done(began);
             }
         }
     }

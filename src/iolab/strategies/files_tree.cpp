@@ -39,7 +39,7 @@ void write_create(const Job& j) {
 
 void write_threads(const Job& j) {
     const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
-    detail::on_threads(j.queue, j.files, [&](std::uint64_t i, unsigned) { create_file(j, t, i, false); });
+    detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { create_file(j, t, i, false); });
 }
 
 // The everyday way: std::filesystem::create_directories, then a std::ofstream a file.
@@ -77,7 +77,7 @@ void copy_range(const Job& j) {
 
 void copy_threads(const Job& j) {
     const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
-    detail::on_threads(j.queue, j.files, [&](std::uint64_t i, unsigned) { copy_one(from, to, i); });
+    detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { copy_one(from, to, i); });
 }
 
 // The everyday way: std::filesystem::copy with copy_options::recursive.
@@ -103,8 +103,7 @@ void remove_unlinkat(const Job& j) {
 
 void remove_threads(const Job& j) {
     const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
-    detail::on_threads(j.queue, j.files,
-                       [&](std::uint64_t i, unsigned) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
+    detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
     remove_folders(j, t);
 }
 

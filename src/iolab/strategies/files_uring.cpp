@@ -18,7 +18,7 @@ struct Slot {
     std::uint64_t file = 0;
     detail::FileName name{0};  // read by the kernel when the open is submitted, after start()
     off_t offset = 0;
-    bool open_failed = false;
+    std::uint64_t began = 0;  // when its open was queued (a file's latency)
     AlignedBuffer buf;
     Hasher h;
     explicit Slot(std::size_t n) : buf(n, detail::kPage) {}
@@ -34,9 +34,9 @@ public:
     void run() {
         for (unsigned k = 0; k < q_ && next_ < j_.files; ++k) start(k);
         while (ring_.in_flight() > 0) {
-            const sys::Completion c = ring_.next();
-            const auto k = static_cast<unsigned>(c.tag >> 2);
-            done(k, static_cast<Op>(c.tag & 3), c.res);
+            // Every completion that is there, then one submission of all they queued.
+            for (std::optional<sys::Completion> c = ring_.next(); c; c = ring_.ready())
+                done(static_cast<unsigned>(c->tag >> 2), static_cast<Op>(c->tag & 3), c->res);
         }
     }
 
@@ -47,7 +47,7 @@ private:
         Slot& s = slots_[k];
         s.file = next_++;
         s.offset = 0;
-        s.open_failed = false;
+        s.began = clock_.now();
         s.h.reset();
         s.name = detail::FileName(s.file);
         ring_.open_into(t_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, k, tag(k, kOpen), true);
@@ -72,6 +72,7 @@ private:
         if (op == kClose) {
             if (res < 0) throw IoError(-res, "close", name(s));
             j_.tree->add(s.file, s.h.digest(), s.h.bytes());
+            clock_.done(s.began);
             if (next_ < j_.files) start(k);
             return;
         }
@@ -84,6 +85,7 @@ private:
     }
 
     const Job& j_;
+    const detail::OpClock clock_{j_};
     const detail::TreeFolders& t_;
     sys::Ring ring_;
     unsigned q_;

@@ -147,6 +147,17 @@ Completion Ring::next() {
         if (r == 0) break;
         if (r != -EINTR && r != -EAGAIN) throw IoError(-r, "wait on the io_uring for", label_);
     }
+    return complete(cqe);
+}
+
+std::optional<Completion> Ring::ready() {
+    io_uring_cqe* cqe = nullptr;
+    if (in_flight_ == queued_ || ::io_uring_peek_cqe(ring_.get(), &cqe) != 0 || !cqe) return std::nullopt;
+    return complete(cqe);
+}
+
+Completion Ring::complete(void* done) {
+    auto* cqe = static_cast<io_uring_cqe*>(done);
     Completion c{::io_uring_cqe_get_data64(cqe), cqe->res};
     ::io_uring_cqe_seen(ring_.get(), cqe);
     --in_flight_;

@@ -43,6 +43,9 @@ public:
     void unlink(const Fd& dir, const char* name, std::uint64_t tag);
     // Submits what was queued and waits for one completion.
     Completion next();
+    // A completion already there, without a system call (nothing is submitted), or nullopt: a
+    // caller that takes every ready one before next() submits all it queued meanwhile at once.
+    std::optional<Completion> ready();
     unsigned in_flight() const { return in_flight_; }
     // Waits for every operation the kernel still has, so that their buffers can go; queued ones
     // are dropped.
@@ -50,6 +53,7 @@ public:
 
 private:
     void* sqe();
+    Completion complete(void* cqe);
     std::unique_ptr<io_uring> ring_;
     unsigned in_flight_ = 0;
     unsigned queued_ = 0;
