@@ -283,14 +283,25 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     o.jvm_deadline_s = 45;
     r.groups = {{"g", "a group", o}};
     // A case of some strategy that takes each parameter, with a value that is not its default.
-    const std::pair<const char*, const char*> values[] = {{"buffer", "128K"}, {"record", "8K"},
-                                                          {"queue", "16"},    {"iov", "4"},
-                                                          {"producers", "3"}, {"chain", "deflate:1>file"},
-                                                          {"feed", "byte"},   {"pattern", "strided:12K"},
-                                                          {"block", "8K"},    {"ops", "100"},
-                                                          {"span", "2M"},     {"seed", "7"},
-                                                          {"count", "33"},    {"size", "3M"},
-                                                          {"jobs", "3"},      {"slice_of", "2M"},
+    const std::pair<const char*, const char*> values[] = {{"buffer", "128K"},
+                                                          {"record", "8K"},
+                                                          {"queue", "16"},
+                                                          {"iov", "4"},
+                                                          {"producers", "3"},
+                                                          {"files", "33"},
+                                                          {"file_size", "2K"},
+                                                          {"folders", "3"},
+                                                          {"chain", "deflate:1>file"},
+                                                          {"feed", "byte"},
+                                                          {"pattern", "strided:12K"},
+                                                          {"block", "8K"},
+                                                          {"ops", "100"},
+                                                          {"span", "2M"},
+                                                          {"seed", "7"},
+                                                          {"count", "33"},
+                                                          {"size", "3M"},
+                                                          {"jobs", "3"},
+                                                          {"slice_of", "2M"},
                                                           {"data", "zeros"}};
     std::vector<CaseResult> made;
     for (const auto& [key, value] : values) {

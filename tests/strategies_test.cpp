@@ -33,7 +33,8 @@ std::vector<Point> all_points() {
     const std::vector<std::size_t> buffers = {1, 7, 4096, 65536};
     std::vector<Point> out;
     for (const auto& s : Registry::builtin().all()) {
-        if (s.worker()) continue;  // the JVM's methods: jvm_test.cpp, in one worker
+        if (s.worker()) continue;         // the JVM's methods: jvm_test.cpp, in one worker
+        if (is_tree(s.family)) continue;  // trees of files: files_test.cpp
         for (auto size : sizes) {
             if (s.honours(kParamPattern)) {
                 // Blocks of 4 KiB (of the whole file when smaller), queue 8: every pattern.

@@ -170,6 +170,32 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     return saturating_add(saturating_mul(buffers, w.jobs), data);
 }
 
+namespace {
+
+// A tree's blocks: each file's bytes rounded up to whole 4 KiB blocks, and a block a folder.
+std::uint64_t tree_bytes(const Workload& w) {
+    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
+    return saturating_add(saturating_mul(w.files, per_file), (w.folders + 1ull) * 4096);
+}
+
+}  // namespace
+
+std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
+    std::uint64_t in = 0, out = 0;
+    std::set<std::string> inputs;
+    for (const auto& c : plan) {
+        const Workload& w = c.workload;
+        if (!is_tree(w.family)) continue;
+        const std::uint64_t tree = saturating_mul(w.files + w.folders + 1, w.jobs);
+        if (w.family != Family::files_read) out = std::max(out, tree);
+        if ((w.family == Family::files_read || w.family == Family::files_copy) &&
+            inputs.insert(fmt::format("{}/{}/{}/{}/{}", to_string(w.data), w.files, w.file_size, w.folders, w.jobs))
+                .second)
+            in = saturating_add(in, tree);
+    }
+    return saturating_add(in, out);
+}
+
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     // The cases of a group share their inputs (one file per data kind, size and job) and keep
     // one output per job at a time.
@@ -178,6 +204,14 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     for (const auto& c : plan) {
         // A patterned read's input is the whole file, not the bytes its operations read.
         const Workload& cw = c.workload;
+        if (is_tree(cw.family)) {  // an input tree (reads, copies) kept, an output tree (all but reads)
+            const std::uint64_t b = saturating_mul(tree_bytes(cw), cw.jobs);
+            if (cw.family != Family::files_read) out = std::max(out, b);
+            if ((cw.family == Family::files_read || cw.family == Family::files_copy) &&
+                inputs.emplace(fmt::format("tree/{}/{}/{}", cw.files, cw.file_size, cw.folders), cw.jobs, 0).second)
+                in = saturating_add(in, b);
+            continue;
+        }
         const std::uint64_t b = !writes_records(cw.family) ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();
         if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
         if (writes_records(c.workload.family) || !c.workload.input.empty()) continue;

@@ -63,6 +63,8 @@ std::vector<const Strategy*> chosen_strategies(const std::vector<std::string>& n
 
 // Bytes of scratch space a group's cases need at once: their shared inputs and one output.
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
+// Inodes a group's trees of files need at once (files, folders, roots): its input trees and one output.
+std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan);
 
 inline constexpr unsigned kMaxQueue = 4096;              // entries of an io_uring, buffers of a pipeline
 inline constexpr unsigned kMaxIov = 1024;                // IOV_MAX

@@ -229,6 +229,14 @@ void Session::check_space(const std::string& dir, unsigned ranks) const {
     if (available < needed)
         throw InputError(fmt::format("not enough free space in '{}': the workload needs {} and {} is free", dir,
                                      format_size(needed), format_size(available)));
+    // Trees of files need inodes too (a filesystem that counts none, as btrfs, has no limit).
+    std::uint64_t inodes = 0;
+    for (const auto& cases : plan_) inodes = std::max(inodes, scratch_inodes_needed(cases));
+    inodes = saturating_mul(inodes, ranks);
+    struct statvfs st {};
+    if (inodes > 0 && ::statvfs(dir.c_str(), &st) == 0 && st.f_files > 0 && st.f_favail < inodes + 1000)
+        throw InputError(fmt::format("not enough free inodes in '{}': the trees of files need {} and {} are free", dir,
+                                     inodes, static_cast<std::uint64_t>(st.f_favail)));
 }
 
 Run Session::run(const SessionSettings& settings, std::string* kept_scratch) const {

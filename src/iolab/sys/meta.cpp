@@ -39,18 +39,26 @@ void fdatasync(const Fd& fd) {
     attempt_void(Call::fdatasync, fd.path(), "fdatasync", [&] { return ::fdatasync(fd.get()); });
 }
 
+// mkdirat and unlinkat are retried on EINTR and EAGAIN; a retry that finds its work done (the
+// folder there, the name gone) takes it as done: the interrupted call did it.
 void mkdirat(const Fd& dir, const char* name, mode_t mode) {
-    const int err = detail::fault_error(detail::take_fault(Call::mkdir));
-    count(Call::mkdir);
-    if (err) fail(err, "make the folder", dir.path() + "/" + name);
-    if (::mkdirat(dir.get(), name, mode) != 0) fail(errno, "make the folder", dir.path() + "/" + name);
+    bool again = false;
+    attempt_void(Call::mkdir, dir.path() + "/" + name, "make the folder", [&] {
+        const int r = ::mkdirat(dir.get(), name, mode);
+        if (r != 0 && again && errno == EEXIST) return 0;
+        again = true;
+        return r;
+    });
 }
 
 void unlinkat(const Fd& dir, const char* name, int flags) {
-    const int err = detail::fault_error(detail::take_fault(Call::unlink));
-    count(Call::unlink);
-    if (err) fail(err, "remove", dir.path() + "/" + name);
-    if (::unlinkat(dir.get(), name, flags) != 0) fail(errno, "remove", dir.path() + "/" + name);
+    bool again = false;
+    attempt_void(Call::unlink, dir.path() + "/" + name, "remove", [&] {
+        const int r = ::unlinkat(dir.get(), name, flags);
+        if (r != 0 && again && errno == ENOENT) return 0;
+        again = true;
+        return r;
+    });
 }
 
 std::size_t getdents(const Fd& dir, void* buf, std::size_t n) {

@@ -1,0 +1,186 @@
+// The files family: trees of many files laid out, read, written, copied and removed, each checked by
+// the order-free digest of its files with their indices.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+
+#include <filesystem>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/core/tree.hpp"
+#include "iolab/harness/fixture.hpp"
+#include "iolab/harness/runner.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "iolab/sys/fault.hpp"
+#include "iolab/sys/io.hpp"
+#include "process_support.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using namespace std::chrono_literals;
+
+CaseSpec tree_case(const Strategy& s, std::uint64_t files = 37, std::uint64_t size = 1000, unsigned folders = 3) {
+    CaseSpec c;
+    c.strategy = &s;
+    c.workload.family = s.family;
+    c.workload.files = files;
+    c.workload.file_size = size;
+    c.workload.folders = folders;
+    c.workload.buffer = 512;  // files of 1000 bytes take two reads and a last one
+    c.workload.queue = 4;
+    return c;
+}
+
+// Every files method does the whole job on a small tree (37 files over 3 folders), in the harness.
+TEST(Files, EveryMethodDoesTheWholeJobAndIsVerified) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    int ran = 0;
+    for (const Strategy* s : Registry::builtin().match("files.*")) {
+        SCOPED_TRACE(s->name);
+        if (s->skip_reason(dir.path())) continue;
+        const CaseResult r = run_case(tree_case(*s), opts, dir);
+        ASSERT_EQ(r.status, Status::ok) << r.reason;
+        EXPECT_EQ(r.verified, s->output_checked());
+        if (r.latency) {
+            EXPECT_EQ(r.latency->count() % 37, 0u);  // a time for every file
+        }
+        ++ran;
+    }
+    EXPECT_GE(ran, 18);
+    // And nothing is left in the scratch folder but the group's inputs, removed with it.
+}
+
+// A reader of its own: every file read and reported, but for what `broken` changes.
+enum class Broken { none, skip, swap, repeat };
+Broken g_broken = Broken::none;
+
+void partial_reader(const Job& j) {
+    for (std::uint64_t i = 0; i < j.files; ++i) {
+        std::uint64_t at = i;
+        if (g_broken == Broken::skip && i == 5) continue;
+        if (g_broken == Broken::swap && (i == 3 || i == 4)) at = i == 3 ? 4 : 3;  // file 3's bytes said to be file 4's
+        if (g_broken == Broken::repeat && i == 6) at = 5;
+        const sys::Fd in = sys::open(j.src + "/" + tree_file(TreeShape{j.files, j.file_size, j.folders}, at), O_RDONLY);
+        std::vector<std::byte> buf(j.file_size + 1);
+        const std::size_t n = sys::read_full(in, buf.data(), buf.size());
+        j.tree->add(i, checksum(std::span<const std::byte>(buf.data(), n)), n);
+    }
+}
+
+TEST(Files, AReaderThatSkipsSwapsOrRepeatsAFileFails) {
+    ScratchDir dir;
+    Strategy s;
+    s.name = "files.read-test";
+    s.family = Family::files_read;
+    s.params = kParamTree;
+    s.run = partial_reader;
+    const RunOptions opts = test::three_iterations();
+    for (Broken b : {Broken::skip, Broken::swap, Broken::repeat}) {
+        g_broken = b;
+        const CaseResult r = run_case(tree_case(s), opts, dir);
+        EXPECT_EQ(r.status, Status::failed) << static_cast<int>(b);
+        EXPECT_NE(r.reason.find("files"), std::string::npos) << r.reason;
+    }
+    g_broken = Broken::none;
+    EXPECT_EQ(run_case(tree_case(s), opts, dir).status, Status::ok);
+}
+
+// Two files of a tree swapped on disk: the digest of the tree read back changes, although every
+// byte is there and the files are the same size.
+TEST(Files, TheTreeDigestTellsTwoSwappedFilesApart) {
+    ScratchDir dir;
+    const TreeShape t{20, 300, 4};
+    const Records content(DataSpec{}, t.file_size, t.files);
+    const TreeSum made = lay_out_tree(dir.fd(), "t", t, content);
+    EXPECT_EQ(made, expected_tree(t, content));
+    std::uint64_t entries = 0;
+    EXPECT_EQ(digest_tree(dir.fd(), "t", t, &entries), made);
+    EXPECT_EQ(entries, 20u);
+    // f1 is in d1, f5 in d1 too: swap them by renaming through a third name.
+    const std::string d1 = dir.file("t/d1/");
+    std::filesystem::rename(d1 + "f1", d1 + "tmp");
+    std::filesystem::rename(d1 + "f5", d1 + "f1");
+    std::filesystem::rename(d1 + "tmp", d1 + "f5");
+    const TreeSum swapped = digest_tree(dir.fd(), "t", t);
+    EXPECT_EQ(swapped.files, made.files);
+    EXPECT_EQ(swapped.bytes, made.bytes);
+    EXPECT_NE(swapped.sum, made.sum);
+    // A file too many is counted among the entries.
+    std::ofstream(dir.file("t/d2/extra")) << "x";
+    digest_tree(dir.fd(), "t", t, &entries);
+    EXPECT_EQ(entries, 21u);
+    remove_tree(dir.fd(), "t");
+    EXPECT_FALSE(std::filesystem::exists(dir.file("t")));
+}
+
+// A write that leaves one file out, or one too many, fails.
+TEST(Files, AWriterThatLeavesAFileOutOrOneTooManyFails) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    for (int extra : {-1, 1}) {
+        Strategy s;
+        s.name = "files.write-test";
+        s.family = Family::files_write;
+        s.params = kParamTree;
+        s.run = [extra](const Job& j) {
+            std::filesystem::create_directory(j.dst);
+            for (unsigned d = 0; d < j.folders; ++d)
+                std::filesystem::create_directory(j.dst + "/d" + std::to_string(d));
+            const TreeShape t{j.files, j.file_size, j.folders};
+            for (std::uint64_t i = 0; i < j.files + (extra > 0 ? 1 : 0); ++i) {
+                if (extra < 0 && i == 7) continue;
+                const std::span<const std::byte> b = j.records->at(std::min(i, j.files - 1));
+                std::ofstream(j.dst + "/" + tree_file(t, i))
+                    .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+            }
+        };
+        const CaseResult r = run_case(tree_case(s), opts, dir);
+        EXPECT_EQ(r.status, Status::failed) << extra;
+        EXPECT_NE(r.reason.find(extra < 0 ? "36 of 37 files" : "38 entries"), std::string::npos) << r.reason;
+    }
+}
+
+// A layout that fails half-way (the disk full at the 10th file) leaves nothing behind.
+TEST(Files, AFailedLayoutLeavesNothing) {
+    ScratchDir dir;
+    const TreeShape t{30, 100, 3};
+    const Records content(DataSpec{}, t.file_size, t.files);
+    {
+        const sys::ScopedFault full(sys::fault_at(sys::call_bit(sys::Call::write), 10, UINT64_MAX, sys::Fault::enospc));
+        EXPECT_THROW(lay_out_tree(dir.fd(), "t", t, content), IoError);
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("t")));
+    EXPECT_EQ(sys::faults_fired(), 1u);
+}
+
+// A signal while a large tree is laid out: the run stops, and its scratch folder (the tree in it)
+// is gone.
+TEST(Files, ASignalDuringTheLayoutLeavesNothing) {
+    using namespace test;
+    ScratchDir dir;
+    const pid_t pid = spawn({"run", "-s", "files.read-openat", "--files", "200000", "--file-size", "1", "--dir",
+                             dir.path(), "--json", dir.file("r.json")},
+                            dir.file("out"));
+    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
+    const std::string scratch = scratch_folders(dir.path()).front();
+    // The tree's first folder made: the layout is under way (200,000 files take a while).
+    ASSERT_TRUE(wait_until(
+        [&] {
+            for (const auto& e : std::filesystem::directory_iterator(scratch))
+                if (e.path().filename().string().starts_with("tree-") && std::filesystem::exists(e.path() / "d9"))
+                    return true;
+            return false;
+        },
+        60s))
+        << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid, 60s), 130) << test::slurp(dir.file("out"));
+    EXPECT_TRUE(scratch_folders(dir.path()).empty()) << "scratch folder left behind";
+}
+
+}  // namespace
+}  // namespace iolab
