@@ -129,10 +129,13 @@ TEST(Registry, NamesAreFamilyDotWhatAndUnique) {
     const auto& all = Registry::builtin().all();
     EXPECT_GE(all.size(), 35u);
     for (const auto& s : all) {
-        // family.what, or jvm.family-what (a method run in the JVM worker, and only those).
+        // family.what, jvm.family-what (a method run in the JVM worker, and only those), or
+        // files.what-how (a tree of files: the files-what family).
         const bool jvm = s.name.starts_with("jvm.");
-        EXPECT_TRUE(s.name.starts_with(jvm ? "jvm." + std::string(to_string(s.family)) + "-"
-                                           : std::string(to_string(s.family)) + "."))
+        const std::string family(to_string(s.family));
+        EXPECT_TRUE(s.name.starts_with(jvm                 ? "jvm." + family + "-"
+                                       : is_tree(s.family) ? "files." + family.substr(6) + "-"
+                                                           : family + "."))
             << s.name;
         EXPECT_EQ(jvm, s.worker()) << s.name;
         // One call per byte is what "byte-" means, and only there.
@@ -167,13 +170,22 @@ TEST(Registry, ReflinkIsSkippedWithAReasonOrWorks) {
 TEST(Strategies, DestinationThatExistsIsNeverOverwritten) {
     ScratchDir dir;
     for (const auto& s : Registry::builtin().all()) {
-        if (s.family == Family::read || s.skip_reason(dir.path())) continue;
+        // A removal's output is the tree it removes (laid out for it).
+        if (s.family == Family::read || s.family == Family::files_read || s.family == Family::files_remove ||
+            s.skip_reason(dir.path()))
+            continue;
         Workload w = workload_for(s, 4097, 4096);
+        w.files = 5;
+        w.folders = 2;
         Fixture fx(w, dir, "clobber-" + s.name);
         Sink sink;
         const Job job = fx.job(s, sink);
         write_input_file(job.dst, DataSpec{DataKind::zeros}, 10);
-        EXPECT_ANY_THROW(s.run(job)) << s.name;
+        // Run as the harness runs it: its prepare (a durable log laid out with O_EXCL) first.
+        EXPECT_ANY_THROW({
+            if (s.prepare) s.prepare(job);
+            s.run(job);
+        }) << s.name;
         EXPECT_EQ(checksum_file(job.dst).size, 10u) << s.name << " touched an existing file";
     }
 }

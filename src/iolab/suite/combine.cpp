@@ -61,6 +61,9 @@ void make_smoke(Suite& suite) {
         const std::uint64_t floor = *std::max_element(g.plan.buffers.begin(), g.plan.buffers.end());
         for (auto& s : g.plan.sizes) s = std::min<std::uint64_t>(s, std::max<std::uint64_t>(256 * 1024, floor));
         if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
+        // Trees of files: a few dozen files.
+        for (auto& f : g.plan.files) f = std::min<std::uint64_t>(f, 40);
+        for (auto& f : g.plan.folders) f = std::min(f, 4u);
         g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
         // Patterned cases: a few hundred operations; no cache budget (a 256 KiB file fits any).
         if (g.plan.ops) g.plan.ops = std::min<std::uint64_t>(g.plan.ops, 256);
