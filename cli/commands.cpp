@@ -126,16 +126,22 @@ std::string settings_taken(const Strategy& s) {
 
 int list_strategies(const std::string& family_filter, bool names_only) {
     std::optional<Family> family;
-    // "jvm": the published methods run in the JVM (docs/jvm.md), of every family.
-    const bool jvm_only = family_filter == "jvm";
-    if (!family_filter.empty() && !jvm_only) {
+    // "jvm": the published methods run in the JVM (docs/jvm.md), of every family; "files": the
+    // four families of trees of files.
+    const bool jvm_only = family_filter == "jvm", trees = family_filter == "files";
+    if (!family_filter.empty() && !jvm_only && !trees) {
         family = parse_family(family_filter);
-        if (!family)
-            throw InputError(fmt::format("unknown family '{}': expected read, write, copy or jvm", family_filter));
+        if (!family) {
+            std::vector<std::string_view> names;
+            for (Family f : kAllFamilies) names.push_back(to_string(f));
+            throw InputError(
+                fmt::format("unknown family '{}': expected {}, files or jvm", family_filter, fmt::join(names, ", ")));
+        }
     }
     const std::string dir = default_scratch_parent();
-    for (Family f : {Family::read, Family::write, Family::copy}) {
-        if (family && f != *family) continue;
+    bool first = true;
+    for (Family f : kAllFamilies) {
+        if ((family && f != *family) || (trees && !is_tree(f))) continue;
         std::vector<const Strategy*> of;
         for (const auto& s : Registry::builtin().all())
             if (s.family == f && (!jvm_only || s.worker())) of.push_back(&s);
@@ -145,8 +151,9 @@ int list_strategies(const std::string& family_filter, bool names_only) {
         }
         std::size_t here = 0;
         for (const Strategy* s : of) here += !s->skip_reason(dir);
-        fmt::print("{}{} ({} strategies, {} available here)\n", family || f == Family::read ? "" : "\n", to_string(f),
-                   of.size(), here);
+        if (of.empty()) continue;
+        fmt::print("{}{} ({} strategies, {} available here)\n", first ? "" : "\n", to_string(f), of.size(), here);
+        first = false;
         for (const Strategy* s : of) {
             fmt::print("  {:<30} {}\n", s->name, s->description);
             if (!s->jvm.empty()) fmt::print("  {:<30}   {} {}\n", "", s->worker() ? "runs" : "like", s->jvm);

@@ -10,6 +10,7 @@
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/strategies/strategy.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -235,6 +236,15 @@ TEST(Cli, ListShowsEveryStrategyAndNames) {
     EXPECT_NE(full.out.find("copy.sendfile"), std::string::npos);
     EXPECT_EQ(full.out.find("read.chunk"), std::string::npos);
     EXPECT_NE(full.out.find("available"), std::string::npos);
+    // Every strategy of the registry is listed, the newer families too.
+    const auto& all = Registry::builtin().all();
+    for (const Strategy& s : all) EXPECT_NE(names.out.find(s.name + "\n"), std::string::npos) << s.name;
+    const auto trees = run_cli("list --family files --names");
+    ASSERT_EQ(trees.status, 0);
+    EXPECT_NE(trees.out.find("files.remove-rm\n"), std::string::npos);
+    EXPECT_EQ(trees.out.find("durable."), std::string::npos);
+    const auto durable = run_cli("list --family durable");
+    EXPECT_NE(durable.out.find("durable.group-commit"), std::string::npos);
 }
 
 TEST(Cli, InfoDescribesTheMachine) {

@@ -212,6 +212,14 @@ TEST(Peers, PgTestFsyncsOneWriteSectionIsRead) {
     EXPECT_EQ(junk[0].record, 16384u);
     EXPECT_EQ(junk[0].ops_per_s, 0);
     EXPECT_NE(junk[0].note.find("unreadable"), std::string::npos);
+    // Where the filesystem takes no O_DIRECT, pg_test_fsync says so after open_sync, with no
+    // blank line: the section ends there. A header ending at the size's digits names none.
+    const auto nodirect = parse_pg_test_fsync(
+        "Compare file sync methods using one 8kB write:\n        fdatasync   10.5 ops/sec   1 usecs/op\n"
+        "* This file system and its mount options do not support direct\n  I/O, e.g. ext4 in journaled mode.\n");
+    ASSERT_EQ(nodirect.size(), 1u);
+    EXPECT_EQ(nodirect[0].method, "fdatasync");
+    EXPECT_THROW(parse_pg_test_fsync("Compare file sync methods using one 8"), InputError);
 }
 
 // A durable case of `commits` records of 8 KiB a run, each run taking the times given.

@@ -112,8 +112,9 @@ private:
 
 IOLAB_IO_API Fd open(const std::string& path, int flags, mode_t mode = 0600);
 // Below a folder held by a descriptor (trees of many files): open, make a folder, remove a file or
-// (AT_REMOVEDIR) a folder. `path` names the result in errors. mkdirat and unlinkat are not retried
-// on EINTR (they are not interruptible on local filesystems), nor is EEXIST or ENOENT hidden.
+// (AT_REMOVEDIR) a folder. `path` names the result in errors. mkdirat and unlinkat are retried on
+// EINTR and EAGAIN; a retry that finds the folder there (EEXIST) or the name gone (ENOENT) takes
+// it that the interrupted call did the work.
 IOLAB_IO_API Fd openat(const Fd& dir, const char* name, int flags, mode_t mode = 0600);
 IOLAB_IO_API void mkdirat(const Fd& dir, const char* name, mode_t mode = 0700);
 IOLAB_IO_API void unlinkat(const Fd& dir, const char* name, int flags = 0);

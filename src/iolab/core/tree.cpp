@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -129,6 +130,8 @@ void for_each_file(int dir_fd, const std::string& root, const std::function<void
         ::close(fd);
         throw IoError(errno, "list the folder", root);
     }
+    // Closed however this ends (f may throw: a stop, a failed read).
+    const std::unique_ptr<DIR, int (*)(DIR*)> closing(d, ::closedir);
     std::vector<std::string> folders;
     while (const dirent* e = ::readdir(d)) {
         const std::string_view n = e->d_name;
@@ -146,11 +149,7 @@ void for_each_file(int dir_fd, const std::string& root, const std::function<void
         }
     }
     // Subfolders (a tree has D of them, not N) after the listing, each through this folder.
-    const int self = ::dup(::dirfd(d));
-    ::closedir(d);
-    if (self < 0) throw IoError(errno, "list the folder", root);
-    const sys::Fd here(self, root);
-    for (const std::string& sub : folders) for_each_file(here.get(), sub, f);
+    for (const std::string& sub : folders) for_each_file(::dirfd(d), sub, f);
 }
 
 }  // namespace iolab

@@ -43,8 +43,11 @@ std::size_t write_size(std::string_view header) {
     if (at == std::string_view::npos) return 0;
     std::size_t kb = 0;
     const char* first = header.data() + at + 4;
-    const auto [end, ec] = std::from_chars(first, header.data() + header.size(), kb);
-    if (ec != std::errc() || kb == 0 || kb > (1u << 20) || std::string_view(end, 2) != "kB") return 0;
+    const char* last = header.data() + header.size();
+    const auto [end, ec] = std::from_chars(first, last, kb);
+    if (ec != std::errc() || kb == 0 || kb > (1u << 20) ||
+        !std::string_view(end, static_cast<std::size_t>(last - end)).starts_with("kB"))
+        return 0;
     return kb * 1024;
 }
 
@@ -87,6 +90,9 @@ std::vector<PeerFigure> parse_pg_test_fsync(std::string_view out) {
         const std::string_view t = trim(line);
         if (t.empty()) break;       // the section ends at a blank line
         if (t[0] == '(') continue;  // "(in wal_sync_method preference order, ...)"
+        // ... or at a line that names no method: "* This file system and its mount options do not
+        // support direct I/O, ..." and its continuation.
+        if (t.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == 0) break;
         figures.push_back(method_line(t, record));
     }
     if (figures.empty()) throw InputError("pg_test_fsync's one-write section lists no method");
@@ -98,12 +104,16 @@ std::string pg_test_fsync_program() {
     glob_t g{};
     std::string found;
     if (::glob("/usr/lib/postgresql/*/bin/pg_test_fsync", 0, nullptr, &g) == 0 && g.gl_pathc > 0) {
-        // The newest: versions sort as numbers ("9.6" < "15").
+        // The newest: "/usr/lib/postgresql/VERSION/bin/...", versions compared as numbers (9.6 < 15).
+        const auto version = [](const std::string& p) {
+            double v = 0;
+            const std::size_t at = std::string_view("/usr/lib/postgresql/").size();
+            std::from_chars(p.data() + at, p.data() + p.size(), v);
+            return v;
+        };
         std::vector<std::string> all(g.gl_pathv, g.gl_pathv + g.gl_pathc);
-        std::sort(all.begin(), all.end(), [](const std::string& a, const std::string& b) {
-            return a.size() != b.size() ? a.size() < b.size() : a < b;
-        });
-        found = all.back();
+        found = *std::max_element(all.begin(), all.end(),
+                                  [&](const std::string& a, const std::string& b) { return version(a) < version(b); });
     }
     ::globfree(&g);
     return found;

@@ -208,7 +208,10 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
             const std::uint64_t b = saturating_mul(tree_bytes(cw), cw.jobs);
             if (cw.family != Family::files_read) out = std::max(out, b);
             if ((cw.family == Family::files_read || cw.family == Family::files_copy) &&
-                inputs.emplace(fmt::format("tree/{}/{}/{}", cw.files, cw.file_size, cw.folders), cw.jobs, 0).second)
+                inputs
+                    .emplace(fmt::format("tree/{}/{}/{}/{}", to_string(cw.data), cw.files, cw.file_size, cw.folders),
+                             cw.jobs, 0)
+                    .second)
                 in = saturating_add(in, b);
             continue;
         }

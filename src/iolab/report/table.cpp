@@ -125,7 +125,12 @@ std::string format_rate(double mib_s) {
 std::string table_name(const RankedTable& t) {
     const ReportGroup& g = t.group;
     std::string where = g.title;
-    if (where.empty() && !t.cases.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
+    if (where.empty() && !t.cases.empty()) {
+        const Workload& w = t.cases.front()->spec.workload;
+        where = is_tree(w.family)             ? fmt::format("{} files of {}", w.files, format_size(w.file_size))
+                : w.family == Family::durable ? fmt::format("{} records of {}", w.count, format_size(w.record))
+                                              : format_size(t.cases.front()->spec.whole_bytes());
+    }
     return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
                        to_string(g.options.cache));
 }

@@ -153,10 +153,10 @@ std::pair<int, std::string> here(const std::string& path) {
 }
 
 // tar reads every file and writes the archive into a pipe: cat, not /dev/null (GNU tar reads
-// nothing it would write to /dev/null).
+// nothing it would write to /dev/null). pipefail: tar's failure is the pipeline's.
 void read_tar(const Job& j) {
     const auto [fd, src] = here(j.src);
-    run_tree_tool({"sh", "-c", "tar -cf - \"$0\" | cat >/dev/null", src}, fd);
+    run_tree_tool({"bash", "-c", "set -o pipefail; tar -cf - \"$0\" | cat >/dev/null", src}, fd);
 }
 
 void copy_cp(const Job& j) {
@@ -176,7 +176,8 @@ std::optional<std::string> no_uring(const std::string&) { return sys::uring_unav
 // clang-format off
 constexpr StrategyDef kFileOps[] = {
     {.name = "files.read-tar", .params = kTree, .flags = kTool | kOnlyReads, .run = read_tar,
-     .description = "tar -cf - TREE | cat >/dev/null", .program = "tar", .package = "tar"},
+     .description = "tar -cf - TREE | cat >/dev/null (its failure fails the case: pipefail)", .program = "tar",
+     .package = "tar"},
     {.name = "files.write-create", .params = kTree, .run = write_create<false, false>,
      .description = "openat(2) O_CREAT|O_EXCL each file in its folder, write(2) it, close(2)"},
     {.name = "files.write-fsync-each", .params = kTree, .run = write_create<true, false>,

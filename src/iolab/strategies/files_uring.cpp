@@ -4,6 +4,8 @@
 // operations go in one submission.
 #include <deque>
 
+#include <fmt/format.h>
+
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/files_common.hpp"
 #include "iolab/sys/uring.hpp"
@@ -27,7 +29,16 @@ struct Slot {
 class TreeReader {
 public:
     TreeReader(const Job& j, const detail::TreeFolders& t, unsigned q) : j_(j), t_(t), ring_(3 * q, j.src), q_(q) {
-        ring_.register_slots(q);
+        try {
+            ring_.register_slots(q);
+        } catch (const IoError& e) {
+            // Registered files count against the open-files limit.
+            if (e.code() != EMFILE) throw;
+            throw CannotRun(
+                fmt::format("io_uring cannot register {} files: the open-files limit (ulimit -n) is "
+                            "lower; a smaller --queue runs",
+                            q));
+        }
         for (unsigned k = 0; k < q; ++k) slots_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30));
     }
 
@@ -87,9 +98,11 @@ private:
     const Job& j_;
     const detail::OpClock clock_{j_};
     const detail::TreeFolders& t_;
+    // The buffers before the ring: destroyed after it, so that reads still in the kernel when an
+    // error ends the run (the ring's destructor waits for them) never write into freed memory.
+    std::deque<Slot> slots_;  // a Slot does not move (its hasher)
     sys::Ring ring_;
     unsigned q_;
-    std::deque<Slot> slots_;  // a Slot does not move (its hasher)
     std::uint64_t next_ = 0;
 };
 
