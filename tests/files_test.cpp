@@ -147,9 +147,10 @@ TEST(Files, AWriterThatLeavesAFileOutOrOneTooManyFails) {
 // A read and a copy of the same tree in one group share its input (one layout, one name).
 TEST(Files, AReadAndACopyOfOneTreeRunInOneGroup) {
     ScratchDir dir;
-    const auto r = test::run_cli("run -s files.read-openat,files.copy-threads,files.write-create --files 20 --smoke "
-                                 "--quiet --dir " +
-                                 dir.path() + " --json " + dir.file("r.json"));
+    const auto r = test::run_cli(
+        "run -s files.read-openat,files.copy-threads,files.write-create --files 20 --smoke "
+        "--quiet --dir " +
+        dir.path() + " --json " + dir.file("r.json"));
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string json = test::slurp(dir.file("r.json"));
     EXPECT_EQ(json.find("\"status\": \"failed\""), std::string::npos) << json.substr(0, 2000);

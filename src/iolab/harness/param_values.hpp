@@ -44,6 +44,12 @@ E named(const Named<E> (&table)[N], std::string_view text) {
 
 bool truth(std::string_view text);
 
+// The number of values a plan gives a list parameter (the table's `values`).
+template <auto Field, class Plan>
+std::size_t count(const Plan& p) {
+    return (p.*Field).size();
+}
+
 // A plain whole number of 64 bits (an operation count, a seed).
 std::uint64_t whole64(std::string_view v);
 

@@ -34,10 +34,7 @@ using C = CaseSpec;
 using V = std::string_view;
 
 // The number of values a plan gives a list parameter.
-template <auto Field>
-std::size_t count(const P& p) {
-    return (p.*Field).size();
-}
+using detail::count;
 // A parameter the strategy takes only: a case of another keeps the workload's default.
 bool takes(const C& c, unsigned param) { return c.strategy && c.strategy->honours(static_cast<Param>(param)); }
 

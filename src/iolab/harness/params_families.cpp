@@ -16,10 +16,7 @@ using O = RunOptions;
 using C = CaseSpec;
 using V = std::string_view;
 
-template <auto Field>
-std::size_t count(const P& p) {
-    return (p.*Field).size();
-}
+using detail::count;
 
 constexpr Parameter kFamilyParameters[] = {
     {.key = "producers",

@@ -39,26 +39,27 @@ void fdatasync(const Fd& fd) {
     attempt_void(Call::fdatasync, fd.path(), "fdatasync", [&] { return ::fdatasync(fd.get()); });
 }
 
-// mkdirat and unlinkat are retried on EINTR and EAGAIN; a retry that finds its work done (the
-// folder there, the name gone) takes it as done: the interrupted call did it.
-void mkdirat(const Fd& dir, const char* name, mode_t mode) {
+// mkdirat and unlinkat are retried on EINTR and EAGAIN; a retry that fails with `done` (the folder
+// there, the name gone) takes it as done: the interrupted call did it.
+template <class Op>
+void retried_until_done(Call c, const std::string& path, std::string_view what, int done, Op&& op) {
     bool again = false;
-    attempt_void(Call::mkdir, dir.path() + "/" + name, "make the folder", [&] {
-        const int r = ::mkdirat(dir.get(), name, mode);
-        if (r != 0 && again && errno == EEXIST) return 0;
+    attempt_void(c, path, what, [&] {
+        const int r = op();
+        if (r != 0 && again && errno == done) return 0;
         again = true;
         return r;
     });
 }
 
+void mkdirat(const Fd& dir, const char* name, mode_t mode) {
+    retried_until_done(Call::mkdir, dir.path() + "/" + name, "make the folder", EEXIST,
+                       [&] { return ::mkdirat(dir.get(), name, mode); });
+}
+
 void unlinkat(const Fd& dir, const char* name, int flags) {
-    bool again = false;
-    attempt_void(Call::unlink, dir.path() + "/" + name, "remove", [&] {
-        const int r = ::unlinkat(dir.get(), name, flags);
-        if (r != 0 && again && errno == ENOENT) return 0;
-        again = true;
-        return r;
-    });
+    retried_until_done(Call::unlink, dir.path() + "/" + name, "remove", ENOENT,
+                       [&] { return ::unlinkat(dir.get(), name, flags); });
 }
 
 std::size_t getdents(const Fd& dir, void* buf, std::size_t n) {
