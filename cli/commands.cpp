@@ -126,17 +126,13 @@ std::string settings_taken(const Strategy& s) {
 
 int list_strategies(const std::string& family_filter, bool names_only) {
     std::optional<Family> family;
-    // "jvm": the published methods run in the JVM (docs/jvm.md), of every family; "files": the
-    // four families of trees of files.
+    // "jvm": the published methods run in the JVM (docs/jvm.md); "files": the four of trees.
     const bool jvm_only = family_filter == "jvm", trees = family_filter == "files";
     if (!family_filter.empty() && !jvm_only && !trees) {
         family = parse_family(family_filter);
-        if (!family) {
-            std::vector<std::string_view> names;
-            for (Family f : kAllFamilies) names.push_back(to_string(f));
+        if (!family)
             throw InputError(
-                fmt::format("unknown family '{}': expected {}, files or jvm", family_filter, fmt::join(names, ", ")));
-        }
+                fmt::format("unknown family '{}': expected {}; or files, or jvm", family_filter, names_of(kFamilies)));
     }
     const std::string dir = default_scratch_parent();
     bool first = true;

@@ -390,18 +390,6 @@ constexpr Parameter kParameters[] = {
 
 }  // namespace
 
-std::span<const Parameter> parameters() {
-    // The families' case parameters (params_families.cpp) after the others, before the settings.
-    static const std::vector<Parameter> all = [] {
-        std::vector<Parameter> v(std::begin(kParameters), std::end(kParameters));
-        const auto settings = std::find_if(v.begin(), v.end(), [](const Parameter& p) { return !p.case_param(); });
-        const auto more = family_parameters();
-        v.insert(settings, more.begin(), more.end());
-        return v;
-    }();
-    return all;
-}
-
-const Parameter* find_parameter(std::string_view key) { return find_by_key<Parameter>(parameters(), key); }
+std::span<const Parameter> core_parameters() { return kParameters; }
 
 }  // namespace iolab

@@ -66,7 +66,9 @@ struct Parameter {
 };
 
 std::span<const Parameter> parameters();
-// The case parameters of the durable and files families (params_families.cpp), in parameters().
+// Its two parts: the rows of params.cpp, and the case parameters of the durable and files
+// families (params_families.cpp), which parameters() puts after the other case parameters.
+std::span<const Parameter> core_parameters();
 std::span<const Parameter> family_parameters();
 const Parameter* find_parameter(std::string_view key);
 std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice" or "byte_slice"

@@ -1,5 +1,9 @@
 // The case parameters of the durable family (group commit's producers) and of the files family
 // (the tree's shape): rows of the parameter table (params.cpp), kept here to keep each file short.
+#include <algorithm>
+#include <vector>
+
+#include "iolab/core/names.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/param_values.hpp"
 #include "iolab/harness/params.hpp"
@@ -68,5 +72,19 @@ constexpr Parameter kFamilyParameters[] = {
 }  // namespace
 
 std::span<const Parameter> family_parameters() { return kFamilyParameters; }
+
+std::span<const Parameter> parameters() {
+    // The families' case parameters after the others (params.cpp), before the settings.
+    static const std::vector<Parameter> all = [] {
+        const auto core = core_parameters();
+        std::vector<Parameter> v(core.begin(), core.end());
+        const auto settings = std::find_if(v.begin(), v.end(), [](const Parameter& p) { return !p.case_param(); });
+        v.insert(settings, std::begin(kFamilyParameters), std::end(kFamilyParameters));
+        return v;
+    }();
+    return all;
+}
+
+const Parameter* find_parameter(std::string_view key) { return find_by_key<Parameter>(parameters(), key); }
 
 }  // namespace iolab
