@@ -138,14 +138,13 @@ std::string table_name(const RankedTable& t) {
 namespace {
 
 // The columns of a ranked table, in order, and below how many terminal columns each gives way.
-// A durable table's rate is in commits (records) per second, a tree's in files per second (items).
+// A durable table's rate is in commits (records) per second, a tree's in files per second (items),
+// with MiB/s beside it.
 std::vector<Column> ranked_columns(bool limits, bool cached, const char* items) {
-    std::vector<Column> cols = {{"#"},
-                                {"strategy", true},
-                                {"params", true},
-                                {"median", false, 80},
-                                {items ? fmt::format("{}/s", items) : "MiB/s"},
-                                {fmt::format("±{:.0f}%", kMedianConfidence * 100)}};
+    std::vector<Column> cols = {{"#"}, {"strategy", true}, {"params", true}, {"median", false, 80}};
+    if (items) cols.push_back({fmt::format("{}/s", items)});
+    cols.push_back({"MiB/s", false, items ? 100u : 0u});
+    cols.push_back({fmt::format("±{:.0f}%", kMedianConfidence * 100)});
     if (limits) cols.push_back({"of limit", false, 100});
     cols.push_back({"vs best", false, 80});
     cols.push_back({"calls/MiB", false, 120});
@@ -196,7 +195,8 @@ std::string interval_cell(const CaseResult& c) {
 std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* ceiling, const RowFrame& frame) {
     const CaseResult& c = *p.c;
     std::vector<std::string> cells = {p.rank_text(), c.name(), c.spec.label_params(), median_cell(c)};
-    cells.push_back(frame.items ? fmt::format("{:.0f}", c.ops_per_s) : fmt::format("{:.1f}", c.throughput_mib_s));
+    if (frame.items) cells.push_back(fmt::format("{:.0f}", c.ops_per_s));
+    cells.push_back(fmt::format("{:.1f}", c.throughput_mib_s));
     cells.push_back(interval_cell(c));
     if (frame.limits)
         cells.push_back(ceiling && has_interval(c) ? fmt::format("{:.0f}%", 100 * c.throughput_mib_s / ceiling->mib_s)
