@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "iolab/core/process.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/strategies/common.hpp"
 #include "iolab/strategies/files_common.hpp"
 #include "iolab/sys/uring.hpp"
@@ -159,6 +162,28 @@ void read_tar(const Job& j) {
     run_tree_tool({"bash", "-c", "set -o pipefail; tar -cf - \"$0\" | cat >/dev/null", src}, fd);
 }
 
+// fio on every file below the tree (--opendir), a block of the file's size each; its JSON report
+// goes to the job's output path (a read writes nothing else there), and the bytes it says it read
+// are checked.
+void read_fio(const Job& j) {
+    if (j.file_size > (1u << 20))
+        throw CannotRun(
+            fmt::format("fio reads each file in one block here; files of {} bytes are over 1 MiB", j.file_size));
+    const auto [fd, src] = here(j.src);
+    run_tree_tool({"fio", "--name=iolab", "--opendir=" + src, "--rw=read", "--bs=" + std::to_string(j.file_size),
+                   "--invalidate=0", "--ioengine=psync", "--output-format=json", "--output=" + here(j.dst).second},
+                  fd);
+    const auto text = read_text_file(j.dst);
+    const auto report = nlohmann::json::parse(text ? *text : std::string(), nullptr, false);
+    std::uint64_t bytes = 0;
+    try {
+        bytes = report.at("jobs").at(0).at("read").at("io_bytes").get<std::uint64_t>();
+    } catch (const nlohmann::json::exception&) {
+        bytes = 0;  // no report: nothing read, which fails the check
+    }
+    j.sink->count_only(bytes);
+}
+
 void copy_cp(const Job& j) {
     const auto [fd, src] = here(j.src);
     run_tree_tool({"cp", "-r", "--", src, here(j.dst).second}, fd);
@@ -171,6 +196,14 @@ void remove_rm(const Job& j) {
 
 constexpr unsigned kTree = kParamTree;
 
+}  // namespace
+
+// The io_uring writes and copies (files_uring_ops.cpp).
+void write_files_uring(const Job& j);
+void copy_files_uring(const Job& j);
+
+namespace {
+
 std::optional<std::string> no_uring(const std::string&) { return sys::uring_unavailable(); }
 
 // clang-format off
@@ -178,6 +211,9 @@ constexpr StrategyDef kFileOps[] = {
     {.name = "files.read-tar", .params = kTree, .flags = kTool | kOnlyReads, .run = read_tar,
      .description = "tar -cf - TREE | cat >/dev/null (its failure fails the case: pipefail)", .program = "tar",
      .package = "tar"},
+    {.name = "files.read-fio", .params = kTree, .flags = kTool | kOnlyReads, .run = read_fio,
+     .description = "fio --opendir=TREE --rw=read, a block of the file's size (its byte count checked)",
+     .program = "fio", .package = "fio"},
     {.name = "files.write-create", .params = kTree, .run = write_create<false, false>,
      .description = "openat(2) O_CREAT|O_EXCL each file in its folder, write(2) it, close(2)"},
     {.name = "files.write-fsync-each", .params = kTree, .run = write_create<true, false>,
@@ -186,12 +222,18 @@ constexpr StrategyDef kFileOps[] = {
      .description = "as write-create, then one fsync(2) of each folder and of the root"},
     {.name = "files.write-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = write_threads,
      .description = "Q threads, each creating and writing the next file not yet taken"},
+    {.name = "files.write-io-uring", .params = kTree | kParamQueue, .run = write_files_uring, .unavailable = no_uring,
+     .description = "io_uring: each file created into a registered slot, written, closed; Q files in flight"},
     {.name = "files.write-ofstream", .params = kTree, .flags = kUncounted, .run = write_ofstream,
      .description = "std::filesystem::create_directory for the folders, a std::ofstream for each file"},
     {.name = "files.copy-copy-file-range", .params = kTree, .run = copy_range,
      .description = "openat(2) both, copy_file_range(2) each file"},
     {.name = "files.copy-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = copy_threads,
      .description = "Q threads, each copying (copy_file_range) the next file not yet taken"},
+    {.name = "files.copy-io-uring", .params = kTree | kParamQueue | kParamBuffer, .run = copy_files_uring,
+     .unavailable = no_uring,
+     .description = "io_uring: source and copy opened into registered slots, read and written through an N-byte "
+                    "buffer, closed; Q files in flight"},
     {.name = "files.copy-std-filesystem", .params = kTree, .flags = kUncounted, .run = copy_std_filesystem,
      .description = "std::filesystem::copy(src, dst, copy_options::recursive)"},
     {.name = "files.copy-cp", .params = kTree, .flags = kTool, .run = copy_cp,

@@ -106,6 +106,15 @@ void Ring::read_slot(unsigned slot, void* buf, unsigned n, off_t off, std::uint6
     ++in_flight_;
 }
 
+void Ring::write_slot(unsigned slot, const void* buf, unsigned n, off_t off, std::uint64_t tag) {
+    auto* s = static_cast<io_uring_sqe*>(sqe());
+    ::io_uring_prep_write(s, static_cast<int>(slot), buf, n, static_cast<__u64>(off));
+    s->flags |= IOSQE_FIXED_FILE;
+    ::io_uring_sqe_set_data64(s, (tag & kTagBits) | kWriteBit);
+    ++queued_;
+    ++in_flight_;
+}
+
 void Ring::close_slot(unsigned slot, std::uint64_t tag) {
     auto* s = static_cast<io_uring_sqe*>(sqe());
     ::io_uring_prep_close_direct(s, slot);

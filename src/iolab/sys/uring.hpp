@@ -39,6 +39,7 @@ public:
     void register_slots(unsigned slots);
     void open_into(const Fd& dir, const char* name, int flags, unsigned slot, std::uint64_t tag, bool link);
     void read_slot(unsigned slot, void* buf, unsigned n, off_t off, std::uint64_t tag, bool link);
+    void write_slot(unsigned slot, const void* buf, unsigned n, off_t off, std::uint64_t tag);
     void close_slot(unsigned slot, std::uint64_t tag);
     void unlink(const Fd& dir, const char* name, std::uint64_t tag);
     // Submits what was queued and waits for one completion.
