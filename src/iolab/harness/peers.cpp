@@ -1,6 +1,5 @@
 #include "iolab/harness/peers.hpp"
 
-#include <fcntl.h>
 #include <glob.h>
 #include <unistd.h>
 
@@ -10,8 +9,9 @@
 #include <fmt/format.h>
 
 #include "iolab/core/process.hpp"
+#include "iolab/core/text_file.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/sys/error.hpp"
-#include "iolab/sys/io.hpp"
 
 namespace iolab {
 
@@ -30,12 +30,6 @@ constexpr Method kMethods[] = {
     {"fsync_writethrough", ""},  // not on Linux
     {"open_sync", ""},           // O_SYNC|O_DIRECT: no iolab strategy
 };
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-    return s;
-}
 
 // "8kB" in "using one 8kB write:": the write's size in bytes, 0 when it is not there.
 std::size_t write_size(std::string_view header) {
@@ -134,19 +128,14 @@ Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch
     const ProcessResult r =
         run_process({program, "-s", std::to_string(seconds), "-f", "pg_test_fsync.out"}, out, scratch.fd());
     ::unlinkat(scratch.fd(), "pg_test_fsync.out", 0);
-    std::string text;
-    {
-        const sys::Fd f = sys::open(out, O_RDONLY);
-        text.resize(std::min<std::uint64_t>(sys::file_size(f), 1u << 20));
-        text.resize(sys::read_full(f, text.data(), text.size()));
-    }
+    const std::optional<std::string> text = read_text_file(out, nullptr, 1u << 20);
     ::unlinkat(scratch.fd(), "pg_test_fsync.txt", 0);
     if (r.status != 0) {
         peers.skipped = fmt::format("pg_test_fsync exited with status {}: {}", r.status, r.errors.substr(0, 200));
         return peers;
     }
     try {
-        peers.figures = parse_pg_test_fsync(text);
+        peers.figures = parse_pg_test_fsync(text.value_or(""));
     } catch (const InputError& e) {
         peers.skipped = e.what();
     }

@@ -10,8 +10,7 @@
 #include "iolab/core/process.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/strategies/common.hpp"
-#include "iolab/strategies/files_common.hpp"
-#include "iolab/sys/uring.hpp"
+#include "iolab/strategies/files_uring.hpp"
 
 namespace iolab {
 
@@ -113,7 +112,7 @@ void remove_threads(const Job& j) {
 // io_uring unlinkat, Q names in flight (each names its buffer while it is).
 void remove_uring(const Job& j) {
     const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
-    const auto q = static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
+    const unsigned q = detail::files_in_flight(j);
     std::vector<FileName> names(q, FileName(0));
     std::vector<std::uint64_t> file(q);
     sys::Ring ring(q, j.dst);

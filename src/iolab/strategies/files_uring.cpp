@@ -7,20 +7,32 @@
 #include <fmt/format.h>
 
 #include "iolab/strategies/common.hpp"
-#include "iolab/strategies/files_common.hpp"
-#include "iolab/sys/uring.hpp"
+#include "iolab/strategies/files_uring.hpp"
 
 namespace iolab {
 
+namespace detail {
+
+void register_slots(sys::Ring& ring, unsigned slots) {
+    try {
+        ring.register_slots(slots);
+    } catch (const IoError& e) {
+        // Registered files count against the open-files limit.
+        if (e.code() != EMFILE) throw;
+        throw CannotRun(fmt::format(
+            "io_uring cannot register {} files: the open-files limit (ulimit -n) is lower; a smaller --queue runs",
+            slots));
+    }
+}
+
+}  // namespace detail
+
 namespace {
 
-enum Op : std::uint64_t { kOpen = 0, kRead = 1, kClose = 2 };
+enum Op : unsigned { kOpen = 0, kRead = 1, kClose = 2 };
+std::uint64_t tag(unsigned k, Op op) { return detail::slot_tag(k, op); }
 
-struct Slot {
-    std::uint64_t file = 0;
-    detail::FileName name{0};  // read by the kernel when the open is submitted, after start()
-    off_t offset = 0;
-    std::uint64_t began = 0;  // when its open was queued (a file's latency)
+struct Slot : detail::SlotFile {
     AlignedBuffer buf;
     Hasher h;
     explicit Slot(std::size_t n) : buf(n, detail::kPage) {}
@@ -29,38 +41,20 @@ struct Slot {
 class TreeReader {
 public:
     TreeReader(const Job& j, const detail::TreeFolders& t, unsigned q) : j_(j), t_(t), ring_(3 * q, j.src), q_(q) {
-        try {
-            ring_.register_slots(q);
-        } catch (const IoError& e) {
-            // Registered files count against the open-files limit.
-            if (e.code() != EMFILE) throw;
-            throw CannotRun(
-                fmt::format("io_uring cannot register {} files: the open-files limit (ulimit -n) is "
-                            "lower; a smaller --queue runs",
-                            q));
-        }
+        detail::register_slots(ring_, q);
         for (unsigned k = 0; k < q; ++k) slots_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30));
     }
 
     void run() {
         for (unsigned k = 0; k < q_ && next_ < j_.files; ++k) start(k);
-        while (ring_.in_flight() > 0) {
-            // Every completion that is there, then one submission of all they queued.
-            for (std::optional<sys::Completion> c = ring_.next(); c; c = ring_.ready())
-                done(static_cast<unsigned>(c->tag >> 2), static_cast<Op>(c->tag & 3), c->res);
-        }
+        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
     }
 
 private:
-    static std::uint64_t tag(unsigned k, Op op) { return (std::uint64_t{k} << 2) | op; }
-
     void start(unsigned k) {
         Slot& s = slots_[k];
-        s.file = next_++;
-        s.offset = 0;
-        s.began = clock_.now();
+        s.begin(next_++, clock_.now());
         s.h.reset();
-        s.name = detail::FileName(s.file);
         ring_.open_into(t_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, k, tag(k, kOpen), true);
         read(k);
     }
@@ -110,8 +104,7 @@ private:
 
 void read_files_uring(const Job& j) {
     const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
-    const auto q = static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
-    TreeReader(j, t, q).run();
+    TreeReader(j, t, detail::files_in_flight(j)).run();
 }
 
 }  // namespace iolab

@@ -7,73 +7,45 @@
 #include <fmt/format.h>
 
 #include "iolab/strategies/common.hpp"
-#include "iolab/strategies/files_common.hpp"
-#include "iolab/sys/uring.hpp"
+#include "iolab/strategies/files_uring.hpp"
 
 namespace iolab {
 
 namespace {
 
-enum Op : std::uint64_t { kOpen = 0, kOpenDst = 1, kRead = 2, kWrite = 3, kClose = 4 };
-std::uint64_t tag(unsigned k, Op op) { return (std::uint64_t{k} << 3) | op; }
+enum Op : unsigned { kOpen = 0, kOpenDst = 1, kRead = 2, kWrite = 3, kClose = 4 };
+std::uint64_t tag(unsigned k, Op op) { return detail::slot_tag(k, op); }
 
 constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
 
-// A ring with `slots` registered files (an open-files limit below them: a skip, with the reason).
-void register_slots(sys::Ring& ring, unsigned slots) {
-    try {
-        ring.register_slots(slots);
-    } catch (const IoError& e) {
-        if (e.code() != EMFILE) throw;
-        throw CannotRun(
-            fmt::format("io_uring cannot register {} files: the open-files limit (ulimit -n) is lower; a "
-                        "smaller --queue runs",
-                        slots));
-    }
-}
+using detail::files_in_flight;
+using detail::register_slots;
 
-// Takes every completion, handing each to f(slot, op, res), until none is in flight.
-template <class F>
-void drive(sys::Ring& ring, F&& f) {
-    while (ring.in_flight() > 0)
-        for (std::optional<sys::Completion> c = ring.next(); c; c = ring.ready())
-            f(static_cast<unsigned>(c->tag >> 3), static_cast<Op>(c->tag & 7), c->res);
-}
-
-unsigned in_flight(const Job& j) {
-    return static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
-}
-
-// One file in a slot: its index, name, and how far it has come.
-struct Slot {
-    std::uint64_t file = 0;
-    detail::FileName name{0};        // read by the kernel when the open is submitted, after start()
-    off_t offset = 0;                // bytes written (a copy: read and written)
-    std::size_t held = 0, done = 0;  // a copy: bytes read into the buffer, and written of them
+// One file in a slot; a copy's also: the bytes read into its buffer and written of them, whether
+// its copy is open and its source at its end, and how many of the two closes came back.
+struct Slot : detail::SlotFile {
+    std::size_t held = 0, done = 0;
     bool dst_open = false, at_end = false;
     unsigned closes = 0;
-    std::uint64_t began = 0;
 };
 
 class TreeWriter {
 public:
     TreeWriter(const Job& j, const detail::TreeFolders& t)
-        : j_(j), t_(t), slots_(in_flight(j)), ring_(2 * in_flight(j), j.dst) {
-        register_slots(ring_, in_flight(j));
+        : j_(j), t_(t), slots_(files_in_flight(j)), ring_(2 * files_in_flight(j), j.dst) {
+        register_slots(ring_, files_in_flight(j));
     }
 
     void run() {
         for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);
-        drive(ring_, [&](unsigned k, Op op, int res) { done(k, op, res); });
+        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
     }
 
 private:
     void start(unsigned k) {
         Slot& s = slots_[k];
         s = Slot{};
-        s.file = next_++;
-        s.name = detail::FileName(s.file);
-        s.began = clock_.now();
+        s.begin(next_++, clock_.now());
         ring_.open_into(t_.of(s.file), s.name.c_str(), kCreate, k, tag(k, kOpen), true);
         write(k);
     }
@@ -121,24 +93,22 @@ private:
 class TreeCopier {
 public:
     TreeCopier(const Job& j, const detail::TreeFolders& from, const detail::TreeFolders& to)
-        : j_(j), from_(from), to_(to), slots_(in_flight(j)), ring_(4 * in_flight(j), j.dst) {
-        register_slots(ring_, 2 * in_flight(j));
+        : j_(j), from_(from), to_(to), slots_(files_in_flight(j)), ring_(4 * files_in_flight(j), j.dst) {
+        register_slots(ring_, 2 * files_in_flight(j));
         for (unsigned k = 0; k < slots_.size(); ++k)
             bufs_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30), detail::kPage);
     }
 
     void run() {
         for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);
-        drive(ring_, [&](unsigned k, Op op, int res) { done(k, op, res); });
+        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
     }
 
 private:
     void start(unsigned k) {
         Slot& s = slots_[k];
         s = Slot{};
-        s.file = next_++;
-        s.name = detail::FileName(s.file);
-        s.began = clock_.now();
+        s.begin(next_++, clock_.now());
         ring_.open_into(from_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, 2 * k, tag(k, kOpen), true);
         read(k);
         ring_.open_into(to_.of(s.file), s.name.c_str(), kCreate, 2 * k + 1, tag(k, kOpenDst), false);
