@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "baseline.hpp"
 #include "checks.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -102,6 +103,8 @@ struct Checked {
     std::optional<Session> session;
     std::string dir;
     std::vector<ScratchFolder> stale;
+    std::optional<Baseline> baseline;  // --baseline, read (rank 0)
+    double threshold = -1;             // --fail-if-slower
 };
 
 // Under MPI every rank builds and checks; one rank's refusal is every rank's, and every rank must
@@ -113,6 +116,7 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
     if (!team().mpi()) {
         c.session.emplace(std::move(suite));
         c.dir = check_before_run(a, *c.session, dir_option, reports);
+        if (reports) c.baseline = check_baselines(a, &c.threshold);
         if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);
         return c;
     }
@@ -126,6 +130,7 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
                     "this rank was given another plan than rank 0 (other cases, sizes or settings): every rank "
                     "of an MPI job must run the same command");
             c.dir = check_before_run(a, *c.session, dir_option, reports);
+            if (reports) c.baseline = check_baselines(a, &c.threshold);
             if (reports) c.stale = find_stale_scratch(c.dir);
         }));
     }
@@ -161,7 +166,20 @@ void write_outputs(const RunArgs& a, const Report& report) {
         }
 }
 
-// The status: 128 + the signal that stopped the run (saying so), 1 when a case failed, else 0.
+// --save-baseline: the whole run kept under its name; an interrupted one is not a baseline.
+void keep_baseline(const RunArgs& a, const Report& report) {
+    if (a.save_baseline.empty()) return;
+    if (report.partial) {
+        fmt::print(stderr, "iolab: not kept as baseline '{}': a signal stopped the run\n", a.save_baseline);
+        return;
+    }
+    save_baseline(a.save_baseline, to_json(report), a.force);
+    fmt::print(stderr, "iolab: kept as baseline '{}' ({})\n", a.save_baseline,
+               baseline_path(a.save_baseline, "--save-baseline"));
+}
+
+// The status: 128 + the signal that stopped the run (saying so), 1 when a case failed or a case
+// tripped --fail-if-slower, else 0.
 int run_status(const RunArgs& a, const Report& report, bool reports) {
     const int sig = interrupt::signal_received();
     if (sig && reports) {
@@ -171,7 +189,7 @@ int run_status(const RunArgs& a, const Report& report, bool reports) {
                    report.cases.size(), files ? "; the result files are marked partial" : "");
     }
     if (sig) return 128 + sig;
-    return report.any_failed() ? 1 : 0;
+    return report.any_failed() || (report.baseline && report.baseline->tripped() > 0) ? 1 : 0;
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
@@ -198,8 +216,11 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     settings.peers = settings.limits && !a.smoke;
     progress.attach(settings);
     std::string kept;
-    const Report report(session.run(settings, &kept));
+    Report report(session.run(settings, &kept));
     progress.end();
+    if (checked->baseline)
+        report.baseline =
+            compare_runs(checked->baseline->report, report, checked->baseline->name, "this run", checked->threshold);
     if (!reports) return run_status(a, report, false);
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.
@@ -209,6 +230,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     }
     if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
     write_outputs(a, report);
+    keep_baseline(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     return run_status(a, report, true);
 }
@@ -249,7 +271,7 @@ int dispatch(const Context& ctx, const CommandLine& c) {
     if (c.tune->parsed()) return tune(c.tune_dir, c.tune_profile, c.tune_smoke, c.tune_quiet);
     if (c.report->parsed()) return show_reports(c.report_files, c.report_html, c.report_force, c.report_all);
     if (c.compare->parsed())
-        fmt::print("{}", render_comparison(read_report_file(c.before), read_report_file(c.after), c.compare_md));
+        return compare_command(c.compare_files, c.compare_baseline, c.compare_threshold, c.compare_md);
     return 0;
 }
 

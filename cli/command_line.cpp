@@ -111,10 +111,14 @@ void CommandLine::add_tools(CLI::App& app) {
     clean = app.add_subcommand("clean", "Remove scratch folders left by runs that were killed");
     clean->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
     clean->add_flag("--kept", clean_kept, "Also remove the folders runs kept with --keep");
-    compare = app.add_subcommand("compare", "Compare two result files (--json) case by case");
-    compare->add_option("before", before, "The first result file")->required();
-    compare->add_option("after", after, "The second result file")->required();
-    compare->add_flag("--markdown", compare_md, "Print the comparison as Markdown");
+    compare = app.add_subcommand("compare", "Compare two result files (--json) case by case; a CI gate (docs/ci.md)");
+    compare->add_option("files", compare_files, "BEFORE AFTER: two result files; AFTER alone with --baseline")
+        ->required();
+    compare->add_option("--baseline", compare_baseline,
+                        "The first run: a baseline kept by run --save-baseline (or a result file)");
+    compare->add_option("--fail-if-slower", compare_threshold,
+                        "Exit 1 when a case both runs measured is slower by more than this (5%), significantly");
+    compare->add_flag("--markdown", compare_md, "Print the comparison as Markdown (a CI job's summary)");
     report =
         app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");
     report->add_option("files", report_files, "Result files written by --json; several are shown side by side")

@@ -24,7 +24,8 @@ struct CommandLine {
     bool tune_smoke = false, tune_quiet = false;
     std::string clean_dir;
     bool clean_kept = false;
-    std::string before, after;  // compare
+    std::vector<std::string> compare_files;  // compare: BEFORE AFTER, or AFTER with --baseline
+    std::string compare_baseline, compare_threshold;
     bool compare_md = false;
     std::vector<std::string> report_files;
     std::string report_html;

@@ -154,6 +154,12 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     for (const Exporter& e : exporters())
         cmd->add_option("--" + std::string(e.option), a.outputs[e.option], std::string(e.help));
     cmd->add_flag("--force", a.force, "Replace existing result files");
+    cmd->add_option("--save-baseline", a.save_baseline,
+                    "Keep the result as the baseline NAME, in .iolab/baselines/NAME.json under the current folder");
+    cmd->add_option("--baseline", a.baseline,
+                    "Compare the run with a baseline (a name kept by --save-baseline, or a --json file), case by case");
+    cmd->add_option("--fail-if-slower", a.fail_if_slower,
+                    "With --baseline: exit 1 when a case is slower by more than this (5%), significantly (docs/ci.md)");
     cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
     cmd->add_flag(
         "--all", a.all,

@@ -21,6 +21,9 @@ struct RunArgs {
     // The result files asked for, by exporter option (report/exporter.hpp): "json" -> path.
     std::map<std::string_view, std::string> outputs;
     std::string dir, input;
+    // Baselines (baseline.hpp): keep this run under a name; compare it with one (a name or a
+    // file), failing when a case is slower by more than fail_if_slower.
+    std::string save_baseline, baseline, fail_if_slower;
     bool keep = false, quiet = false, force = false, smoke = false, allow_device = false, all = false;
     // Under MPI (--mpi): how long a rank waits for the others at any point, and the shift of
     // reads to another rank's input.

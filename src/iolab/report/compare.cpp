@@ -8,9 +8,29 @@
 #include <fmt/format.h>
 
 #include "iolab/harness/stats.hpp"
-#include "iolab/report/table.hpp"
 
 namespace iolab {
+
+std::size_t Comparison::significant() const {
+    return static_cast<std::size_t>(std::count_if(shared.begin(), shared.end(), [](const CaseChange& c) {
+        return c.change == Change::faster || c.change == Change::slower;
+    }));
+}
+
+std::size_t Comparison::tripped() const {
+    return static_cast<std::size_t>(
+        std::count_if(shared.begin(), shared.end(), [](const CaseChange& c) { return c.tripped; }));
+}
+
+std::string_view to_string(Change c) {
+    switch (c) {
+        case Change::faster: return "faster";
+        case Change::slower: return "slower";
+        case Change::too_few: return "~ (fewer than 5 samples)";
+        case Change::same: break;
+    }
+    return "~";
+}
 
 namespace {
 
@@ -19,43 +39,26 @@ using CaseKey = std::tuple<std::string, std::string, std::map<std::string, std::
 
 CaseKey key_of(const CaseResult& c) { return CaseKey{c.spec.group, c.name(), c.spec.params()}; }
 
-Table comparison_table() {
-    Table t;
-    t.columns = {{"case", true},
-                 {"MiB/s before"},
-                 {"MiB/s after"},
-                 {"time ratio"},
-                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)},
-                 {"p (U test)"},
-                 {"change", true}};
-    return t;
+}  // namespace
+
+std::string comparison_label(const CaseResult& c) {
+    return fmt::format("{}{} size={}", c.spec.group.empty() ? "" : c.spec.group + " ", c.spec.label(),
+                       format_compact(c.spec.whole_bytes()));
 }
 
-// A case both runs measured: its throughputs, time ratio and interval, p-value and verdict.
-struct Change {
-    Row row;
-    double ratio = 0;
-    bool significant = false;
-};
+namespace {
 
-Change compare_case(const CaseResult& b, const CaseResult& a, double alpha) {
-    // Time per byte after over before: below 1 the second run is faster.
+CaseChange compare_case(const CaseResult& b, const CaseResult& a, double threshold) {
+    // Time per byte after over before: below 1 the second run is faster (a tool's net time, as ranked).
     const RatioEstimate r = ratio_of(a, b);
-    const double p = mann_whitney_p(a.per_byte(), b.per_byte());  // a tool's net time, as ranked
-    const bool enough = a.samples.size() >= kMinSamplesForVerdict && b.samples.size() >= kMinSamplesForVerdict;
-    const bool changed = enough && p < alpha && (r.high < 1 || r.low > 1);
-    Change ch{{}, r.ratio, changed};
-    ch.row.cells = {fmt::format("{}{} size={}", b.spec.group.empty() ? "" : b.spec.group + " ", b.spec.label(),
-                                format_compact(b.spec.whole_bytes())),
-                    fmt::format("{:.1f}", b.throughput_mib_s),
-                    fmt::format("{:.1f}", a.throughput_mib_s),
-                    fmt::format("{:.3f}", r.ratio),
-                    fmt::format("[{:.3f}, {:.3f}]", r.low, r.high),
-                    enough ? fmt::format("{:.3g}", p) : "-",
-                    !enough       ? "~ (fewer than 5 samples)"
-                    : !changed    ? "~"
-                    : r.ratio < 1 ? "faster"
-                                  : "slower"};
+    const double alpha = 1 - kRatioConfidence;
+    CaseChange ch{
+        comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, r.ratio, r.low, r.high, 1, Change::too_few, false};
+    if (a.samples.size() < kMinSamplesForVerdict || b.samples.size() < kMinSamplesForVerdict) return ch;
+    ch.p = mann_whitney_p(a.per_byte(), b.per_byte());
+    const bool changed = ch.p < alpha && (r.high < 1 || r.low > 1);
+    ch.change = !changed ? Change::same : r.ratio < 1 ? Change::faster : Change::slower;
+    ch.tripped = threshold >= 0 && ch.p < alpha && r.low > 1 + threshold;
     return ch;
 }
 
@@ -64,41 +67,139 @@ std::string rank_warning(const Report& before, const Report& after) {
     const auto ranks = [](const Report& r) { return std::max<std::size_t>(1, r.environment.hosts.size()); };
     if (ranks(before) == ranks(after)) return "";
     return fmt::format(
-        "\nthe runs had {} and {} MPI rank(s): each case's bytes and throughput are all ranks' together, so "
-        "the times compare different amounts of work\n",
+        "the runs had {} and {} MPI rank(s): each case's bytes and throughput are all ranks' together, so the "
+        "times compare different amounts of work",
         ranks(before), ranks(after));
 }
 
+std::string ratio_text(double x) { return fmt::format("{:.3f}", x); }
+
 }  // namespace
 
-std::string render_comparison(const Report& before, const Report& after, bool markdown) {
+Comparison compare_runs(const Report& before, const Report& after, std::string before_name, std::string after_name,
+                        double threshold) {
+    Comparison out;
+    out.before = one_line(before_name);
+    out.after = one_line(after_name);
+    out.threshold = threshold;
+    out.ranks = rank_warning(before, after);
     std::map<CaseKey, const CaseResult*> later;
     for (const auto& c : after.cases)
         if (c.status == Status::ok) later[key_of(c)] = &c;
-    Table t = comparison_table();
+    std::map<CaseKey, bool> earlier;
     std::vector<double> ratios;
-    int only_before = 0, significant = 0;
-    const double alpha = 1 - kRatioConfidence;
     for (const auto& b : before.cases) {
         if (b.status != Status::ok) continue;
+        earlier[key_of(b)] = true;
         const auto it = later.find(key_of(b));
         if (it == later.end()) {
-            ++only_before;
+            out.removed.push_back(comparison_label(b));
             continue;
         }
-        Change ch = compare_case(b, *it->second, alpha);
-        ratios.push_back(ch.ratio);
-        significant += ch.significant;
-        t.rows.push_back(std::move(ch.row));
+        out.shared.push_back(compare_case(b, *it->second, threshold));
+        if (out.shared.back().ratio > 0) ratios.push_back(out.shared.back().ratio);
     }
-    std::string out = markdown ? markdown_table(t) : text_table(t, false);
-    if (!ratios.empty())
-        out += fmt::format(
-            "\ngeometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at "
-            "p < {:g}; ~: no significant difference)\n",
-            ratios.size(), geometric_mean(ratios), significant, alpha);
-    if (only_before) out += fmt::format("\n{} case(s) of the first run are not in the second.\n", only_before);
-    return out + rank_warning(before, after);
+    for (const auto& a : after.cases)
+        if (a.status == Status::ok && !earlier.count(key_of(a))) out.added.push_back(comparison_label(a));
+    if (!ratios.empty()) out.geomean = geometric_mean(ratios);
+    // The cases that tripped the gate first, the rest in the first run's order.
+    std::stable_partition(out.shared.begin(), out.shared.end(), [](const CaseChange& c) { return c.tripped; });
+    return out;
+}
+
+Table comparison_table(const Comparison& c) {
+    Table t;
+    t.title = fmt::format("{} against {}", c.after, c.before);
+    t.columns = {{"case", true},
+                 {"MiB/s before"},
+                 {"MiB/s after"},
+                 {"time ratio"},
+                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)},
+                 {"p (U test)"},
+                 {"change", true}};
+    for (const CaseChange& ch : c.shared) {
+        Row row;
+        row.cells = {
+            ch.label,
+            fmt::format("{:.1f}", ch.before_mib_s),
+            fmt::format("{:.1f}", ch.after_mib_s),
+            ratio_text(ch.ratio),
+            fmt::format("[{}, {}]", ratio_text(ch.low), ratio_text(ch.high)),
+            ch.change == Change::too_few ? "-" : fmt::format("{:.3g}", ch.p),
+            ch.tripped ? fmt::format("slower, beyond {:g}%", c.threshold * 100) : std::string(to_string(ch.change))};
+        row.tone = ch.change == Change::faster ? Tone::good : ch.change == Change::slower ? Tone::bad : Tone::plain;
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+std::vector<std::string> comparison_lines(const Comparison& c) {
+    std::vector<std::string> out;
+    const double alpha = 1 - kRatioConfidence;
+    if (c.shared.empty())
+        out.push_back(fmt::format("no case was measured in both {} and {}: nothing to compare", c.before, c.after));
+    else
+        out.push_back(fmt::format(
+            "geometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at p < {:g}; ~: no "
+            "significant difference)",
+            c.shared.size(), c.geomean, c.significant(), alpha));
+    const auto some = [](const std::vector<std::string>& labels) {
+        constexpr std::size_t kMost = 20;
+        std::vector<std::string> shown(labels.begin(), labels.begin() + std::min(labels.size(), kMost));
+        return fmt::format("{}{}", fmt::join(shown, "; "),
+                           labels.size() > kMost ? fmt::format("; and {} more", labels.size() - kMost) : "");
+    };
+    if (!c.removed.empty())
+        out.push_back(fmt::format("{} case(s) only in {} (removed): {}", c.removed.size(), c.before, some(c.removed)));
+    if (!c.added.empty())
+        out.push_back(fmt::format("{} case(s) only in {} (added): {}", c.added.size(), c.after, some(c.added)));
+    if (!c.ranks.empty()) out.push_back(c.ranks);
+    if (c.threshold >= 0)
+        out.push_back(
+            c.tripped() > 0
+                ? fmt::format("REGRESSION: {} case(s) slower by more than {:g}% (p < {:g} and the whole {:.0f}% "
+                              "interval beyond {:.3f})",
+                              c.tripped(), c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold)
+                : fmt::format("no case is slower by more than {:g}% with p < {:g} and its whole {:.0f}% interval "
+                              "beyond {:.3f}",
+                              c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold));
+    return out;
+}
+
+std::string render_comparison(const Comparison& c, bool markdown) {
+    const auto text = [&](const std::string& s) { return markdown ? markdown_escape(s) : s; };
+    std::string out;
+    // The cases that tripped the gate, first, one line each.
+    for (const CaseChange& ch : c.shared)
+        if (ch.tripped)
+            out += text(fmt::format("{}slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}\n",
+                                    markdown ? "- " : "", ch.label, ch.ratio, ch.low, ch.high, ch.p));
+    if (!out.empty()) out += "\n";
+    const Table t = comparison_table(c);
+    if (!c.shared.empty()) out += (markdown ? markdown_table(t) : text_table(t, false)) + "\n";
+    for (const auto& l : comparison_lines(c)) out += text(l) + (markdown ? "\n\n" : "\n");
+    return out;
+}
+
+std::string render_comparison(const Report& before, const Report& after, bool markdown) {
+    return render_comparison(compare_runs(before, after, "the first run", "the second run"), markdown);
+}
+
+double parse_threshold(const std::string& text, const std::string& option) {
+    std::string_view t = trim(text);
+    const bool percent = t.ends_with('%');
+    if (percent) t.remove_suffix(1);
+    double x = -1;
+    std::size_t used = 0;
+    try {
+        x = std::stod(std::string(t), &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (t.empty() || used != t.size() || !std::isfinite(x) || x < 0 || x > 1000)
+        throw InputError(
+            one_line(fmt::format("invalid {} '{}': expected a percentage from 0% to 1000%, like 5%", option, text)));
+    return x / 100;
 }
 
 }  // namespace iolab

@@ -1,13 +1,32 @@
 #pragma once
-// Two runs side by side, as benchstat does: for every case both measured, the ratio of the
-// median times with its bootstrap interval, the Mann-Whitney U p-value, "~" where the change is
-// not significant, and the geometric mean of the ratios.
+// Two runs side by side (comparison.hpp): computed from two reports, and drawn as a table with the
+// cases that tripped the gate first, as text or Markdown.
 #include <string>
 
+#include "iolab/report/comparison.hpp"
 #include "iolab/report/report.hpp"
+#include "iolab/report/table.hpp"
 
 namespace iolab {
 
+// `threshold`: the gate's fraction (0.05: slower by more than 5 %), or -1 for none. A case trips
+// it when the U test gives p < 1 - kRatioConfidence and the ratio's whole interval lies beyond
+// 1 + threshold.
+Comparison compare_runs(const Report& before, const Report& after, std::string before_name, std::string after_name,
+                        double threshold = -1);
+
+// A case as comparisons name it: "group strategy params size=64M".
+std::string comparison_label(const CaseResult& c);
+
+Table comparison_table(const Comparison& c);
+// The lines under the table: the geometric mean, the cases in one run only, the gate's verdict.
+std::vector<std::string> comparison_lines(const Comparison& c);
+std::string render_comparison(const Comparison& c, bool markdown);
+// The same of two reports, "the first run" against "the second run", with no gate.
 std::string render_comparison(const Report& before, const Report& after, bool markdown);
+
+// "5%", "5", "0.5%": a threshold as a fraction; InputError for anything else (negative, over
+// 1000 %, not a number).
+double parse_threshold(const std::string& text, const std::string& option);
 
 }  // namespace iolab

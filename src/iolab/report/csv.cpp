@@ -3,7 +3,10 @@
 // followed by one row per rank, from that rank's own times (rank and host set).
 #include <fmt/format.h>
 
+#include <map>
+
 #include "iolab/harness/params.hpp"
+#include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 
@@ -32,6 +35,12 @@ std::string to_csv(const Report& report) {
         "throughput_mib_s,syscalls_per_mib,cpu_fraction,ops_per_s,p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,reason";
     const bool mpi = !report.environment.hosts.empty();
     if (mpi) out += ",rank,host";
+    // Against a baseline (--baseline): the case's time ratio, its interval, p and change.
+    std::map<std::string, const CaseChange*> changes;
+    if (report.baseline) {
+        out += ",baseline_ratio,baseline_low,baseline_high,baseline_p,baseline_change";
+        for (const CaseChange& ch : report.baseline->shared) changes[ch.label] = &ch;
+    }
     out += "\n";
     for (const auto& c : report.cases) {
         std::string lead =
@@ -56,6 +65,14 @@ std::string to_csv(const Report& report) {
                                quote(std::string(to_string(c.stopped))), st.n, st.median, st.mean, st.stddev, st.ci_low,
                                st.ci_high, st.min, st.max, mib_s, cpm, cpu, lat, quote(c.reason));
             if (mpi) out += fmt::format(",{},{}", rank, quote(host));
+            if (report.baseline) {
+                const auto it = rank.empty() ? changes.find(comparison_label(c)) : changes.end();
+                if (it == changes.end())
+                    out += ",,,,,";
+                else
+                    out += fmt::format(",{:.6g},{:.6g},{:.6g},{:.3g},{}", it->second->ratio, it->second->low,
+                                       it->second->high, it->second->p, name_of(kChanges, it->second->change));
+            }
             out += "\n";
         };
         const double cpm = calls_per_mib(c);

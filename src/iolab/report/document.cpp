@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
+#include "iolab/report/compare.hpp"
 
 namespace iolab {
 
@@ -170,6 +171,12 @@ Document build_document(const Report& report, bool all) {
         Section s{SectionKind::answer, "the answer", {}, {}, {}, SIZE_MAX};
         for (const Answer& a : d.answers) s.lines.push_back(a.text());
         d.sections.push_back(std::move(s));
+    }
+    // Against the baseline (--baseline): what changed since, with the gate's verdict.
+    if (report.baseline) {
+        Table t = comparison_table(*report.baseline);
+        t.notes = comparison_lines(*report.baseline);
+        d.sections.push_back({SectionKind::baseline, t.title, {}, {}, std::move(t), SIZE_MAX});
     }
     for (std::size_t i = 0; i < d.tables.size(); ++i)
         d.sections.push_back({SectionKind::table, d.tables[i].table.title, {}, {}, d.tables[i].table, i});

@@ -11,18 +11,27 @@
 
 namespace iolab {
 
-enum class SectionKind { answer, table, ranks, latency, peers, findings, knees, limits, notes, warnings, environment };
-inline constexpr Named<SectionKind> kSectionKinds[] = {{SectionKind::answer, "answer"},
-                                                       {SectionKind::table, "table"},
-                                                       {SectionKind::ranks, "ranks"},
-                                                       {SectionKind::latency, "latency"},
-                                                       {SectionKind::peers, "peers"},
-                                                       {SectionKind::findings, "findings"},
-                                                       {SectionKind::knees, "knees"},
-                                                       {SectionKind::limits, "limits"},
-                                                       {SectionKind::notes, "notes"},
-                                                       {SectionKind::warnings, "warnings"},
-                                                       {SectionKind::environment, "environment"}};
+enum class SectionKind {
+    answer,
+    baseline,
+    table,
+    ranks,
+    latency,
+    peers,
+    findings,
+    knees,
+    limits,
+    notes,
+    warnings,
+    environment
+};
+inline constexpr Named<SectionKind> kSectionKinds[] = {
+    {SectionKind::answer, "answer"},     {SectionKind::baseline, "baseline"},
+    {SectionKind::table, "table"},       {SectionKind::ranks, "ranks"},
+    {SectionKind::latency, "latency"},   {SectionKind::peers, "peers"},
+    {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
+    {SectionKind::limits, "limits"},     {SectionKind::notes, "notes"},
+    {SectionKind::warnings, "warnings"}, {SectionKind::environment, "environment"}};
 inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
 
 struct Section {
@@ -31,7 +40,7 @@ struct Section {
     std::vector<std::string> lines;  // answer, knees, limits, notes, warnings; environment "key: value"
     // What a terminal shows without --all, where that is less than lines (warnings: one line a kind).
     std::vector<std::string> brief;
-    std::optional<Table> table;  // table, ranks, latency, peers, findings
+    std::optional<Table> table;  // table, baseline, ranks, latency, peers, findings
     // A table section's place in Document::tables (the cases behind it, for charts).
     std::size_t ranked = SIZE_MAX;
 };

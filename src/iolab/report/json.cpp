@@ -231,6 +231,22 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
     return out;
 }
 
+// The run against its baseline (Report::baseline).
+nlohmann::json baseline_json(const Comparison& c) {
+    nlohmann::json cases = nlohmann::json::array();
+    for (const CaseChange& ch : c.shared)
+        cases.push_back({{"case", ch.label},
+                         {"before_mib_s", ch.before_mib_s},
+                         {"after_mib_s", ch.after_mib_s},
+                         {"ratio", ch.ratio},
+                         {"ratio_interval", {ch.low, ch.high}},
+                         {"p", ch.p},
+                         {"change", name_of(kChanges, ch.change)},
+                         {"tripped", ch.tripped}});
+    return {{"before", c.before}, {"after", c.after}, {"threshold", c.threshold}, {"geomean", c.geomean},
+            {"ranks", c.ranks},   {"cases", cases},   {"added", c.added},         {"removed", c.removed}};
+}
+
 }  // namespace
 
 nlohmann::json options_json(const RunOptions& o) {
@@ -336,6 +352,7 @@ nlohmann::json report_to_json(const Report& r) {
                                {"note", f.note}});
         j["peers"] = {{"command", r.peers.command}, {"skipped", r.peers.skipped}, {"figures", figures}};
     }
+    if (r.baseline) j["baseline"] = baseline_json(*r.baseline);
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;
     j["elapsed_s"] = r.elapsed_s;
     j["answer"] = answers_json(build_document(r).answers);

@@ -56,6 +56,7 @@ std::string to_markdown(const Report& report) {
                 for (const auto& l : s.lines) out += fmt::format("- {}\n", markdown_escape(l));
                 break;
             case SectionKind::table:
+            case SectionKind::baseline:
             case SectionKind::ranks:
             case SectionKind::latency:
             case SectionKind::peers:

@@ -201,6 +201,45 @@ Peers read_peers(const json& p, const std::string& origin) {
     return peers;
 }
 
+// The run against its baseline (Report::baseline): figures as written, each within what it can be.
+Comparison read_baseline(const json& b, const std::string& origin) {
+    const auto cases = b.is_object() ? b.find("cases") : b.end();
+    if (!b.is_object() || cases == b.end() || !cases->is_array())
+        throw ResultFormatError(fmt::format("{}: baseline is not an object with a list of cases", origin));
+    Comparison c;
+    c.before = one_line(str(b, "before"));
+    c.after = one_line(str(b, "after"));
+    c.threshold = std::clamp(num(b, "threshold", -1), -1.0, 10.0);
+    c.geomean = std::clamp(num(b, "geomean"), 0.0, 1e9);
+    c.ranks = one_line(str(b, "ranks"));
+    for (const json& ch : *cases) {
+        if (!ch.is_object()) throw ResultFormatError(fmt::format("{}: a baseline case is not an object", origin));
+        CaseChange x;
+        x.label = one_line(str(ch, "case"));
+        x.before_mib_s = std::clamp(num(ch, "before_mib_s"), 0.0, 1e12);
+        x.after_mib_s = std::clamp(num(ch, "after_mib_s"), 0.0, 1e12);
+        x.ratio = std::clamp(num(ch, "ratio"), 0.0, 1e9);
+        if (const auto iv = ch.find("ratio_interval");
+            iv != ch.end() && iv->is_array() && iv->size() == 2 && (*iv)[0].is_number() && (*iv)[1].is_number()) {
+            x.low = std::clamp((*iv)[0].get<double>(), 0.0, 1e9);
+            x.high = std::clamp((*iv)[1].get<double>(), x.low, 1e9);
+        }
+        x.p = std::clamp(num(ch, "p", 1), 0.0, 1.0);
+        const auto change = value_of(kChanges, str(ch, "change"));
+        if (!change)
+            throw ResultFormatError(fmt::format("{}: a baseline case's change is not {}", origin, names_of(kChanges)));
+        x.change = *change;
+        const auto tripped = ch.find("tripped");
+        x.tripped = tripped != ch.end() && tripped->is_boolean() && tripped->get<bool>();
+        c.shared.push_back(std::move(x));
+    }
+    for (auto [list, key] : {std::pair{&c.added, "added"}, {&c.removed, "removed"}})
+        if (const auto l = b.find(key); l != b.end() && l->is_array())
+            for (const json& label : *l)
+                if (label.is_string()) list->push_back(one_line(label.get<std::string>()));
+    return c;
+}
+
 // What the run was asked and found besides its cases: groups, findings, knees, limits and peers.
 void read_context(const json& j, Report& r, const std::string& origin) {
     if (const auto groups = j.find("groups"); groups != j.end() && groups->is_array())
@@ -215,6 +254,7 @@ void read_context(const json& j, Report& r, const std::string& origin) {
         for (const auto& c : *l) r.limits.ceilings.push_back(read_ceiling(c, origin));
     }
     if (const auto p = j.find("peers"); p != j.end()) r.peers = read_peers(*p, origin);
+    if (const auto b = j.find("baseline"); b != j.end()) r.baseline = read_baseline(*b, origin);
 }
 
 // The cases, each with the samples and events the parse made of it, their statistics recomputed.

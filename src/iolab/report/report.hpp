@@ -1,11 +1,13 @@
 #pragma once
 // A finished (or interrupted) run: what was measured, where, and every case's result. Every
 // exporter turns this same object into bytes.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "iolab/core/units.hpp"
+#include "iolab/report/comparison.hpp"
 #include "iolab/session/run.hpp"
 
 namespace iolab {
@@ -14,6 +16,9 @@ namespace iolab {
 struct Report : Run {
     Report() = default;
     explicit Report(Run run) : Run(std::move(run)) {}
+
+    // The run against a baseline (iolab run --baseline), case by case.
+    std::optional<Comparison> baseline;
 
     const ReportGroup& group(const std::string& id) const;
 

@@ -264,6 +264,7 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
                 for (const auto& l : s.lines) out.text(l, nullptr, 4);
                 break;
             case SectionKind::table:
+            case SectionKind::baseline:
             case SectionKind::ranks:
             case SectionKind::latency:
             case SectionKind::peers:

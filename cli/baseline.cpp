@@ -1,0 +1,108 @@
+#include "baseline.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "iolab/core/units.hpp"
+#include "iolab/report/compare.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/read.hpp"
+
+namespace iolab::cli {
+
+namespace {
+
+bool name_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+}
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+// mkdir of one folder, an existing one being fine.
+void make_folder(const std::string& path) {
+    if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST) throw IoError(errno, "mkdir", path);
+}
+
+}  // namespace
+
+std::string baseline_path(const std::string& name, const char* option) {
+    const bool ok = !name.empty() && name.size() <= 100 && name.front() != '.' && name.front() != '-' &&
+                    std::all_of(name.begin(), name.end(), name_char);
+    if (!ok)
+        throw InputError(one_line(fmt::format(
+            "invalid {} '{}': expected a name of 1 to 100 letters, digits, '.', '_' and '-', starting with a letter "
+            "or digit (it names {}/NAME.json)",
+            option, name, kBaselineFolder)));
+    return fmt::format("{}/{}.json", kBaselineFolder, name);
+}
+
+std::string find_baseline(const std::string& name_or_file) {
+    const bool file = name_or_file.find('/') != std::string::npos || name_or_file.ends_with(".json");
+    if (file) {
+        if (!exists(name_or_file))
+            throw InputError(one_line(fmt::format("invalid --baseline '{}': {}; expected a result file (--json)",
+                                                  name_or_file, std::strerror(errno))));
+        return name_or_file;
+    }
+    const std::string path = baseline_path(name_or_file, "--baseline");
+    if (!exists(path))
+        throw InputError(one_line(
+            fmt::format("no baseline '{}' here: {} does not exist ('iolab run ... --save-baseline {}' keeps one)",
+                        name_or_file, path, name_or_file)));
+    return path;
+}
+
+Baseline load_baseline(const std::string& name_or_file) {
+    const std::string path = find_baseline(name_or_file);
+    const bool named = path != name_or_file;
+    return {read_report_file(path), named ? "baseline " + name_or_file : name_or_file};
+}
+
+void check_save_baseline(const std::string& name, bool force) {
+    const std::string path = baseline_path(name, "--save-baseline");
+    // A folder that does not exist yet is made after the run.
+    if (exists(kBaselineFolder)) check_output_path(path, force, "--save-baseline");
+}
+
+std::optional<Baseline> check_baselines(const RunArgs& a, double* threshold) {
+    *threshold = a.fail_if_slower.empty() ? -1 : parse_threshold(a.fail_if_slower, "--fail-if-slower");
+    if (*threshold >= 0 && a.baseline.empty())
+        throw InputError("--fail-if-slower needs --baseline NAME (or a result file) to compare the run with");
+    if (!a.save_baseline.empty()) check_save_baseline(a.save_baseline, a.force);
+    if (a.baseline.empty()) return std::nullopt;
+    return load_baseline(a.baseline);
+}
+
+void save_baseline(const std::string& name, const std::string& json, bool force) {
+    const std::string path = baseline_path(name, "--save-baseline");
+    make_folder(".iolab");
+    make_folder(kBaselineFolder);
+    write_file_atomically(path, json, force);
+}
+
+int compare_command(const std::vector<std::string>& files, const std::string& baseline, const std::string& threshold,
+                    bool markdown) {
+    const double gate = threshold.empty() ? -1 : parse_threshold(threshold, "--fail-if-slower");
+    if (baseline.empty() && files.size() != 2)
+        throw InputError(
+            fmt::format("iolab compare takes two result files, BEFORE AFTER (or AFTER with --baseline NAME); {} given",
+                        files.size()));
+    if (!baseline.empty() && files.size() != 1)
+        throw InputError(
+            fmt::format("with --baseline, iolab compare takes one result file, AFTER; {} given", files.size()));
+    const Baseline before = baseline.empty() ? Baseline{read_report_file(files[0]), files[0]} : load_baseline(baseline);
+    const Comparison c = compare_runs(before.report, read_report_file(files.back()), before.name, files.back(), gate);
+    fmt::print("{}", render_comparison(c, markdown));
+    return c.tripped() > 0 ? 1 : 0;
+}
+
+}  // namespace iolab::cli
