@@ -12,7 +12,7 @@ namespace iolab::cli {
 std::vector<std::string> split_commas(const std::vector<std::string>& items);
 // --dir: an existing, writable folder that is not a symbolic link (empty: the default).
 std::string checked_dir(const std::string& dir);
-// Whether stdout is a terminal and NO_COLOR is unset or empty.
+// Whether stdout is a terminal, NO_COLOR is unset or empty, and no MPI launcher started iolab.
 bool colour_on_stdout();
 // How to draw a report on stdout: coloured as above, as wide as the terminal (or COLUMNS, where
 // set; unlimited when stdout is not a terminal), every row with `all`.

@@ -120,6 +120,7 @@ INSPECT = r'''
     let marks = 0;
     d.chart.data.datasets.forEach((ds, i) => {
       const meta = d.chart.getDatasetMeta(i);
+      if (ds.guide) return;
       if (ds.label && ds.label.indexOf('interval') >= 0) return;
       if (ds.label && ds.label.indexOf('limit') === 0) return;
       meta.data.forEach((e, j) => {
@@ -128,10 +129,21 @@ INSPECT = r'''
             isFinite(e.x) && isFinite(e.y) && !e.skip) marks++;
       });
     });
+    const violins = d.chart.data.datasets.filter((ds, i) => ds.violin &&
+      d.chart.getDatasetMeta(i).data.some((e) => isFinite(e.x) && isFinite(e.y))).length;
+    const thresholds = d.chart.data.datasets.filter((ds) => ds.threshold).map((ds, i) =>
+      d.chart.getDatasetMeta(d.chart.data.datasets.indexOf(ds)).data.filter((e) => isFinite(e.x) && isFinite(e.y)).length)
+      .reduce((a, n) => a + n, 0);
     out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink,
-              pixels: c.width * c.height, width: c.width, height: c.height});
+              pixels: c.width * c.height, width: c.width, height: c.height, violins: violins,
+              thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins});
   }
+  const ratios = Array.from(document.querySelectorAll('td.ratio')).map((td) => parseFloat(td.getAttribute('data-ratio')));
+  const verdicts = Array.from(document.querySelectorAll('table.changes tbody tr')).map((tr) => [
+    tr.className, getComputedStyle(tr.querySelector('td.verdict')).color]);
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
+                         ratios: ratios, verdicts: verdicts,
+                         nothing_shared: document.querySelectorAll('.nothing-shared').length,
                          ready: document.body.getAttribute('data-ready')});
 })()
 '''
@@ -160,21 +172,57 @@ SORT = r'''
 '''
 
 
+# Run in the page after the inspection: each sample-order chart, switched to its menu's last case,
+# must then hold that case's samples (and its median's two ends).
+ORDER = r'''
+(() => {
+  const out = [];
+  for (const menu of document.querySelectorAll('select.order-case')) {
+    const last = menu.options.length - 1;
+    menu.value = String(last);
+    menu.dispatchEvent(new Event('change'));
+    const d = window.iolabReport.filter((x) => x.kind === 'order')[out.length];
+    const meta = d.chart.getDatasetMeta(0).data.filter((e) => isFinite(e.x) && isFinite(e.y)).length;
+    out.push({options: menu.options.length, samples: d.order.samples, drawn: meta, label: d.order.label,
+              chosen: menu.options[last].textContent});
+  }
+  return JSON.stringify(out);
+})()
+'''
+
+
+def case_key(c):
+    return (c.get('group', ''), c['strategy'], json.dumps(c.get('params', {}), sort_keys=True))
+
+
 def expected_from_results(paths):
     """What the charts must hold, counted from the result files themselves."""
-    ranked = samples = findings = 0
+    ranked = samples = findings = violins = thresholds = ratios = 0
+    runs = []
     for p in paths:
         with open(p, encoding='utf-8-sig') as f:
             r = json.load(f)
+        runs.append(r)
         for c in r['cases']:
             if c['status'] == 'ok':
                 ranked += 1
                 # A tool's samples are net of its probe's time: one not above 0 has no point.
-                samples += sum(1 for s in c['samples'] if s['wall_s'] - s.get('fixed_s', 0) > 0)
-        findings += sum(1 for f in r.get('findings', []) if f.get('measured_ratio') is not None)
-        findings += sum(1 for f in r.get('findings', []) if f.get('published_ratio') is not None)
+                drawn = sum(1 for s in c['samples'] if s['wall_s'] - s.get('fixed_s', 0) > 0)
+                samples += drawn
+                violins += drawn >= 10
+        shown = [f for f in r.get('findings', [])
+                 if f.get('measured_ratio') is not None or f.get('published_ratio') is not None]
+        findings += sum(1 for f in shown if f.get('measured_ratio') is not None)
+        findings += sum(1 for f in shown if f.get('published_ratio') is not None)
+        thresholds += sum(2 if f.get('within') else 1 if f.get('at_least') else 0 for f in shown)
+        ratios += len(r.get('baseline', {}).get('cases', []))
+    # Side by side, each later run against the first: the cases both measured.
+    first = {case_key(c) for c in runs[0]['cases'] if c['status'] == 'ok'} if runs else set()
+    for r in runs[1:]:
+        ratios += sum(1 for c in r['cases'] if c['status'] == 'ok' and case_key(c) in first)
     # The samples chart also marks each case's median.
-    return {'ranked': ranked, 'samples': samples + ranked, 'replication': findings}
+    return {'ranked': ranked, 'samples': samples + ranked, 'replication': findings, 'violins': violins,
+            'thresholds': thresholds, 'ratios': ratios}
 
 
 def main():
@@ -184,6 +232,7 @@ def main():
     ap.add_argument('--screenshot')
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
     ap.add_argument('--expect-sortable', action='store_true', help='a table must sort by MiB/s')
+    ap.add_argument('--expect-nothing-shared', action='store_true', help='the page must say no case is shared')
     args = ap.parse_args()
     chromium = shutil.which('chromium') or shutil.which('chromium-browser')
     if not chromium:
@@ -192,6 +241,7 @@ def main():
     url = 'file://' + os.path.abspath(args.report)
     problems = []
     sort_check = None
+    order_check = []
     with tempfile.TemporaryDirectory(prefix='iolab-chromium-') as profile:
         b = Browser(chromium, profile)
         try:
@@ -229,6 +279,8 @@ def main():
             if result and result['ready'] == 'yes':
                 r = b.call('Runtime.evaluate', {'expression': SORT, 'returnByValue': True}, session=session)
                 sort_check = json.loads(r['result']['value'])
+                r = b.call('Runtime.evaluate', {'expression': ORDER, 'returnByValue': True}, session=session)
+                order_check = json.loads(r['result']['value'])
         except (TimeoutError, RuntimeError, OSError) as e:
             problems.append('the browser session failed: %s' % e)
         finally:
@@ -265,21 +317,51 @@ def main():
             problems.append('chart "%s" (%s) is blank: %d of %d pixels drawn' % (c['title'], c['kind'], c['ink'], c['pixels']))
         if c['marks'] != c['expected']:
             problems.append('chart "%s" (%s) laid out %d marks, the report meant %d' % (c['title'], c['kind'], c['marks'], c['expected']))
+    for o in order_check:
+        if o['drawn'] != o['samples'] or o['samples'] == 0 or not o['chosen'].startswith(o['label']):
+            problems.append('the sample-order chart, switched to %s, drew %d of its %d samples' %
+                            (o['chosen'], o['drawn'], o['samples']))
+    for c in charts:
+        if c['kind'] == 'samples' and c['violins'] != (c['meant_violins'] or 0):
+            problems.append('chart "%s" drew %d violins, meant %s' % (c['title'], c['violins'], c['meant_violins']))
+        if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
+            problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
+    if result:
+        if any(not (x > 0) for x in result['ratios']):
+            problems.append('a ratio cell holds no ratio: %s' % result['ratios'])
+        ratio_marks = sum(c['marks'] for c in charts if c['kind'] == 'ratios')
+        if ratio_marks != len(result['ratios']):
+            problems.append('the ratio charts hold %d marks, the tables %d ratio cells' % (ratio_marks, len(result['ratios'])))
+        colours = {}
+        for cls, colour in result['verdicts']:
+            colours.setdefault(cls.split()[0], set()).add(colour)
+        if len(colours) > 1 and len({next(iter(v)) for v in colours.values()}) != len(colours):
+            problems.append('verdicts of different kinds share a colour: %s' % colours)
+        if args.expect_nothing_shared and not result['nothing_shared']:
+            problems.append('no line says that the runs share no case')
     kinds = {c['kind'] for c in charts}
     for k in filter(None, args.expect_kinds.split(',')):
         if k not in kinds:
             problems.append('no %s chart (drawn: %s)' % (k, ', '.join(sorted(kinds)) or 'none'))
     if args.results and charts:
         want = expected_from_results(args.results)
-        for kind, n in want.items():
+        for kind in ('ranked', 'samples', 'replication'):
             got = sum(c['marks'] for c in charts if c['kind'] == kind)
-            if got != n:
-                problems.append('%s charts hold %d marks; the result files have %d' % (kind, got, n))
+            if got != want[kind]:
+                problems.append('%s charts hold %d marks; the result files have %d' % (kind, got, want[kind]))
+        got = {'violins': sum(c['violins'] for c in charts), 'thresholds': sum(c['thresholds'] for c in charts),
+               'ratios': len(result['ratios'])}
+        for what, n in got.items():
+            if n != want[what]:
+                problems.append('the page draws %d %s; the result files call for %d' % (n, what, want[what]))
     for p in problems:
         print('report check: ' + p)
     if not problems:
-        print('report check: %d charts drawn (%s), %d tables, no console error, no network request' %
-              (len(charts), ', '.join('%s %d marks' % (c['kind'], c['marks']) for c in charts), result['tables']))
+        print('report check: %d charts drawn (%s), %d tables, %d ratio cells, %d violins, %d threshold marks, '
+              '%d sample-order menus, no console error, no network request' %
+              (len(charts), ', '.join('%s %d marks' % (c['kind'], c['marks']) for c in charts), result['tables'],
+               len(result['ratios']), sum(c['violins'] for c in charts), sum(c['thresholds'] for c in charts),
+               len(order_check)))
     return 1 if problems else 0
 
 

@@ -186,6 +186,8 @@ Document build_document(const Report& report, bool all) {
         d.sections.push_back({SectionKind::latency, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (Table t = peers_table(report); !t.title.empty())
         d.sections.push_back({SectionKind::peers, t.title, {}, {}, std::move(t), SIZE_MAX});
+    if (Table t = tools_table(report); !t.rows.empty())
+        d.sections.push_back({SectionKind::tools, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (!report.findings.empty())
         d.sections.push_back({SectionKind::findings, "findings", {}, {}, findings_table(report), SIZE_MAX});
     if (auto k = knee_lines(report); !k.empty())

@@ -18,6 +18,7 @@ enum class SectionKind {
     ranks,
     latency,
     peers,
+    tools,
     findings,
     knees,
     limits,
@@ -25,13 +26,19 @@ enum class SectionKind {
     warnings,
     environment
 };
-inline constexpr Named<SectionKind> kSectionKinds[] = {
-    {SectionKind::answer, "answer"},     {SectionKind::baseline, "baseline"},
-    {SectionKind::table, "table"},       {SectionKind::ranks, "ranks"},
-    {SectionKind::latency, "latency"},   {SectionKind::peers, "peers"},
-    {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
-    {SectionKind::limits, "limits"},     {SectionKind::notes, "notes"},
-    {SectionKind::warnings, "warnings"}, {SectionKind::environment, "environment"}};
+inline constexpr Named<SectionKind> kSectionKinds[] = {{SectionKind::answer, "answer"},
+                                                       {SectionKind::baseline, "baseline"},
+                                                       {SectionKind::tools, "tools"},
+                                                       {SectionKind::table, "table"},
+                                                       {SectionKind::ranks, "ranks"},
+                                                       {SectionKind::latency, "latency"},
+                                                       {SectionKind::peers, "peers"},
+                                                       {SectionKind::findings, "findings"},
+                                                       {SectionKind::knees, "knees"},
+                                                       {SectionKind::limits, "limits"},
+                                                       {SectionKind::notes, "notes"},
+                                                       {SectionKind::warnings, "warnings"},
+                                                       {SectionKind::environment, "environment"}};
 inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
 
 struct Section {

@@ -12,6 +12,7 @@
 #include "iolab/core/units.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/report/compare.hpp"
 #include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
@@ -151,6 +152,27 @@ json timeline_json(const CaseResult& c) {
             {"events", events}};
 }
 
+// Two runs case by case (compare.hpp), as the page draws them: each shared case's ratio with its
+// interval, p-value and verdict, the geometric mean, and the cases only one run has.
+json changes_json(const Comparison& c) {
+    json shared = json::array();
+    for (const CaseChange& ch : c.shared)
+        shared.push_back({{"label", ch.label},
+                          {"before", ch.before_mib_s},
+                          {"after", ch.after_mib_s},
+                          {"ratio", number_or_null(ch.ratio)},
+                          {"low", number_or_null(ch.low)},
+                          {"high", number_or_null(ch.high)},
+                          {"p", ch.change == Change::too_few ? json() : json(ch.p)},
+                          {"change", name_of(kChanges, ch.change)},
+                          {"verdict", to_string(ch.change)},
+                          {"tripped", ch.tripped}});
+    return {{"before", c.before},       {"after", c.after},
+            {"shared", shared},         {"added", c.added},
+            {"removed", c.removed},     {"geomean", number_or_null(c.geomean)},
+            {"threshold", c.threshold}, {"lines", comparison_lines(c)}};
+}
+
 json run_json(const Report& r, const std::string& name) {
     const Document d = build_document(r);
     // The sections in the document's order, each with what the page draws for it.
@@ -178,6 +200,7 @@ json run_json(const Report& r, const std::string& name) {
             b["job_sweeps"] = sweeps_json(t.cases, r, t.table.group, true);
             b["timelines"] = timelines;
         }
+        if (sec.kind == SectionKind::baseline) b["comparison"] = changes_json(*r.baseline);
         if (sec.kind == SectionKind::findings) {
             json findings = json::array();
             for (const auto& f : r.findings)
@@ -190,6 +213,8 @@ json run_json(const Report& r, const std::string& name) {
                      {"low", f.ratio > 0 ? number_or_null(f.low) : json()},
                      {"high", f.ratio > 0 ? number_or_null(f.high) : json()},
                      {"threshold", f.threshold()},
+                     {"at_least", f.finding.within > 0 ? json() : number_or_null(f.finding.at_least)},
+                     {"within", f.finding.within > 0 ? json(1 + f.finding.within) : json()},
                      {"note", f.note}});
             b["findings"] = findings;
         }
@@ -199,7 +224,7 @@ json run_json(const Report& r, const std::string& name) {
 }
 
 // Several runs side by side: every case (by group and label) found in more than one run, with
-// each run's median throughput (the intervals are in each run's own charts).
+// each run's median throughput, and each later run against the first, case by case.
 json comparison_json(const std::vector<const Report*>& runs, const std::vector<std::string>& names) {
     std::vector<std::string> keys;
     std::vector<std::map<std::string, json>> by_run(runs.size());
@@ -228,7 +253,10 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
         }
         series.push_back({{"name", names[i]}, {"values", values}});
     }
-    return {{"labels", shared}, {"runs", series}};
+    json pairs = json::array();
+    for (std::size_t i = 1; i < runs.size(); ++i)
+        pairs.push_back(changes_json(compare_runs(*runs.front(), *runs[i], names.front(), names[i])));
+    return {{"labels", shared}, {"runs", series}, {"pairs", pairs}};
 }
 
 // JSON inside a script element: "<" only occurs inside strings there, and as \u003c it can

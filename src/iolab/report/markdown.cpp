@@ -60,6 +60,7 @@ std::string to_markdown(const Report& report) {
             case SectionKind::ranks:
             case SectionKind::latency:
             case SectionKind::peers:
+            case SectionKind::tools:
             case SectionKind::findings:
                 out += fmt::format("\n### {}\n\n", markdown_escape(s.kind == SectionKind::findings ? title : s.title));
                 out += markdown_table(*s.table);

@@ -73,6 +73,9 @@ Table rank_table(const Report& report);
 Table peers_table(const Report& report);
 // Patterned cases: operations per second, latency percentiles and the rate over the run.
 Table latency_table(const Report& report);
+// Tools and JVM methods, timed net of their fixed cost: each case's net, whole-process and fixed
+// (start-up) medians, and the time the tool reported itself (no rows: none ran).
+Table tools_table(const Report& report);
 // The operations completed over a run as a line of block characters, one per stretch of time,
 // as high as the rate then, relative to the highest: "████▇▂▁▁".
 std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t width = 16);

@@ -94,6 +94,33 @@ std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
 
 }  // namespace
 
+Table tools_table(const Report& report) {
+    Table t;
+    t.title = "tools: what each costs to start, and its time net of that";
+    t.columns = {{"case", true}, {"net"}, {"process"}, {"fixed cost"}, {"fixed share"}, {"own report"}, {"passes"}};
+    for (const CaseResult& c : report.cases) {
+        if (c.status != Status::ok || !c.net() || c.samples.empty()) continue;
+        std::vector<double> own;
+        for (const Sample& smp : c.samples)
+            if (smp.tool_s >= 0) own.push_back(smp.tool_s / smp.passes);
+        Row row;
+        row.cells = {fmt::format("{}{} ({})", c.spec.group.empty() ? "" : c.spec.group + ": ", c.spec.label(),
+                                 format_size(c.spec.whole_bytes())),
+                     format_seconds(c.stats.median),
+                     format_seconds(c.gross.median),
+                     format_seconds(c.fixed.median),
+                     c.gross.median > 0 ? fmt::format("{:.0f}%", 100 * c.fixed.median / c.gross.median) : "-",
+                     own.empty() ? "-" : format_seconds(median(own)),
+                     std::to_string(c.samples.back().passes)};
+        t.rows.push_back(std::move(row));
+    }
+    t.notes = {
+        "fixed cost: a tool's whole process on a one-page input (its start-up and set-up), or a JVM method's round "
+        "trip of an empty request to its worker, measured in the same round; net: the process less it, the time "
+        "that is ranked; own report: the time the tool printed for its work (fio's runtime, dd's summary)"};
+    return t;
+}
+
 std::vector<std::string> table_notes(const Report& report, const std::vector<RankedTable>& tables, bool all,
                                      std::vector<std::string>* brief) {
     (void)report;

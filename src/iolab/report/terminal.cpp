@@ -269,6 +269,9 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
             case SectionKind::latency:
             case SectionKind::peers:
             case SectionKind::findings: out.table(s); break;
+            case SectionKind::tools:  // the notes name each tool's fixed cost; the table with --all
+                if (o.all) out.table(s);
+                break;
             case SectionKind::limits:
             case SectionKind::notes:
                 if (!o.all && s.brief.size() == 1) {

@@ -24,6 +24,9 @@
   const INTERVAL = '#1a202c';
   const MEDIAN_CI = Math.round(model.confidence.median * 100) + '% interval';
   const RATIO_CI = Math.round(model.confidence.ratio * 100) + '% interval';
+  // The fewest samples a case's violin is drawn from.
+  const VIOLIN_MIN = 10;
+  const CHANGE = { faster: '#2f855a', slower: '#c53030', same: '#718096', too_few: '#a0aec0' };
 
   // What the report drew, for the browser test: one entry per chart.
   const drawn = [];
@@ -132,6 +135,7 @@
     if (cases.some((c) => c.low != null)) {
       datasets.push({
         label: MEDIAN_CI + ' of the median',
+        guide: true,
         data: cases.map((c) => (c.low != null && c.high != null ? [c.low, c.high] : null)),
         backgroundColor: INTERVAL,
         grouped: false,
@@ -148,6 +152,7 @@
       datasets.push({
         type: 'line',
         label: 'limit: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s)',
+        guide: true,
         data: [{ x: l.mib_s, y: labels[0] }, { x: l.mib_s, y: labels[labels.length - 1] }],
         borderColor: limitColours[i % limitColours.length],
         borderDash: [6, 4],
@@ -193,7 +198,31 @@
       }, ok);
   }
 
-  // Every sample of every case as a point, one row per case, with its median as a tick.
+  // A Gaussian kernel density of xs at `steps` points from their smallest to their largest
+  // (Silverman's bandwidth; cut at the samples, so no throughput below 0 is drawn), scaled so
+  // that its peak is `peak`: the outline of a violin. The chart library draws it.
+  function density(xs, steps, peak) {
+    const n = xs.length;
+    const mean = xs.reduce((a, x) => a + x, 0) / n;
+    const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) * (x - mean), 0) / Math.max(1, n - 1));
+    const sorted = xs.slice().sort((a, b) => a - b);
+    const iqr = sorted[Math.floor(0.75 * (n - 1))] - sorted[Math.floor(0.25 * (n - 1))];
+    const spread = Math.min(sd, iqr / 1.34) || sd || Math.abs(mean) * 1e-3 || 1e-9;
+    const h = 0.9 * spread * Math.pow(n, -0.2);
+    const lo = sorted[0], hi = sorted[n - 1];
+    const out = [];
+    for (let k = 0; k <= steps; k++) {
+      const x = lo + ((hi - lo) * k) / steps;
+      let d = 0;
+      for (const v of xs) d += Math.exp(-0.5 * ((x - v) / h) * ((x - v) / h));
+      out.push({ x: x, d: d });
+    }
+    const top = highest(out.map((p) => p.d));
+    return out.map((p) => ({ x: p.x, d: (p.d / top) * peak }));
+  }
+
+  // Every sample of every case as a point, one row per case, with its median as a tick, over the
+  // violin of its samples where it has at least 10.
   function samplesChart(parent, s) {
     const cases = s.cases.filter((c) => c.samples && c.samples.length);
     if (!cases.length) return;
@@ -221,7 +250,28 @@
       borderColor: INTERVAL,
       backgroundColor: INTERVAL,
     });
-    chart(parent, 'samples', 'every measured sample, MiB/s (the spread is noise; outliers stand apart)',
+    let violins = 0;
+    cases.forEach((c, i) => {
+      if (c.samples.length < VIOLIN_MIN) return;
+      const outline = density(c.samples, 48, 0.42);
+      const colour = (STATUS[c.status] || STATUS.verified).colour;
+      datasets.push({
+        type: 'line',
+        label: 'density of the samples (violin, cases of ' + VIOLIN_MIN + ' or more)',
+        violin: c.label,
+        guide: true,
+        data: outline.map((p) => ({ x: p.x, y: i - p.d })).concat(outline.slice().reverse().map((p) => ({ x: p.x, y: i + p.d }))),
+        fill: 'shape',
+        showLine: true,
+        pointRadius: 0,
+        borderWidth: 1,
+        borderColor: colour + '88',
+        backgroundColor: colour + '22',
+        order: 10,
+      });
+      violins++;
+    });
+    const c = chart(parent, 'samples', 'every measured sample, MiB/s, over the density of its case (the spread is noise; outliers stand apart)',
       rowsHeight(cases.length, 26, 70), {
         type: 'scatter',
         data: { datasets: datasets },
@@ -239,8 +289,62 @@
               grid: { display: false },
             },
           },
+          plugins: {
+            // One legend entry for every violin.
+            legend: { position: 'bottom', labels: { filter: (item, data) => {
+              const ds = data.datasets[item.datasetIndex];
+              return !ds.violin || data.datasets.findIndex((d) => d.violin) === item.datasetIndex;
+            } } },
+          },
         },
       }, points + cases.length);
+    drawn[drawn.length - 1].violins = violins;
+    return c;
+  }
+
+  // One case's samples in the order they were measured: drift, a slow first iteration or a busy
+  // neighbour halfway through show as a slope or a step. A menu picks the case.
+  function orderChart(parent, s) {
+    const cases = s.cases.filter((c) => c.samples && c.samples.length);
+    if (!cases.length) return;
+    const first = Math.max(0, cases.findIndex((c) => c.pick));
+    const menu = el('select', { 'aria-label': 'the case whose samples are drawn in order', class: 'order-case' },
+      cases.map((c, i) => el('option', { value: String(i), text: c.label + suffix(c) })));
+    menu.value = String(first);
+    const pick = el('p', { class: 'order-pick' }, [document.createTextNode('samples in measured order of '), menu]);
+    parent.appendChild(pick);
+    const dataFor = (c) => {
+      const line = c.samples.map((v, k) => ({ x: k + 1, y: v }));
+      return [
+        { label: 'each iteration (= round: every case once a round, in a shuffled order)', data: line, showLine: true,
+          borderColor: '#2b6cb0', backgroundColor: '#2b6cb0', pointRadius: 3, borderWidth: 1 },
+        { label: 'median', data: [{ x: 1, y: c.mib_s }, { x: Math.max(2, line.length), y: c.mib_s }], showLine: true,
+          borderColor: INTERVAL, borderDash: [6, 4], pointRadius: 0, borderWidth: 1.5 },
+      ];
+    };
+    const titleOf = (c) => 'samples of ' + c.label + ' in measured order, MiB/s against iteration';
+    const c0 = cases[first];
+    const ch = chart(parent, 'order', titleOf(c0), 300, {
+      type: 'scatter',
+      data: { datasets: dataFor(c0) },
+      options: {
+        scales: {
+          x: { title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
+          y: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
+        },
+      },
+    }, c0.samples.length + 2);
+    const entry = drawn[drawn.length - 1];
+    entry.order = { cases: cases.length, label: c0.label, samples: c0.samples.length };
+    menu.addEventListener('change', () => {
+      const c = cases[Number(menu.value)];
+      ch.data.datasets = dataFor(c);
+      ch.update();
+      entry.marks = c.samples.length + 2;
+      entry.order = { cases: cases.length, label: c.label, samples: c.samples.length };
+      const cap = ch.canvas.closest('figure').querySelector('figcaption');
+      cap.textContent = titleOf(c);
+    });
   }
 
   // Throughput against buffer size on a logarithmic axis, one line per strategy, knees marked.
@@ -342,15 +446,41 @@
     }, t.events.length);
   }
 
+  // Text cut into lines of at most n characters at spaces: a chart's label shows a whole claim.
+  function wrap(text, n) {
+    const lines = [];
+    let line = '';
+    for (const word of text.split(' ')) {
+      if (line && line.length + 1 + word.length > n) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line ? line + ' ' + word : word;
+      }
+    }
+    if (line) lines.push(line);
+    return lines;
+  }
+
   // For every finding: the published ratio and the measured one with its interval, on a
-  // logarithmic axis, coloured by verdict.
+  // logarithmic axis, coloured by verdict, and the threshold the claim is judged against.
   function replicationChart(parent, findings) {
     const shown = findings.filter((f) => f.measured != null || f.published != null);
     if (!shown.length) return;
-    const labels = shown.map((f) => short(f.claim, 70));
+    const labels = shown.map((f) => wrap(f.claim, 60));
+    const lines = labels.reduce((a, l) => a + l.length, 0);
+    // Each claim's threshold: one mark (needs >= N) or two (within N either way).
+    const thresholds = [];
+    shown.forEach((f, i) => {
+      if (f.at_least != null) thresholds.push({ x: f.at_least, y: i, text: f.threshold });
+      if (f.within != null) {
+        thresholds.push({ x: f.within, y: i, text: f.threshold });
+        thresholds.push({ x: 1 / f.within, y: i, text: f.threshold });
+      }
+    });
     let top = 0, bottom = Infinity;
     for (const f of shown)
-      for (const v of [f.measured, f.published, f.low, f.high])
+      for (const v of [f.measured, f.published, f.low, f.high, f.at_least, f.within, f.within ? 1 / f.within : null])
         if (v != null) {
           top = Math.max(top, v);
           bottom = Math.min(bottom, v);
@@ -361,30 +491,34 @@
     const measured = shown.filter((f) => f.measured != null).length;
     const published = shown.filter((f) => f.published != null).length;
     chart(parent, 'replication',
-      'published ratio (×) against the ratio measured here (●, with its ' + RATIO_CI + '), coloured by verdict',
-      rowsHeight(shown.length, 40, 100), {
+      'published ratio (×) against the ratio measured here (●, with its ' + RATIO_CI + '), coloured by verdict; | the threshold each claim needs',
+      rowsHeight(shown.length, 28, 100) + 14 * lines, {
         type: 'bar',
         data: {
-          labels: labels,
+          labels: shown.map((f, i) => i),
           datasets: [
             {
               label: RATIO_CI + ' of the measured ratio',
+              guide: true,
               data: shown.map((f) => (f.low != null ? [f.low, f.high != null ? f.high : right] : null)),
               backgroundColor: colours.map((c) => c + '55'),
               borderColor: colours,
               borderWidth: 1,
               grouped: false,
               barPercentage: 0.35,
-              order: 2,
+              pointStyle: 'rect',
+              order: 3,
             },
             {
               type: 'line',
               label: 'measured here',
               // One point per finding, x null where there is none: tooltips then name the right claim.
-              data: shown.map((f, i) => ({ x: f.measured, y: labels[i] })),
+              data: shown.map((f, i) => ({ x: f.measured, y: i })),
               showLine: false,
               pointRadius: 6,
+              pointStyle: 'circle',
               pointBackgroundColor: colours,
+              backgroundColor: INTERVAL,
               pointBorderColor: INTERVAL,
               indexAxis: 'y',
               order: 1,
@@ -392,7 +526,7 @@
             {
               type: 'line',
               label: 'published',
-              data: shown.map((f, i) => ({ x: f.published, y: labels[i] })),
+              data: shown.map((f, i) => ({ x: f.published, y: i })),
               showLine: false,
               pointStyle: 'crossRot',
               pointRadius: 8,
@@ -400,6 +534,22 @@
               borderColor: INTERVAL,
               indexAxis: 'y',
               order: 0,
+            },
+            {
+              type: 'line',
+              label: 'threshold the claim needs (its row\'s "needs" in the table)',
+              threshold: true,
+              guide: true,
+              data: thresholds.map((t) => ({ x: t.x, y: t.y })),
+              showLine: false,
+              pointStyle: 'line',
+              rotation: 90,
+              pointRadius: 13,
+              borderWidth: 3,
+              borderColor: '#6b46c1',
+              backgroundColor: '#6b46c1',
+              indexAxis: 'y',
+              order: 2,
             },
           ],
         },
@@ -414,24 +564,105 @@
               ticks: { maxRotation: 0, callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$/) ? v + 'x' : '') },
             },
             y: {
-              ticks: { autoSkip: shown.length > 400, color: (ctx) => colours[ctx.index] },
+              type: 'category',
+              labels: shown.map((f, i) => i),
+              ticks: { autoSkip: shown.length > 400, color: (ctx) => colours[ctx.index], callback: (v, i) => labels[i] },
             },
           },
           plugins: {
+            legend: { position: 'bottom', labels: { usePointStyle: true } },
             tooltip: {
               callbacks: {
-                title: (items) => shown[items[0].dataIndex] ? shown[items[0].dataIndex].claim : '',
+                title: (items) => (shown[items[0].dataIndex] ? shown[items[0].dataIndex].claim : ''),
+                label: (ctx) => {
+                  if (ctx.dataset.threshold) return 'needs ' + thresholds[ctx.dataIndex].text;
+                  return ctx.dataset.label + ': ' + (ctx.parsed.x != null ? ratio(ctx.parsed.x) : '-');
+                },
               },
             },
           },
         },
       }, measured + published);
+    drawn[drawn.length - 1].thresholds = thresholds.length;
     const legend = el('p', { class: 'verdicts' });
     for (const [v, c] of Object.entries(VERDICT)) {
       legend.appendChild(el('span', { class: 'swatch', style: 'background:' + c }));
       legend.appendChild(document.createTextNode(' ' + v + '  '));
     }
     parent.appendChild(legend);
+  }
+
+  // A run against another, case by case: each shared case's time ratio (after over before) with
+  // its interval, coloured by verdict, on a logarithmic axis around 1, and the gate's threshold.
+  function ratioChart(parent, cmp) {
+    const rows = cmp.shared.filter((c) => c.ratio != null);
+    if (!rows.length) return;
+    const colour = rows.map((c) => CHANGE[c.change]);
+    let lo = 1, hi = 1;
+    for (const c of rows)
+      for (const v of [c.ratio, c.low, c.high])
+        if (v != null) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+    const labels = rows.map((c) => short(c.label, 60));
+    const datasets = [
+      { label: RATIO_CI + ' of the ratio', guide: true, data: rows.map((c) => (c.low != null ? [c.low, c.high] : null)),
+        backgroundColor: colour.map((c) => c + '55'), borderColor: colour, borderWidth: 1, grouped: false,
+        barPercentage: 0.4, order: 2 },
+      { type: 'line', label: 'time ratio, after / before (below 1: faster)', data: rows.map((c, i) => ({ x: c.ratio, y: labels[i] })),
+        showLine: false, pointRadius: 5, pointBackgroundColor: colour, pointBorderColor: INTERVAL, indexAxis: 'y', order: 1 },
+      { type: 'line', label: 'no change', guide: true, data: [{ x: 1, y: labels[0] }, { x: 1, y: labels[labels.length - 1] }],
+        borderColor: INTERVAL, borderWidth: 1, pointRadius: 0, indexAxis: 'y', order: 0 },
+    ];
+    if (cmp.threshold >= 0)
+      datasets.push({ type: 'line', label: 'the gate: slower by ' + Math.round(cmp.threshold * 1000) / 10 + '%', guide: true,
+        data: [{ x: 1 + cmp.threshold, y: labels[0] }, { x: 1 + cmp.threshold, y: labels[labels.length - 1] }],
+        borderColor: CHANGE.slower, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, indexAxis: 'y', order: 0 });
+    chart(parent, 'ratios', cmp.after + ' against ' + cmp.before + ': time ratio per case with its ' + RATIO_CI +
+      ' (green faster, red slower, grey ~)', rowsHeight(rows.length, 26, 90), {
+      type: 'bar',
+      data: { labels: labels, datasets: datasets },
+      options: {
+        indexAxis: 'y',
+        scales: {
+          x: { type: 'logarithmic', min: Math.min(lo / 1.1, 0.9), max: Math.max(hi * 1.1, 1.1 + Math.max(0, cmp.threshold)),
+            title: { display: true, text: 'time ratio, after / before (logarithmic)' },
+            ticks: { maxRotation: 0, callback: (v) => (String(v).match(/^[125]0*$|^0\.[0]*[125]$|^0\.[5-9]$|^1\.[0-9]$/) ? v + 'x' : '') } },
+          y: { ticks: { autoSkip: rows.length > 400 } },
+        },
+        plugins: { legend: { position: 'bottom', labels: { usePointStyle: true, filter: (item) => item.text !== 'no change' } } },
+      },
+    }, rows.length);
+  }
+
+  // The same as a table, the verdicts coloured, then the geometric mean and the cases only one run has.
+  function changeTable(parent, cmp) {
+    if (!cmp.shared.length) {
+      parent.appendChild(el('p', { class: 'nothing-shared', text: cmp.lines[0] }));
+    } else {
+      const heads = ['case', 'MiB/s before', 'MiB/s after', 'time ratio', RATIO_CI, 'p (U test)', 'change'];
+      const body = cmp.shared.map((c) => el('tr', { class: 'change-' + c.change + (c.tripped ? ' tripped' : '') }, [
+        el('td', { class: 'left', text: c.label }),
+        el('td', { text: mib(c.before) }),
+        el('td', { text: mib(c.after) }),
+        el('td', { class: 'ratio', 'data-ratio': String(c.ratio), text: c.ratio != null ? c.ratio.toFixed(3) : '-' }),
+        el('td', { class: 'interval', text: c.low != null ? '[' + c.low.toFixed(3) + ', ' + c.high.toFixed(3) + ']' : '-' }),
+        el('td', { class: 'p', text: c.p != null ? c.p.toPrecision(3) : '-' }),
+        el('td', { class: 'left verdict', text: c.tripped ? 'slower, beyond the gate' : c.verdict }),
+      ]));
+      parent.appendChild(el('table', { class: 'changes' }, [
+        el('thead', {}, [el('tr', {}, heads.map((h, i) => el('th', { text: h, class: i === 0 || i === 6 ? 'left' : '' })))]),
+        el('tbody', {}, body)]));
+      for (const l of cmp.lines) parent.appendChild(el('p', { class: 'note', text: l }));
+      return;
+    }
+    for (const l of cmp.lines.slice(1)) parent.appendChild(el('p', { class: 'note', text: l }));
+  }
+
+  function comparison(parent, cmp) {
+    ratioChart(parent, cmp);
+    changeTable(parent, cmp);
   }
 
   // Several runs side by side: each shared case's median throughput in every run.
@@ -526,10 +757,16 @@
         box.appendChild(el('h3', { text: b.title }));
         rankedChart(box, b);
         samplesChart(box, b);
+        orderChart(box, b);
         sweepChart(box, b.sweeps, false);
         sweepChart(box, b.job_sweeps, true);
         for (const t of b.timelines) timelineChart(box, t);
         table(box, b.table);
+      } else if (b.kind === 'baseline') {
+        const box = el('section', { class: 'baseline' });
+        section.appendChild(box);
+        box.appendChild(el('h3', { text: b.title }));
+        comparison(box, b.comparison);
       } else if (b.kind === 'findings') {
         section.appendChild(el('h3', { text: 'Do the published findings hold here?' }));
         replicationChart(section, b.findings);
@@ -553,7 +790,16 @@
 
   document.title = model.title;
   root.appendChild(el('h1', { text: model.title }));
-  if (model.comparison) comparisonChart(root, model.comparison);
+  if (model.comparison) {
+    const box = el('section', { class: 'comparison' });
+    root.appendChild(box);
+    box.appendChild(el('h2', { text: 'The runs compared' }));
+    comparisonChart(box, model.comparison);
+    for (const pair of model.comparison.pairs) {
+      box.appendChild(el('h3', { text: pair.after + ' against ' + pair.before }));
+      comparison(box, pair);
+    }
+  }
   for (const r of model.runs) run(r);
   root.appendChild(el('footer', { text: 'Written by iolab. Charts drawn by Chart.js ' + Chart.version + ' (MIT licence), inlined.' }));
   window.iolabReport = drawn;
