@@ -92,13 +92,18 @@ void save_baseline(const std::string& name, const std::string& json, bool force)
 int compare_command(const std::vector<std::string>& files, const std::string& baseline, const std::string& threshold,
                     bool markdown) {
     const double gate = threshold.empty() ? -1 : parse_threshold(threshold, "--fail-if-slower");
+    // "3 given: 'a.json', 'b.json', 'c.json'"
+    const auto given = [&] {
+        std::vector<std::string> quoted;
+        for (std::size_t i = 0; i < std::min<std::size_t>(files.size(), 4); ++i) quoted.push_back("'" + files[i] + "'");
+        return one_line(
+            fmt::format("{} given: {}{}", files.size(), fmt::join(quoted, ", "), files.size() > 4 ? ", ..." : ""));
+    };
     if (baseline.empty() && files.size() != 2)
-        throw InputError(
-            fmt::format("iolab compare takes two result files, BEFORE AFTER (or AFTER with --baseline NAME); {} given",
-                        files.size()));
+        throw InputError("iolab compare takes two result files, BEFORE AFTER (or AFTER with --baseline NAME); " +
+                         given());
     if (!baseline.empty() && files.size() != 1)
-        throw InputError(
-            fmt::format("with --baseline, iolab compare takes one result file, AFTER; {} given", files.size()));
+        throw InputError("with --baseline, iolab compare takes one result file, AFTER; " + given());
     const Baseline before = baseline.empty() ? Baseline{read_report_file(files[0]), files[0]} : load_baseline(baseline);
     const Comparison c = compare_runs(before.report, read_report_file(files.back()), before.name, files.back(), gate);
     fmt::print("{}", render_comparison(c, markdown));

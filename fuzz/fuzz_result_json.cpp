@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/read.hpp"
 
@@ -22,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& c : r->cases)
         if (c.stats.n != c.samples.size()) std::abort();
     for (const iolab::Exporter& e : iolab::exporters()) (void)e.render(*r);
+    // Compared with itself, with a gate: no case is slower, so none trips it.
+    if (iolab::compare_runs(*r, *r, "a", "b", 0.05).tripped() != 0) std::abort();
     (void)iolab::render_terminal(*r, {true, 0, true});
     // Drawn to a narrow terminal, no line is wider than it (a cut never splits a character).
     const std::string narrow = iolab::render_terminal(*r, {false, 60, false});

@@ -243,8 +243,18 @@ Report full_report() {
 
 TEST(Export, AResultFileReadsBackWhole) {
     // Written, read back and written again, a result file says the same: nothing an HTML
-    // report made later from it needs is lost (findings, knees, options, limits, timelines, peers).
-    const Report r = full_report();
+    // report made later from it needs is lost (findings, knees, options, limits, timelines, peers,
+    // the comparison with a baseline).
+    Report r = full_report();
+    r.baseline = Comparison{"baseline main",
+                            "this run",
+                            {{comparison_label(r.cases[0]), 900, 700, 1.286, 1.2, 1.4, 0.0002, Change::slower, true},
+                             {"copy.chunk size=64M", 500, 505, 0.99, 0.95, 1.03, 0.4, Change::same, false}},
+                            {"read.mmap-scan size=64M"},
+                            {"read.byte size=64M"},
+                            1.128,
+                            0.05,
+                            ""};
     const nlohmann::json first = report_to_json(r);
     const Report back = read_report_json(first.dump(), "r.json");
     EXPECT_EQ(report_to_json(back).dump(2), first.dump(2));
@@ -253,6 +263,11 @@ TEST(Export, AResultFileReadsBackWhole) {
     EXPECT_EQ(first["cases"][3]["timeline"]["events"],
               nlohmann::json::parse(R"([[0, "read", 0, 4000, 65536], [1, "write", 4200, 8000, 65536]])"));
     EXPECT_EQ(to_markdown(back), to_markdown(r));
+    ASSERT_TRUE(back.baseline);
+    EXPECT_EQ(back.baseline->tripped(), 1u);
+    EXPECT_EQ(back.baseline->added, std::vector<std::string>{"read.mmap-scan size=64M"});
+    EXPECT_EQ(to_csv(back), to_csv(r));
+    EXPECT_NE(to_csv(r).find(",1.286,1.2,1.4,0.0002,slower"), std::string::npos) << to_csv(r);
 }
 
 // Every option a group ran with and every parameter of a case, set to something other than its

@@ -41,11 +41,12 @@ inline std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-// Runs `iolab ARGS` through the shell (args are pasted as given), capturing both streams.
-inline CliResult run_cli(const std::string& args) {
+// Runs `iolab ARGS` through the shell (args are pasted as given), capturing both streams; in the
+// folder `cwd` when one is given.
+inline CliResult run_cli(const std::string& args, const std::string& cwd = {}) {
     ScratchDir io;
-    const std::string cmd = std::string("NO_COLOR=1 ") + IOLAB_BINARY + " " + args + " >" + io.file("out") + " 2>" +
-                            io.file("err") + " </dev/null";
+    const std::string cmd = (cwd.empty() ? std::string() : "cd '" + cwd + "' && ") + "NO_COLOR=1 " + IOLAB_BINARY +
+                            " " + args + " >" + io.file("out") + " 2>" + io.file("err") + " </dev/null";
     const int raw = std::system(cmd.c_str());
     CliResult r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);

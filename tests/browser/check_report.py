@@ -144,6 +144,7 @@ INSPECT = r'''
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
                          ratios: ratios, verdicts: verdicts,
                          nothing_shared: document.querySelectorAll('.nothing-shared').length,
+                         headings: Array.from(document.querySelectorAll('th')).map((th) => th.textContent),
                          ready: document.body.getAttribute('data-ready')});
 })()
 '''
@@ -233,6 +234,7 @@ def main():
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
     ap.add_argument('--expect-sortable', action='store_true', help='a table must sort by MiB/s')
     ap.add_argument('--expect-nothing-shared', action='store_true', help='the page must say no case is shared')
+    ap.add_argument('--expect-heading', action='append', default=[], help='a table must have a column of this name')
     args = ap.parse_args()
     chromium = shutil.which('chromium') or shutil.which('chromium-browser')
     if not chromium:
@@ -337,6 +339,9 @@ def main():
             colours.setdefault(cls.split()[0], set()).add(colour)
         if len(colours) > 1 and len({next(iter(v)) for v in colours.values()}) != len(colours):
             problems.append('verdicts of different kinds share a colour: %s' % colours)
+        for h in args.expect_heading:
+            if h not in result['headings']:
+                problems.append('no table has a column "%s"' % h)
         if args.expect_nothing_shared and not result['nothing_shared']:
             problems.append('no line says that the runs share no case')
     kinds = {c['kind'] for c in charts}

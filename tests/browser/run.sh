@@ -19,7 +19,8 @@ cd "$dir"
 # io_uring copies.
 "$iolab" run -q -s read.chunk,read.cat,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
-$check run.html --results run.json --expect-kinds ranked,samples,sweep,timeline --expect-sortable
+$check run.html --results run.json --expect-kinds ranked,samples,order,sweep,timeline --expect-sortable \
+  --expect-heading 'fixed cost'
 
 # A sweep over jobs (scale's smoke run): aggregate throughput against the number of jobs.
 "$iolab" run -q scale --smoke --dir "$dir" --json scale.json --html scale.html
@@ -34,7 +35,29 @@ $check suite.html --results suite.json --expect-kinds ranked,samples,sweep,repli
 "$iolab" run -q -s read.chunk,copy.chunk --size 1M --buffer 4K,64K,256K --warmup 1 --iterations 6 --dir "$dir" \
   --json again.json
 "$iolab" report run.json again.json suite.json --html all.html
-$check all.html --results run.json again.json suite.json --expect-kinds comparison,replication,timeline
+$check all.html --results run.json again.json suite.json --expect-kinds comparison,ratios,replication,timeline
+
+# A run against a baseline (the first run's file): its ratio chart and table; and two runs that
+# share no case say so.
+"$iolab" run -q -s read.chunk,read.mmap-scan --size 1M --buffer 64K --warmup 1 --iterations 12 --dir "$dir" \
+  --baseline run.json --json based.json --html based.html
+$check based.html --results based.json --expect-kinds ratios,order
+"$iolab" report run.json scale.json --html apart.html
+$check apart.html --results run.json scale.json --expect-nothing-shared
+
+# Under MPI: the per-rank table (a result file given two ranks, each with its own times).
+python3 - <<'PY'
+import json
+r = json.load(open('again.json'))
+r['environment']['ranks'] = [{'rank': 0, 'host': 'node-a'}, {'rank': 1, 'host': 'node-b'}]
+for c in r['cases']:
+    for s in c['samples']:
+        s['rank_s'] = [s['wall_s'], s['wall_s'] * 0.9]
+    c.pop('ranks', None)
+json.dump(r, open('ranks.json', 'w'))
+PY
+"$iolab" report ranks.json --html ranks.html
+$check ranks.html --results ranks.json --expect-heading rank --expect-heading host
 
 # Reports with nothing to rank (every case failed or skipped) or no case at all still draw
 # without an error.
@@ -62,4 +85,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://127.0.0.1:9/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://127.0.0.1:9/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 6 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 9 reports drawn and checked; a planted console error and a planted fetch were caught"

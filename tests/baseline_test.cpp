@@ -1,0 +1,204 @@
+// Baselines and the regression gate, through the iolab command: compare on saved results with an
+// injected slowdown, and run --save-baseline then --baseline on real runs.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "iolab/core/scratch.hpp"
+#include "iolab/report/exporter.hpp"
+#include "iolab/report/report.hpp"
+#include "iolab/strategies/strategy.hpp"
+#include "support.hpp"
+
+namespace iolab {
+namespace {
+
+using test::run_cli;
+using test::slurp;
+
+// A case of 12 samples of 1 MiB whose times are `scale` times a fixed spread (no two equal).
+CaseResult case_of(const char* name, double scale) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find(name);
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.size = 1 << 20;
+    c.checked = Checked::content;
+    c.verified = true;
+    for (double w : {1.000, 1.012, 0.991, 1.021, 0.983, 1.005, 1.016, 0.996, 1.009, 0.987, 1.003, 1.025}) {
+        Sample s;
+        s.wall_s = w * scale * 1e-3;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
+}
+
+// A result file of read.chunk, read.pread-chunk and copy.chunk, each scaled as given.
+void write_result(const std::string& path, double chunk, double pread, double copy) {
+    Report r;
+    r.cases = {case_of("read.chunk", chunk), case_of("read.pread-chunk", pread), case_of("copy.chunk", copy)};
+    std::ofstream(path) << to_json(r);
+}
+
+// A 20 % slowdown of one case trips a 5 % gate, and names that case first; a 1 % change of every
+// case does not; either way every shared case is in the table.
+TEST(Gate, TwentyPercentSlowerTripsAndOnePercentDoesNot) {
+    ScratchDir dir;
+    write_result(dir.file("a.json"), 1, 1, 1);
+    write_result(dir.file("slow.json"), 1, 1.2, 1);
+    write_result(dir.file("near.json"), 1.01, 1.01, 1.01);
+    const auto tripped =
+        run_cli("compare " + dir.file("a.json") + " " + dir.file("slow.json") + " --fail-if-slower 5%");
+    EXPECT_EQ(tripped.status, 1) << tripped.out << tripped.err;
+    EXPECT_TRUE(tripped.out.starts_with("slower: read.pread-chunk buffer=64K size=1M: time ratio 1.200"))
+        << tripped.out;
+    EXPECT_NE(tripped.out.find("REGRESSION: 1 case(s) slower by more than 5%"), std::string::npos) << tripped.out;
+    const auto near = run_cli("compare " + dir.file("a.json") + " " + dir.file("near.json") + " --fail-if-slower 5%");
+    EXPECT_EQ(near.status, 0) << near.out << near.err;
+    EXPECT_NE(near.out.find("no case is slower by more than 5%"), std::string::npos) << near.out;
+    for (const auto* out : {&tripped.out, &near.out})
+        for (const char* label : {"read.chunk buffer=64K", "read.pread-chunk buffer=64K", "copy.chunk buffer=64K"})
+            EXPECT_NE(out->find(label), std::string::npos) << *out;
+    // 1.2 is beyond a 5 % gate but not beyond a 25 % one; no gate: never exit 1.
+    EXPECT_EQ(run_cli("compare " + dir.file("a.json") + " " + dir.file("slow.json") + " --fail-if-slower 25%").status,
+              0);
+    EXPECT_EQ(run_cli("compare " + dir.file("a.json") + " " + dir.file("slow.json")).status, 0);
+    // A Markdown table for a CI job's summary, the tripped case first.
+    const auto md =
+        run_cli("compare " + dir.file("a.json") + " " + dir.file("slow.json") + " --fail-if-slower 5% --markdown");
+    EXPECT_EQ(md.status, 1);
+    EXPECT_TRUE(md.out.starts_with("- slower: read.pread-chunk")) << md.out;
+    EXPECT_NE(md.out.find("| case | MiB/s before |"), std::string::npos) << md.out;
+}
+
+// A slower case whose samples overlap the baseline's (p not below 0.01) decides nothing.
+TEST(Gate, ANoisySlowdownDoesNotTrip) {
+    ScratchDir dir;
+    Report a, b;
+    a.cases = {case_of("read.chunk", 1)};
+    b.cases = {case_of("read.chunk", 1)};
+    // Half the samples 1.6x slower: a median 1.3x, but the two sets overlap.
+    for (std::size_t i = 0; i < b.cases[0].samples.size(); i += 2) b.cases[0].samples[i].wall_s *= 1.6;
+    finish(b.cases[0], RunOptions{}, 1e-9);
+    std::ofstream(dir.file("a.json")) << to_json(a);
+    std::ofstream(dir.file("b.json")) << to_json(b);
+    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 5%");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+}
+
+// Cases in one file only are listed as added or removed, never dropped.
+TEST(Gate, CasesInOneRunOnlyAreListed) {
+    ScratchDir dir;
+    Report a, b;
+    a.cases = {case_of("read.chunk", 1), case_of("read.mmap-scan", 1)};
+    b.cases = {case_of("read.chunk", 1), case_of("copy.chunk", 1)};
+    std::ofstream(dir.file("a.json")) << to_json(a);
+    std::ofstream(dir.file("b.json")) << to_json(b);
+    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json"));
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("1 case(s) only in " + dir.file("a.json") + " (removed): read.mmap-scan size=1M"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("1 case(s) only in " + dir.file("b.json") + " (added): copy.chunk buffer=64K size=1M"),
+              std::string::npos)
+        << r.out;
+    Report none;
+    none.cases = {case_of("copy.chunk", 1)};
+    std::ofstream(dir.file("none.json")) << to_json(none);
+    const auto apart = run_cli("compare " + dir.file("a.json") + " " + dir.file("none.json"));
+    EXPECT_NE(apart.out.find("no case was measured in both"), std::string::npos) << apart.out;
+}
+
+// Bad input: one line, exit 2.
+TEST(Gate, BadInputIsRefused) {
+    ScratchDir dir;
+    write_result(dir.file("a.json"), 1, 1, 1);
+    const std::string a = dir.file("a.json");
+    for (const std::string& args :
+         {"compare " + a + " " + a + " --fail-if-slower abc", "compare " + a + " " + a + " --fail-if-slower -5%",
+          "compare " + a + " " + a + " --fail-if-slower 5%x", "compare " + a, "compare " + a + " " + a + " " + a,
+          "compare --baseline main " + a + " " + a, "compare --baseline ../main " + a,
+          "compare --baseline nosuch " + a}) {
+        const auto r = run_cli(args, dir.path());
+        EXPECT_EQ(r.status, 2) << args << ": " << r.out << r.err;
+        EXPECT_TRUE(r.err.starts_with("iolab: ")) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
+// End to end: a run kept as a baseline, then a run against it reports every case, in every output,
+// and its gate.
+TEST(Baseline, SavedThenComparedReportsEveryCase) {
+    ScratchDir dir;
+    const std::string run =
+        "run -q -s read.chunk,read.pread-chunk --size 64K --warmup 0 --iterations 5 --dir " + dir.path();
+    const auto first = run_cli(run + " --save-baseline main", dir.path());
+    ASSERT_EQ(first.status, 0) << first.err;
+    const std::string kept = dir.file(".iolab/baselines/main.json");
+    ASSERT_FALSE(slurp(kept).empty());
+    // Kept already: not replaced without --force, and said before anything is measured.
+    const auto again = run_cli(run + " --save-baseline main", dir.path());
+    EXPECT_EQ(again.status, 2) << again.err;
+    EXPECT_NE(again.err.find("--save-baseline"), std::string::npos) << again.err;
+    EXPECT_EQ(run_cli(run + " --save-baseline main --force", dir.path()).status, 0);
+    for (const char* bad : {"--save-baseline ../up", "--save-baseline ''", "--baseline nosuch", "--fail-if-slower 5%",
+                            "--baseline main --fail-if-slower 5 %"}) {
+        const auto r = run_cli(run + " " + bad, dir.path());
+        EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+    }
+
+    const auto second = run_cli(
+        "run -s read.chunk,read.pread-chunk,read.mmap-scan --size 64K --warmup 0 --iterations 5 "
+        "--dir " +
+            dir.path() +
+            " --baseline main --fail-if-slower 1000% --json b.json --csv "
+            "b.csv --markdown b.md",
+        dir.path());
+    ASSERT_EQ(second.status, 0) << second.out << second.err;
+    EXPECT_NE(second.out.find("this run against baseline main"), std::string::npos) << second.out;
+    const auto j = nlohmann::json::parse(slurp(dir.file("b.json")));
+    ASSERT_TRUE(j.contains("baseline"));
+    EXPECT_EQ(j["baseline"]["before"], "baseline main");
+    EXPECT_EQ(j["baseline"]["cases"].size(), 2u);
+    EXPECT_EQ(j["baseline"]["added"], nlohmann::json::array({"read.mmap-scan size=64K"}));
+    const std::string md = slurp(dir.file("b.md"));
+    for (const auto* out : {&second.out, &md})
+        for (const char* label : {"read.chunk buffer=64K size=64K", "read.pread-chunk buffer=64K size=64K",
+                                  "only in this run (added): read.mmap-scan size=64K"})
+            EXPECT_NE(out->find(label), std::string::npos) << label << " in " << *out;
+    const std::string csv = slurp(dir.file("b.csv"));
+    EXPECT_NE(csv.find(",baseline_ratio,baseline_low,baseline_high,baseline_p,baseline_change"), std::string::npos);
+    // The same comparison by compare, against the kept baseline by its name.
+    const auto cmp = run_cli("compare --baseline main b.json", dir.path());
+    EXPECT_EQ(cmp.status, 0) << cmp.err;
+    EXPECT_NE(cmp.out.find("read.pread-chunk buffer=64K size=64K"), std::string::npos) << cmp.out;
+}
+
+// Under an MPI launcher, whose ranks get a pseudo-terminal whatever mpirun's own output is, the
+// report has no colour codes; the same command on a terminal without it has them.
+TEST(Colour, NoneUnderAnMpiLauncher) {
+    ScratchDir dir;
+    write_result(dir.file("a.json"), 1, 1, 1);
+    const auto on_terminal = [&](const std::string& env) {
+        // script(1) gives the command a pseudo-terminal and copies what it prints to the file.
+        const std::string cmd = "cd '" + dir.path() + "' && " + env + " script -qec \"" + IOLAB_BINARY +
+                                " report a.json\" " + dir.file("typescript") + " >/dev/null 2>&1 </dev/null";
+        EXPECT_EQ(std::system(cmd.c_str()), 0);
+        return slurp(dir.file("typescript"));
+    };
+    const std::string plain = on_terminal("env -u NO_COLOR");
+    ASSERT_NE(plain.find("read.chunk"), std::string::npos) << plain;
+    EXPECT_NE(plain.find("\x1b["), std::string::npos) << plain;
+    for (const char* var : {"OMPI_COMM_WORLD_RANK=0", "PMI_RANK=0", "SLURM_PROCID=0"}) {
+        const std::string launched = on_terminal(std::string("env -u NO_COLOR ") + var);
+        ASSERT_NE(launched.find("read.chunk"), std::string::npos) << launched;
+        EXPECT_EQ(launched.find("\x1b["), std::string::npos) << var << ": " << launched;
+    }
+}
+
+}  // namespace
+}  // namespace iolab
