@@ -189,7 +189,7 @@ int run_status(const RunArgs& a, const Report& report, bool reports) {
                    report.cases.size(), files ? "; the result files are marked partial" : "");
     }
     if (sig) return 128 + sig;
-    return report.any_failed() || (report.baseline && report.baseline->tripped() > 0) ? 1 : 0;
+    return report.any_failed() || (report.baseline && report.baseline->gate_failed()) ? 1 : 0;
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {
@@ -229,6 +229,9 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         return report.any_failed() ? 1 : 0;
     }
     if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
+    // Quiet, a gate still says why it failed.
+    if (a.quiet && report.baseline && report.baseline->gate_failed())
+        fmt::print(stderr, "{}", render_comparison(*report.baseline, false));
     write_outputs(a, report);
     keep_baseline(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);

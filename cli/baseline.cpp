@@ -1,6 +1,7 @@
 #include "baseline.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -35,12 +36,13 @@ void make_folder(const std::string& path) {
 }  // namespace
 
 std::string baseline_path(const std::string& name, const char* option) {
+    // A name ending in .json would be read as a file's path by --baseline.
     const bool ok = !name.empty() && name.size() <= 100 && name.front() != '.' && name.front() != '-' &&
-                    std::all_of(name.begin(), name.end(), name_char);
+                    std::all_of(name.begin(), name.end(), name_char) && !name.ends_with(".json");
     if (!ok)
         throw InputError(one_line(fmt::format(
             "invalid {} '{}': expected a name of 1 to 100 letters, digits, '.', '_' and '-', starting with a letter "
-            "or digit (it names {}/NAME.json)",
+            "or digit and not ending in .json (it names {}/NAME.json)",
             option, name, kBaselineFolder)));
     return fmt::format("{}/{}.json", kBaselineFolder, name);
 }
@@ -55,9 +57,11 @@ std::string find_baseline(const std::string& name_or_file) {
     }
     const std::string path = baseline_path(name_or_file, "--baseline");
     if (!exists(path))
-        throw InputError(one_line(
-            fmt::format("no baseline '{}' here: {} does not exist ('iolab run ... --save-baseline {}' keeps one)",
-                        name_or_file, path, name_or_file)));
+        throw InputError(one_line(fmt::format(
+            "no baseline '{}' here: {} does not exist ('iolab run ... --save-baseline {}' keeps one){}", name_or_file,
+            path, name_or_file,
+            exists(name_or_file) ? fmt::format("; the file '{}' is --baseline ./{}", name_or_file, name_or_file)
+                                 : "")));
     return path;
 }
 
@@ -67,17 +71,38 @@ Baseline load_baseline(const std::string& name_or_file) {
     return {read_report_file(path), named ? "baseline " + name_or_file : name_or_file};
 }
 
-void check_save_baseline(const std::string& name, bool force) {
-    const std::string path = baseline_path(name, "--save-baseline");
-    // A folder that does not exist yet is made after the run.
-    if (exists(kBaselineFolder)) check_output_path(path, force, "--save-baseline");
+void check_save_baseline(const std::string& name) {
+    (void)baseline_path(name, "--save-baseline");
+    // Each folder on the way is a folder, and the first one missing (made after the run) can be
+    // made: its parent is writable. (The file itself is checked with the other result files.)
+    std::string parent = ".";
+    for (const std::string folder : {".iolab", kBaselineFolder}) {
+        struct stat st {};
+        if (::stat(folder.c_str(), &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                throw InputError(
+                    fmt::format("invalid --save-baseline '{}': '{}' is not a folder", one_line(name), folder));
+            parent = folder;
+            continue;
+        }
+        if (::access(parent.c_str(), W_OK | X_OK) != 0)
+            throw InputError(fmt::format("invalid --save-baseline '{}': cannot make '{}': '{}' is not writable",
+                                         one_line(name), folder, parent));
+        return;
+    }
+}
+
+std::string save_baseline_if_checkable(const std::string& name) {
+    if (name.empty()) return "";
+    struct stat st {};
+    return ::stat(kBaselineFolder, &st) == 0 ? baseline_path(name, "--save-baseline") : "";
 }
 
 std::optional<Baseline> check_baselines(const RunArgs& a, double* threshold) {
     *threshold = a.fail_if_slower.empty() ? -1 : parse_threshold(a.fail_if_slower, "--fail-if-slower");
     if (*threshold >= 0 && a.baseline.empty())
         throw InputError("--fail-if-slower needs --baseline NAME (or a result file) to compare the run with");
-    if (!a.save_baseline.empty()) check_save_baseline(a.save_baseline, a.force);
+    if (!a.save_baseline.empty()) check_save_baseline(a.save_baseline);
     if (a.baseline.empty()) return std::nullopt;
     return load_baseline(a.baseline);
 }
@@ -107,7 +132,7 @@ int compare_command(const std::vector<std::string>& files, const std::string& ba
     const Baseline before = baseline.empty() ? Baseline{read_report_file(files[0]), files[0]} : load_baseline(baseline);
     const Comparison c = compare_runs(before.report, read_report_file(files.back()), before.name, files.back(), gate);
     fmt::print("{}", render_comparison(c, markdown));
-    return c.tripped() > 0 ? 1 : 0;
+    return c.gate_failed() ? 1 : 0;
 }
 
 }  // namespace iolab::cli

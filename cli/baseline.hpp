@@ -23,8 +23,11 @@ struct Baseline {
     std::string name;  // "baseline main", "old.json"
 };
 Baseline load_baseline(const std::string& name_or_file);
-// Before a run: --save-baseline's file may be written (an existing one only with force).
-void check_save_baseline(const std::string& name, bool force);
+// Before a run: --save-baseline's folders are folders, or can be made.
+void check_save_baseline(const std::string& name);
+// --save-baseline's file, where its folder exists already (so that it is checked with the other
+// result files: never over one without --force, never the same file as another), else "".
+std::string save_baseline_if_checkable(const std::string& name);
 // run's --save-baseline, --baseline and --fail-if-slower, checked before the run: the baseline to
 // compare with, read (nullopt: none asked for), and the gate's threshold in *threshold (-1: none).
 std::optional<Baseline> check_baselines(const RunArgs& a, double* threshold);

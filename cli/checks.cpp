@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "baseline.hpp"
 #include "common.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/report/exporter.hpp"
@@ -29,8 +30,13 @@ std::string check_before_run(const RunArgs& a, const Session& session, const std
     for (const Exporter& e : exporters())
         if (const std::string& path = a.output(e.option); !path.empty())
             results.push_back({"--" + std::string(e.option), path});
-    if (outputs)
-        check_output_paths(results, a.force, a.input.empty() ? std::vector<std::string>{} : std::vector{a.input});
+    // The baseline is read, so no result may be written over it; --save-baseline is a result.
+    std::vector<std::string> inputs;
+    if (!a.input.empty()) inputs.push_back(a.input);
+    if (outputs && !a.baseline.empty()) inputs.push_back(find_baseline(a.baseline));
+    if (const std::string kept = save_baseline_if_checkable(a.save_baseline); !kept.empty())
+        results.push_back({"--save-baseline", kept});
+    if (outputs) check_output_paths(results, a.force, inputs);
     // Under MPI every rank's files (the ranks' --dir is one shared folder, or each rank checks its
     // own host's).
     session.check_space(dir, static_cast<unsigned>(team().size()));

@@ -17,16 +17,20 @@
 
 namespace iolab::cli {
 
-bool colour_on_stdout() {
-    const auto set = [](const char* var) {
-        const char* v = std::getenv(var);
-        return v && *v;
-    };
-    // An MPI launcher hands its ranks a pseudo-terminal whatever its own stdout is (mpirun ... >
-    // file): under one, stdout is never taken for a terminal.
-    const bool launched = set("OMPI_COMM_WORLD_RANK") || set("PMI_RANK") || set("SLURM_PROCID");
-    return ::isatty(STDOUT_FILENO) && !set("NO_COLOR") && !launched;
+namespace {
+
+bool set(const char* var) {
+    const char* v = std::getenv(var);
+    return v && *v;
 }
+
+// An MPI launcher hands its ranks a pseudo-terminal whatever its own stdout is (mpirun ... >
+// file): under one, stdout is never taken for a terminal, for colour or for its width.
+bool launched() { return set("OMPI_COMM_WORLD_RANK") || set("PMI_RANK") || set("SLURM_PROCID"); }
+
+}  // namespace
+
+bool colour_on_stdout() { return ::isatty(STDOUT_FILENO) && !set("NO_COLOR") && !launched(); }
 
 std::size_t terminal_columns(int fd) {
     // COLUMNS, as ls and GNU's other tools honour it; else the terminal's own width. Never fewer
@@ -37,7 +41,8 @@ std::size_t terminal_columns(int fd) {
         if (end && *end == '\0' && n > 0) return static_cast<std::size_t>(std::clamp(n, 40L, 10000L));
     }
     winsize ws{};
-    if (::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return std::max<std::size_t>(40, ws.ws_col);
+    if (!launched() && ::isatty(fd) && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return std::max<std::size_t>(40, ws.ws_col);
     return 0;
 }
 

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/report.hpp"
 #include "iolab/strategies/strategy.hpp"
@@ -90,6 +92,77 @@ TEST(Gate, ANoisySlowdownDoesNotTrip) {
     EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
 
+// Significant and slower, but its interval reaches below the threshold: the gate does not trip on
+// what it cannot tell from the threshold.
+TEST(Gate, SlowerBeyondTheThresholdOnlyByItsMedianDoesNotTrip) {
+    ScratchDir dir;
+    Report a, b;
+    a.cases = {case_of("read.chunk", 1)};
+    b.cases = {case_of("read.chunk", 1.08)};
+    const Comparison c = compare_runs(a, b, "a", "b", 0.07);
+    ASSERT_EQ(c.shared.size(), 1u);
+    // The premise: p < 0.01 and a ratio beyond 1.07, its interval's lower end not.
+    ASSERT_LT(c.shared[0].p, 0.01);
+    ASSERT_GT(c.shared[0].ratio, 1.07);
+    ASSERT_LT(c.shared[0].low, 1.07);
+    EXPECT_EQ(c.shared[0].change, Change::slower);
+    std::ofstream(dir.file("a.json")) << to_json(a);
+    std::ofstream(dir.file("b.json")) << to_json(b);
+    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 7%");
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("the gate passes (1 case(s) tested)"), std::string::npos) << r.out;
+}
+
+// A gate that could test nothing, and a case that failed in the new run, fail it.
+TEST(Gate, FailsClosed) {
+    ScratchDir dir;
+    Report a, few, broken;
+    a.cases = {case_of("read.chunk", 1), case_of("copy.chunk", 1)};
+    few.cases = a.cases;
+    for (auto& c : few.cases) {
+        c.samples.resize(3);
+        finish(c, RunOptions{}, 1e-9);
+    }
+    broken.cases = a.cases;
+    broken.cases[1].status = Status::failed;
+    broken.cases[1].reason = "cannot write: Input/output error";
+    for (auto [r, name] : {std::pair{&a, "a.json"}, {&few, "few.json"}, {&broken, "broken.json"}})
+        std::ofstream(dir.file(name)) << to_json(*r);
+    const auto untested = run_cli("compare a.json few.json --fail-if-slower 5%", dir.path());
+    EXPECT_EQ(untested.status, 1) << untested.out;
+    EXPECT_NE(untested.out.find("2 case(s) not tested by the gate: fewer than 5 samples"), std::string::npos)
+        << untested.out;
+    EXPECT_NE(untested.out.find("GATE FAILED: it could test no case"), std::string::npos) << untested.out;
+    EXPECT_EQ(run_cli("compare a.json few.json", dir.path()).status, 0);  // no gate: a comparison only
+    const auto failed = run_cli("compare a.json broken.json --fail-if-slower 5%", dir.path());
+    EXPECT_EQ(failed.status, 1) << failed.out;
+    EXPECT_TRUE(failed.out.starts_with("failed: copy.chunk buffer=64K size=1M: failed in broken.json (cannot write"))
+        << failed.out;
+    // The other way round the case was not measured before: listed, not a regression.
+    const auto back = run_cli("compare broken.json a.json --fail-if-slower 5%", dir.path());
+    EXPECT_EQ(back.status, 0) << back.out;
+    EXPECT_NE(
+        back.out.find("1 case(s) in both runs not compared: copy.chunk buffer=64K size=1M: failed in broken.json"),
+        std::string::npos)
+        << back.out;
+}
+
+// A case found twice in a file is matched with the same one's next occurrence: a file compared
+// with itself changes nothing.
+TEST(Gate, ACaseTwiceIsMatchedInOrder) {
+    Report a;
+    a.cases = {case_of("read.chunk", 1), case_of("read.chunk", 3)};
+    const Comparison c = compare_runs(a, a, "a", "a", 0.05);
+    ASSERT_EQ(c.shared.size(), 2u);
+    for (const auto& ch : c.shared) EXPECT_DOUBLE_EQ(ch.ratio, 1.0);
+    EXPECT_FALSE(c.gate_failed());
+    Report b;
+    b.cases = {case_of("read.chunk", 1)};
+    const Comparison fewer = compare_runs(a, b, "a", "b");
+    EXPECT_EQ(fewer.shared.size(), 1u);
+    EXPECT_EQ(fewer.removed, std::vector<std::string>{"read.chunk buffer=64K size=1M"});
+}
+
 // Cases in one file only are listed as added or removed, never dropped.
 TEST(Gate, CasesInOneRunOnlyAreListed) {
     ScratchDir dir;
@@ -146,9 +219,12 @@ TEST(Baseline, SavedThenComparedReportsEveryCase) {
     EXPECT_NE(again.err.find("--save-baseline"), std::string::npos) << again.err;
     EXPECT_EQ(run_cli(run + " --save-baseline main --force", dir.path()).status, 0);
     for (const char* bad : {"--save-baseline ../up", "--save-baseline ''", "--baseline nosuch", "--fail-if-slower 5%",
-                            "--baseline main --fail-if-slower 5 %"}) {
+                            "--baseline main --fail-if-slower '5 %'", "--save-baseline v1.json",
+                            "--save-baseline main --json .iolab/baselines/main.json --force",
+                            "--baseline .iolab/baselines/main.json --json .iolab/baselines/main.json --force"}) {
         const auto r = run_cli(run + " " + bad, dir.path());
         EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
     }
 
     const auto second = run_cli(
@@ -170,8 +246,21 @@ TEST(Baseline, SavedThenComparedReportsEveryCase) {
         for (const char* label : {"read.chunk buffer=64K size=64K", "read.pread-chunk buffer=64K size=64K",
                                   "only in this run (added): read.mmap-scan size=64K"})
             EXPECT_NE(out->find(label), std::string::npos) << label << " in " << *out;
-    const std::string csv = slurp(dir.file("b.csv"));
-    EXPECT_NE(csv.find(",baseline_ratio,baseline_low,baseline_high,baseline_p,baseline_change"), std::string::npos);
+    // Each shared case's row has its ratio and change; the new case's are empty.
+    std::istringstream csv(slurp(dir.file("b.csv")));
+    std::string header, row;
+    std::getline(csv, header);
+    EXPECT_TRUE(header.ends_with(",baseline_ratio,baseline_low,baseline_high,baseline_p,baseline_change")) << header;
+    int with_ratio = 0, without = 0;
+    while (std::getline(csv, row)) {
+        const auto tail = row.substr(row.rfind(',') + 1);
+        if (row.starts_with("read.mmap-scan,"))
+            without += row.ends_with(",,,,,");
+        else
+            with_ratio += tail == "same" || tail == "faster" || tail == "slower" || tail == "too_few";
+    }
+    EXPECT_EQ(with_ratio, 2);
+    EXPECT_EQ(without, 1);
     // The same comparison by compare, against the kept baseline by its name.
     const auto cmp = run_cli("compare --baseline main b.json", dir.path());
     EXPECT_EQ(cmp.status, 0) << cmp.err;
@@ -190,11 +279,12 @@ TEST(Colour, NoneUnderAnMpiLauncher) {
         EXPECT_EQ(std::system(cmd.c_str()), 0);
         return slurp(dir.file("typescript"));
     };
-    const std::string plain = on_terminal("env -u NO_COLOR");
+    const std::string plain = on_terminal("env -u NO_COLOR -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID");
     ASSERT_NE(plain.find("read.chunk"), std::string::npos) << plain;
     EXPECT_NE(plain.find("\x1b["), std::string::npos) << plain;
     for (const char* var : {"OMPI_COMM_WORLD_RANK=0", "PMI_RANK=0", "SLURM_PROCID=0"}) {
-        const std::string launched = on_terminal(std::string("env -u NO_COLOR ") + var);
+        const std::string launched =
+            on_terminal(std::string("env -u NO_COLOR -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID ") + var);
         ASSERT_NE(launched.find("read.chunk"), std::string::npos) << launched;
         EXPECT_EQ(launched.find("\x1b["), std::string::npos) << var << ": " << launched;
     }

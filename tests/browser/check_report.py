@@ -231,6 +231,7 @@ def main():
     ap.add_argument('report')
     ap.add_argument('--results', nargs='*', default=[])
     ap.add_argument('--screenshot')
+    ap.add_argument('--screenshot-of', help='with --screenshot: only the first element this CSS selector finds')
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
     ap.add_argument('--expect-sortable', action='store_true', help='a table must sort by MiB/s')
     ap.add_argument('--expect-nothing-shared', action='store_true', help='the page must say no case is shared')
@@ -271,10 +272,19 @@ def main():
             if args.screenshot:
                 metrics = b.call('Page.getLayoutMetrics', session=session)
                 size = metrics.get('cssContentSize') or metrics['contentSize']
+                clip = {'x': 0, 'y': 0, 'width': 1280, 'height': min(size['height'], 2400), 'scale': 1}
+                if args.screenshot_of:
+                    where = ('(() => { const e = document.querySelector(%s); if (!e) return null; '
+                             'const r = e.getBoundingClientRect(); return JSON.stringify({x: r.left + scrollX, '
+                             'y: r.top + scrollY, width: r.width, height: r.height}); })()' %
+                             json.dumps(args.screenshot_of))
+                    r = b.call('Runtime.evaluate', {'expression': where, 'returnByValue': True}, session=session)
+                    box = r.get('result', {}).get('value')
+                    if not box:
+                        raise RuntimeError('no element %s to take a picture of' % args.screenshot_of)
+                    clip = dict(json.loads(box), scale=1)
                 shot = b.call('Page.captureScreenshot',
-                              {'format': 'png', 'captureBeyondViewport': True,
-                               'clip': {'x': 0, 'y': 0, 'width': 1280, 'height': min(size['height'], 2400),
-                                        'scale': 1}}, session=session)
+                              {'format': 'png', 'captureBeyondViewport': True, 'clip': clip}, session=session)
                 with open(args.screenshot, 'wb') as f:
                     f.write(base64.b64decode(shot['data']))
             sort_check = None

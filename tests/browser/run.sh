@@ -20,7 +20,7 @@ cd "$dir"
 "$iolab" run -q -s read.chunk,read.cat,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
 $check run.html --results run.json --expect-kinds ranked,samples,order,sweep,timeline --expect-sortable \
-  --expect-heading 'fixed cost'
+  --expect-heading "fixed cost"
 
 # A sweep over jobs (scale's smoke run): aggregate throughput against the number of jobs.
 "$iolab" run -q scale --smoke --dir "$dir" --json scale.json --html scale.html

@@ -45,6 +45,8 @@ assert [row["rank"] for row in rows] == ["", "0", "1"] * 3, [row["rank"] for row
 assert "per rank (2 ranks" in open(sys.argv[3]).read()
 out = open(sys.argv[4]).read()
 assert out.count("per rank (2 ranks") == 1, "the terminal report is printed by rank 0 only"
+# mpirun gives its ranks a pseudo-terminal for stdout even when its own goes to a file: no colour.
+assert "\x1b[" not in out, "colour codes in the report mpirun wrote to a file"
 PY
 [ "$(leftovers)" -eq 0 ] || fail "two ranks: scratch folders left: $(ls "$work/scratch")"
 

@@ -22,6 +22,15 @@ std::size_t Comparison::tripped() const {
         std::count_if(shared.begin(), shared.end(), [](const CaseChange& c) { return c.tripped; }));
 }
 
+std::size_t Comparison::gated() const {
+    return static_cast<std::size_t>(std::count_if(
+        shared.begin(), shared.end(), [](const CaseChange& c) { return c.change != Change::too_few && c.ratio > 0; }));
+}
+
+bool Comparison::gate_failed() const {
+    return threshold >= 0 && (tripped() > 0 || !broken.empty() || gated() == 0 || !ranks.empty());
+}
+
 std::string_view to_string(Change c) {
     switch (c) {
         case Change::faster: return "faster";
@@ -83,24 +92,42 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
     out.after = one_line(after_name);
     out.threshold = threshold;
     out.ranks = rank_warning(before, after);
-    std::map<CaseKey, const CaseResult*> later;
-    for (const auto& c : after.cases)
-        if (c.status == Status::ok) later[key_of(c)] = &c;
-    std::map<CaseKey, bool> earlier;
+    if (before.partial || after.partial)
+        out.partial = fmt::format("a signal stopped {}: its cases not measured before it are missing here",
+                                  before.partial && after.partial ? "both runs"
+                                  : before.partial                ? out.before
+                                                                  : out.after);
+    // A case found twice in a file (the same key) is matched with the next one of the other file.
+    std::map<CaseKey, std::vector<const CaseResult*>> later;
+    for (const auto& c : after.cases) later[key_of(c)].push_back(&c);
+    std::map<CaseKey, std::size_t> taken;
     std::vector<double> ratios;
+    const auto status_in = [](const CaseResult& c, const std::string& run) {
+        return fmt::format("{} in {}{}", to_string(c.status), run, c.reason.empty() ? "" : " (" + c.reason + ")");
+    };
     for (const auto& b : before.cases) {
-        if (b.status != Status::ok) continue;
-        earlier[key_of(b)] = true;
-        const auto it = later.find(key_of(b));
-        if (it == later.end()) {
+        const CaseKey key = key_of(b);
+        auto& next = taken[key];
+        const auto it = later.find(key);
+        if (it == later.end() || next >= it->second.size()) {
             out.removed.push_back(comparison_label(b));
             continue;
         }
-        out.shared.push_back(compare_case(b, *it->second, threshold));
-        if (out.shared.back().ratio > 0) ratios.push_back(out.shared.back().ratio);
+        const CaseResult& a = *it->second[next++];
+        const std::string label = comparison_label(b);
+        if (b.status == Status::ok && a.status == Status::failed)
+            out.broken.push_back(one_line(label + ": " + status_in(a, out.after)));
+        else if (b.status != Status::ok || a.status != Status::ok)
+            out.not_compared.push_back(
+                one_line(label + ": " + (b.status != Status::ok ? status_in(b, out.before) : status_in(a, out.after))));
+        else {
+            out.shared.push_back(compare_case(b, a, threshold));
+            if (out.shared.back().ratio > 0) ratios.push_back(out.shared.back().ratio);
+        }
     }
-    for (const auto& a : after.cases)
-        if (a.status == Status::ok && !earlier.count(key_of(a))) out.added.push_back(comparison_label(a));
+    for (const auto& [key, cases] : later)
+        for (std::size_t i = taken.count(key) ? taken[key] : 0; i < cases.size(); ++i)
+            out.added.push_back(comparison_label(*cases[i]));
     if (!ratios.empty()) out.geomean = geometric_mean(ratios);
     // The cases that tripped the gate first, the rest in the first run's order.
     std::stable_partition(out.shared.begin(), out.shared.end(), [](const CaseChange& c) { return c.tripped; });
@@ -133,36 +160,52 @@ Table comparison_table(const Comparison& c) {
     return t;
 }
 
-std::vector<std::string> comparison_lines(const Comparison& c) {
+std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most) {
     std::vector<std::string> out;
     const double alpha = 1 - kRatioConfidence;
+    std::size_t with_ratio = 0;
+    for (const CaseChange& ch : c.shared) with_ratio += ch.ratio > 0;
     if (c.shared.empty())
         out.push_back(fmt::format("no case was measured in both {} and {}: nothing to compare", c.before, c.after));
     else
         out.push_back(fmt::format(
             "geometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at p < {:g}; ~: no "
             "significant difference)",
-            c.shared.size(), c.geomean, c.significant(), alpha));
-    const auto some = [](const std::vector<std::string>& labels) {
-        constexpr std::size_t kMost = 20;
-        std::vector<std::string> shown(labels.begin(), labels.begin() + std::min(labels.size(), kMost));
+            with_ratio, c.geomean, c.significant(), alpha));
+    const auto some = [&](const std::vector<std::string>& labels) {
+        std::vector<std::string> shown(labels.begin(), labels.begin() + std::min(labels.size(), most));
         return fmt::format("{}{}", fmt::join(shown, "; "),
-                           labels.size() > kMost ? fmt::format("; and {} more", labels.size() - kMost) : "");
+                           labels.size() > most ? fmt::format("; and {} more", labels.size() - most) : "");
     };
+    if (!c.broken.empty())
+        out.push_back(fmt::format("{} case(s) measured in {} failed in {}: {}", c.broken.size(), c.before, c.after,
+                                  some(c.broken)));
+    if (!c.not_compared.empty())
+        out.push_back(
+            fmt::format("{} case(s) in both runs not compared: {}", c.not_compared.size(), some(c.not_compared)));
     if (!c.removed.empty())
         out.push_back(fmt::format("{} case(s) only in {} (removed): {}", c.removed.size(), c.before, some(c.removed)));
     if (!c.added.empty())
         out.push_back(fmt::format("{} case(s) only in {} (added): {}", c.added.size(), c.after, some(c.added)));
     if (!c.ranks.empty()) out.push_back(c.ranks);
-    if (c.threshold >= 0)
-        out.push_back(
-            c.tripped() > 0
-                ? fmt::format("REGRESSION: {} case(s) slower by more than {:g}% (p < {:g} and the whole {:.0f}% "
-                              "interval beyond {:.3f})",
-                              c.tripped(), c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold)
-                : fmt::format("no case is slower by more than {:g}% with p < {:g} and its whole {:.0f}% interval "
-                              "beyond {:.3f}",
-                              c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold));
+    if (!c.partial.empty()) out.push_back(c.partial);
+    if (c.threshold < 0) return out;
+    const std::size_t untested = c.shared.size() - c.gated();
+    if (untested > 0)
+        out.push_back(fmt::format("{} case(s) not tested by the gate: fewer than {} samples in a run, or no time",
+                                  untested, kMinSamplesForVerdict));
+    const std::string rule = fmt::format("by more than {:g}% (p < {:g} and the whole {:.0f}% interval beyond {:.3f})",
+                                         c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold);
+    if (c.tripped() > 0)
+        out.push_back(fmt::format("REGRESSION: {} case(s) slower {}", c.tripped(), rule));
+    else if (!c.broken.empty())
+        out.push_back(fmt::format("REGRESSION: {} case(s) failed in {}", c.broken.size(), c.after));
+    else if (!c.ranks.empty())
+        out.push_back("GATE FAILED: runs of different MPI rank counts cannot be gated");
+    else if (c.gated() == 0)
+        out.push_back("GATE FAILED: it could test no case; it fails rather than pass what it did not test");
+    else
+        out.push_back(fmt::format("no case is slower {}: the gate passes ({} case(s) tested)", rule, c.gated()));
     return out;
 }
 
@@ -174,6 +217,7 @@ std::string render_comparison(const Comparison& c, bool markdown) {
         if (ch.tripped)
             out += text(fmt::format("{}slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}\n",
                                     markdown ? "- " : "", ch.label, ch.ratio, ch.low, ch.high, ch.p));
+    for (const std::string& b : c.broken) out += text(fmt::format("{}failed: {}\n", markdown ? "- " : "", b));
     if (!out.empty()) out += "\n";
     const Table t = comparison_table(c);
     if (!c.shared.empty()) out += (markdown ? markdown_table(t) : text_table(t, false)) + "\n";

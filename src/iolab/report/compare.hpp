@@ -19,8 +19,9 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
 std::string comparison_label(const CaseResult& c);
 
 Table comparison_table(const Comparison& c);
-// The lines under the table: the geometric mean, the cases in one run only, the gate's verdict.
-std::vector<std::string> comparison_lines(const Comparison& c);
+// The lines under the table: the geometric mean, the cases in one run only or not compared (at
+// most `most` named a list), the gate's verdict.
+std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most = 20);
 std::string render_comparison(const Comparison& c, bool markdown);
 // The same of two reports, "the first run" against "the second run", with no gate.
 std::string render_comparison(const Report& before, const Report& after, bool markdown);

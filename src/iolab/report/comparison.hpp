@@ -27,14 +27,24 @@ struct CaseChange {
 struct Comparison {
     std::string before, after;  // what the runs are called ("baseline main", a file name)
     std::vector<CaseChange> shared;
-    std::vector<std::string> added;    // measured in the second run only
-    std::vector<std::string> removed;  // measured in the first run only
-    double geomean = 0;                // of the shared cases' ratios (0: none shared)
-    double threshold = -1;             // the gate: slower by more than this fraction (-1: no gate)
-    std::string ranks;                 // why the times are not comparable (MPI rank counts), or ""
+    std::vector<std::string> added;    // in the second run only
+    std::vector<std::string> removed;  // in the first run only
+    // In both, measured in the first and failed in the second ("label: reason"): the gate fails.
+    std::vector<std::string> broken;
+    // In both, not measured in one (failed or skipped) and not broken: "label: skipped in b.json (why)".
+    std::vector<std::string> not_compared;
+    double geomean = 0;     // of the shared cases' ratios (0: none)
+    double threshold = -1;  // the gate: slower by more than this fraction (-1: no gate)
+    std::string ranks;      // why the times are not comparable (MPI rank counts), or ""
+    std::string partial;    // which run a signal stopped, or ""
 
     std::size_t significant() const;
     std::size_t tripped() const;
+    // The shared cases the gate could test: at least 5 samples a side and a ratio.
+    std::size_t gated() const;
+    // With a gate: a case tripped it, a case broke, or it could not test (no case, or runs of
+    // different MPI rank counts): it fails closed rather than pass what it did not test.
+    bool gate_failed() const;
 };
 
 std::string_view to_string(Change c);  // "faster", "slower", "~", "~ (fewer than 5 samples)"

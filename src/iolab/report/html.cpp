@@ -76,10 +76,15 @@ json case_json(const CaseResult& c, const Standing::Place* place = nullptr, cons
     // net time not above 0 has no throughput to draw).
     j["mib_s"] = c.throughput_mib_s;
     std::tie(j["low"], j["high"]) = throughput_interval(c);
-    json samples = json::array();
-    for (const auto& s : c.samples)
-        if (s.time_s() > 0) samples.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
+    // And in measured order, a sample without a throughput keeping its place (null).
+    json samples = json::array(), order = json::array();
+    for (const auto& s : c.samples) {
+        const json v = s.time_s() > 0 ? json(static_cast<double>(s.bytes) / s.time_s() / (1 << 20)) : json();
+        if (!v.is_null()) samples.push_back(v);
+        order.push_back(v);
+    }
     j["samples"] = samples;
+    j["order"] = order;
     j["n"] = c.stats.n;
     return j;
 }
@@ -170,7 +175,7 @@ json changes_json(const Comparison& c) {
     return {{"before", c.before},       {"after", c.after},
             {"shared", shared},         {"added", c.added},
             {"removed", c.removed},     {"geomean", number_or_null(c.geomean)},
-            {"threshold", c.threshold}, {"lines", comparison_lines(c)}};
+            {"threshold", c.threshold}, {"lines", comparison_lines(c, SIZE_MAX)}};
 }
 
 json run_json(const Report& r, const std::string& name) {

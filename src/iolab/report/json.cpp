@@ -243,8 +243,12 @@ nlohmann::json baseline_json(const Comparison& c) {
                          {"p", ch.p},
                          {"change", name_of(kChanges, ch.change)},
                          {"tripped", ch.tripped}});
-    return {{"before", c.before}, {"after", c.after}, {"threshold", c.threshold}, {"geomean", c.geomean},
-            {"ranks", c.ranks},   {"cases", cases},   {"added", c.added},         {"removed", c.removed}};
+    return {{"before", c.before},       {"after", c.after},
+            {"threshold", c.threshold}, {"geomean", c.geomean},
+            {"ranks", c.ranks},         {"cases", cases},
+            {"added", c.added},         {"removed", c.removed},
+            {"broken", c.broken},       {"not_compared", c.not_compared},
+            {"partial", c.partial}};
 }
 
 }  // namespace

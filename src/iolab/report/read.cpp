@@ -233,7 +233,11 @@ Comparison read_baseline(const json& b, const std::string& origin) {
         x.tripped = tripped != ch.end() && tripped->is_boolean() && tripped->get<bool>();
         c.shared.push_back(std::move(x));
     }
-    for (auto [list, key] : {std::pair{&c.added, "added"}, {&c.removed, "removed"}})
+    c.partial = one_line(str(b, "partial"));
+    for (auto [list, key] : {std::pair{&c.added, "added"},
+                             {&c.removed, "removed"},
+                             {&c.broken, "broken"},
+                             {&c.not_compared, "not_compared"}})
         if (const auto l = b.find(key); l != b.end() && l->is_array())
             for (const json& label : *l)
                 if (label.is_string()) list->push_back(one_line(label.get<std::string>()));

@@ -97,7 +97,8 @@ std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
 Table tools_table(const Report& report) {
     Table t;
     t.title = "tools: what each costs to start, and its time net of that";
-    t.columns = {{"case", true}, {"net"}, {"process"}, {"fixed cost"}, {"fixed share"}, {"own report"}, {"passes"}};
+    t.columns = {{"case", true},  {"net, a pass"},        {"process, a run"}, {"fixed cost"},
+                 {"fixed share"}, {"own report, a pass"}, {"passes"}};
     for (const CaseResult& c : report.cases) {
         if (c.status != Status::ok || !c.net() || c.samples.empty()) continue;
         std::vector<double> own;
@@ -116,8 +117,10 @@ Table tools_table(const Report& report) {
     }
     t.notes = {
         "fixed cost: a tool's whole process on a one-page input (its start-up and set-up), or a JVM method's round "
-        "trip of an empty request to its worker, measured in the same round; net: the process less it, the time "
-        "that is ranked; own report: the time the tool printed for its work (fio's runtime, dd's summary)"};
+        "trip of an empty request to its worker, measured in the same round; fixed share: of the process's time; "
+        "net: a pass of the work, the process less the fixed cost (a tool that does its work in several passes, "
+        "fio --loops, is timed per pass), the time that is ranked; own report: the time the tool printed for a "
+        "pass (fio's runtime, dd's summary)"};
     return t;
 }
 

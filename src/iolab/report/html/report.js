@@ -305,16 +305,17 @@
   // One case's samples in the order they were measured: drift, a slow first iteration or a busy
   // neighbour halfway through show as a slope or a step. A menu picks the case.
   function orderChart(parent, s) {
-    const cases = s.cases.filter((c) => c.samples && c.samples.length);
+    const cases = s.cases.filter((c) => c.samples && c.samples.length && c.order);
     if (!cases.length) return;
     const first = Math.max(0, cases.findIndex((c) => c.pick));
     const menu = el('select', { 'aria-label': 'the case whose samples are drawn in order', class: 'order-case' },
       cases.map((c, i) => el('option', { value: String(i), text: c.label + suffix(c) })));
     menu.value = String(first);
-    const pick = el('p', { class: 'order-pick' }, [document.createTextNode('samples in measured order of '), menu]);
-    parent.appendChild(pick);
+    const box = el('div', { class: 'order' }, [
+      el('p', { class: 'order-pick' }, [document.createTextNode('samples in measured order of '), menu])]);
+    parent.appendChild(box);
     const dataFor = (c) => {
-      const line = c.samples.map((v, k) => ({ x: k + 1, y: v }));
+      const line = c.order.map((v, k) => ({ x: k + 1, y: v }));
       return [
         { label: 'each iteration (= round: every case once a round, in a shuffled order)', data: line, showLine: true,
           borderColor: '#2b6cb0', backgroundColor: '#2b6cb0', pointRadius: 3, borderWidth: 1 },
@@ -324,12 +325,12 @@
     };
     const titleOf = (c) => 'samples of ' + c.label + ' in measured order, MiB/s against iteration';
     const c0 = cases[first];
-    const ch = chart(parent, 'order', titleOf(c0), 300, {
+    const ch = chart(box, 'order', titleOf(c0), 300, {
       type: 'scatter',
       data: { datasets: dataFor(c0) },
       options: {
         scales: {
-          x: { title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
+          x: { min: 1, max: Math.max(2, c0.order.length), title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
           y: { beginAtZero: true, title: { display: true, text: 'MiB/s' } },
         },
       },
@@ -339,6 +340,7 @@
     menu.addEventListener('change', () => {
       const c = cases[Number(menu.value)];
       ch.data.datasets = dataFor(c);
+      ch.options.scales.x.max = Math.max(2, c.order.length);
       ch.update();
       entry.marks = c.samples.length + 2;
       entry.order = { cases: cases.length, label: c.label, samples: c.samples.length };
@@ -492,7 +494,7 @@
     const published = shown.filter((f) => f.published != null).length;
     chart(parent, 'replication',
       'published ratio (×) against the ratio measured here (●, with its ' + RATIO_CI + '), coloured by verdict; | the threshold each claim needs',
-      rowsHeight(shown.length, 28, 100) + 14 * lines, {
+      Math.min(rowsHeight(shown.length, 28, 100) + 14 * lines, 16000), {
         type: 'bar',
         data: {
           labels: shown.map((f, i) => i),
