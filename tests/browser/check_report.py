@@ -134,17 +134,23 @@ INSPECT = r'''
     const thresholds = d.chart.data.datasets.filter((ds) => ds.threshold).map((ds, i) =>
       d.chart.getDatasetMeta(d.chart.data.datasets.indexOf(ds)).data.filter((e) => isFinite(e.x) && isFinite(e.y)).length)
       .reduce((a, n) => a + n, 0);
-    out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink,
+    const guides = d.chart.data.datasets.filter((ds, i) => ds.guide &&
+      d.chart.getDatasetMeta(i).data.some((e) => isFinite(e.x) && isFinite(e.y))).map((ds) => ds.label);
+    out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink, guides: guides,
               pixels: c.width * c.height, width: c.width, height: c.height, violins: violins,
               thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins});
   }
-  const ratios = Array.from(document.querySelectorAll('td.ratio')).map((td) => parseFloat(td.getAttribute('data-ratio')));
+  const ratios = Array.from(document.querySelectorAll('td.ratio')).map((td) =>
+    [parseFloat(td.getAttribute('data-ratio')), td.textContent]);
+  const counts = {};
+  for (const sel of SELECTORS) counts[sel] = document.querySelectorAll(sel).length;
   const verdicts = Array.from(document.querySelectorAll('table.changes tbody tr')).map((tr) => [
     tr.className, getComputedStyle(tr.querySelector('td.verdict')).color]);
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
                          ratios: ratios, verdicts: verdicts,
                          nothing_shared: document.querySelectorAll('.nothing-shared').length,
                          headings: Array.from(document.querySelectorAll('th')).map((th) => th.textContent),
+                         counts: counts, text: document.body.innerText,
                          ready: document.body.getAttribute('data-ready')});
 })()
 '''
@@ -183,7 +189,7 @@ ORDER = r'''
     menu.value = String(last);
     menu.dispatchEvent(new Event('change'));
     const d = window.iolabReport.filter((x) => x.kind === 'order')[out.length];
-    const meta = d.chart.getDatasetMeta(0).data.filter((e) => isFinite(e.x) && isFinite(e.y)).length;
+    const meta = d.chart.getDatasetMeta(0).data.filter((e) => isFinite(e.x) && isFinite(e.y) && !e.skip).length;
     out.push({options: menu.options.length, samples: d.order.samples, drawn: meta, label: d.order.label,
               chosen: menu.options[last].textContent});
   }
@@ -236,6 +242,11 @@ def main():
     ap.add_argument('--expect-sortable', action='store_true', help='a table must sort by MiB/s')
     ap.add_argument('--expect-nothing-shared', action='store_true', help='the page must say no case is shared')
     ap.add_argument('--expect-heading', action='append', default=[], help='a table must have a column of this name')
+    ap.add_argument('--expect-count', action='append', default=[],
+                    help='SELECTOR=N: the page must have N elements the CSS selector finds')
+    ap.add_argument('--expect-text', action='append', default=[], help='the page must show this text')
+    ap.add_argument('--expect-guide', action='append', default=[],
+                    help='a chart must draw a guide line (a threshold, a gate) whose legend starts with this')
     args = ap.parse_args()
     chromium = shutil.which('chromium') or shutil.which('chromium-browser')
     if not chromium:
@@ -258,7 +269,9 @@ def main():
             b.wait_for(lambda e: e.get('method') == 'Page.loadEventFired')
             result = None
             while True:
-                r = b.call('Runtime.evaluate', {'expression': INSPECT, 'returnByValue': True}, session=session)
+                selectors = [e.rsplit('=', 1)[0] for e in args.expect_count]
+                r = b.call('Runtime.evaluate', {'expression': 'const SELECTORS = %s;' % json.dumps(selectors) + INSPECT,
+                                                'returnByValue': True}, session=session)
                 value = r.get('result', {}).get('value')
                 result = json.loads(value) if isinstance(value, str) else None
                 if result and result['ready'] == 'yes':
@@ -339,11 +352,23 @@ def main():
         if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
             problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
     if result:
-        if any(not (x > 0) for x in result['ratios']):
+        # A cell holds its ratio, or '-' for a case without one (no time).
+        if any(not (x is not None and x > 0) and text != '-' for x, text in result['ratios']):
             problems.append('a ratio cell holds no ratio: %s' % result['ratios'])
+        with_ratio = sum(1 for x, _ in result['ratios'] if x is not None and x > 0)
         ratio_marks = sum(c['marks'] for c in charts if c['kind'] == 'ratios')
-        if ratio_marks != len(result['ratios']):
-            problems.append('the ratio charts hold %d marks, the tables %d ratio cells' % (ratio_marks, len(result['ratios'])))
+        if ratio_marks != with_ratio:
+            problems.append('the ratio charts hold %d marks, the tables %d ratio cells' % (ratio_marks, with_ratio))
+        for e in args.expect_count:
+            sel, n = e.rsplit('=', 1)
+            if result['counts'].get(sel) != int(n):
+                problems.append('%d elements match %s, expected %s' % (result['counts'].get(sel, -1), sel, n))
+        for t in args.expect_text:
+            if t not in result['text']:
+                problems.append('the page does not show "%s"' % t)
+        for g in args.expect_guide:
+            if not any(label.startswith(g) for c in charts for label in c['guides']):
+                problems.append('no chart draws a guide "%s…"' % g)
         colours = {}
         for cls, colour in result['verdicts']:
             colours.setdefault(cls.split()[0], set()).add(colour)

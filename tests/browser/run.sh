@@ -42,6 +42,33 @@ $check all.html --results run.json again.json suite.json --expect-kinds comparis
 "$iolab" run -q -s read.chunk,read.mmap-scan --size 1M --buffer 64K --warmup 1 --iterations 12 --dir "$dir" \
   --baseline run.json --json based.json --html based.html
 $check based.html --results based.json --expect-kinds ratios,order
+# A baseline comparison of known verdicts (written into a copy of a result file): one case slower
+# beyond a 5 % gate, one faster, one the same, one with too few samples, one without a time; a
+# removed and an added case. Every verdict in its own colour, the tripped row marked, the gate's
+# line drawn, the p-values and the lines under the table shown.
+python3 - <<'PY'
+import json
+r = json.load(open('again.json'))
+def case(label, ratio, low, high, p, change, tripped=False):
+    return {'case': label, 'before_mib_s': 1000.0, 'after_mib_s': 1000.0 / ratio if ratio else 0.0, 'ratio': ratio,
+            'ratio_interval': [low, high], 'p': p, 'change': change, 'tripped': tripped}
+r['baseline'] = {'before': 'baseline main', 'after': 'this run', 'threshold': 0.05, 'geomean': 1.0, 'ranks': '',
+                 'partial': '', 'broken': [], 'not_compared': [],
+                 'cases': [case('read.chunk slower', 1.3, 1.2, 1.4, 0.0001, 'slower', True),
+                           case('read.chunk faster', 0.7, 0.65, 0.75, 0.0002, 'faster'),
+                           case('read.chunk same', 1.01, 0.97, 1.05, 0.4, 'same'),
+                           case('read.chunk few', 1.1, 0.9, 1.3, 1, 'too_few'),
+                           case('read.chunk no time', 0, 0, 0, 1, 'too_few')],
+                 'added': ['copy.new size=1M'], 'removed': ['copy.old size=1M']}
+json.dump(r, open('verdicts.json', 'w'))
+PY
+"$iolab" report verdicts.json --html verdicts.html
+$check verdicts.html --results verdicts.json --expect-kinds ratios \
+  --expect-count 'tr.change-slower.tripped=1' --expect-count 'tr.change-faster=1' --expect-count 'tr.change-same=1' \
+  --expect-count 'tr.change-too_few=2' --expect-count 'td.p=5' --expect-guide 'the gate: slower by 5%' \
+  --expect-text '0.000100' --expect-text 'REGRESSION: 1 case(s) slower by more than 5%' \
+  --expect-text '1 case(s) only in baseline main (removed): copy.old size=1M' \
+  --expect-text '1 case(s) only in this run (added): copy.new size=1M' --expect-text 'geometric mean of the time ratios'
 "$iolab" report run.json scale.json --html apart.html
 $check apart.html --results run.json scale.json --expect-nothing-shared
 
@@ -85,4 +112,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://127.0.0.1:9/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://127.0.0.1:9/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 9 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 10 reports drawn and checked; a planted console error and a planted fetch were caught"
