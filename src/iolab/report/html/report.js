@@ -611,16 +611,17 @@
     const datasets = [
       { label: RATIO_CI + ' of the ratio', guide: true, data: rows.map((c) => (c.low != null ? [c.low, c.high] : null)),
         backgroundColor: colour.map((c) => c + '55'), borderColor: colour, borderWidth: 1, grouped: false,
-        barPercentage: 0.4, order: 2 },
+        barPercentage: 0.4, pointStyle: 'rect', order: 2 },
       { type: 'line', label: 'time ratio, after / before (below 1: faster)', data: rows.map((c, i) => ({ x: c.ratio, y: labels[i] })),
         showLine: false, pointRadius: 5, pointBackgroundColor: colour, pointBorderColor: INTERVAL, indexAxis: 'y', order: 1 },
       { type: 'line', label: 'no change', guide: true, data: [{ x: 1, y: labels[0] }, { x: 1, y: labels[labels.length - 1] }],
-        borderColor: INTERVAL, borderWidth: 1, pointRadius: 0, indexAxis: 'y', order: 0 },
+        borderColor: INTERVAL, borderWidth: 1, pointRadius: 0, pointStyle: 'line', indexAxis: 'y', order: 0 },
     ];
     if (cmp.threshold >= 0)
       datasets.push({ type: 'line', label: 'the gate: slower by ' + Math.round(cmp.threshold * 1000) / 10 + '%', guide: true,
         data: [{ x: 1 + cmp.threshold, y: labels[0] }, { x: 1 + cmp.threshold, y: labels[labels.length - 1] }],
-        borderColor: CHANGE.slower, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, indexAxis: 'y', order: 0 });
+        borderColor: CHANGE.slower, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line', indexAxis: 'y',
+        order: 0 });
     chart(parent, 'ratios', cmp.after + ' against ' + cmp.before + ': time ratio per case with its ' + RATIO_CI +
       ' (green faster, red slower, grey ~)', rowsHeight(rows.length, 26, 90), {
       type: 'bar',
