@@ -22,20 +22,15 @@ using test::slurp;
 
 // A case of 12 samples of 1 MiB whose times are `scale` times a fixed spread (no two equal).
 CaseResult case_of(const char* name, double scale) {
-    CaseResult c;
-    c.spec.strategy = Registry::builtin().find(name);
-    c.spec.workload.family = c.spec.strategy->family;
-    c.spec.workload.size = 1 << 20;
-    c.checked = Checked::content;
-    c.verified = true;
-    for (double w : {1.000, 1.012, 0.991, 1.021, 0.983, 1.005, 1.016, 0.996, 1.009, 0.987, 1.003, 1.025}) {
-        Sample s;
-        s.wall_s = w * scale * 1e-3;
-        s.bytes = 1 << 20;
-        c.samples.push_back(s);
-    }
-    finish(c, RunOptions{}, 1e-9);
-    return c;
+    std::vector<double> walls;
+    for (double w : {1.000, 1.012, 0.991, 1.021, 0.983, 1.005, 1.016, 0.996, 1.009, 0.987, 1.003, 1.025})
+        walls.push_back(w * scale * 1e-3);
+    return test::timed_case(name, walls);
+}
+
+// Each report as a result file in dir, by name.
+void save(const ScratchDir& dir, const std::vector<std::pair<const Report*, const char*>>& files) {
+    for (const auto& [r, name] : files) std::ofstream(dir.file(name)) << to_json(*r);
 }
 
 // A result file of read.chunk, read.pread-chunk and copy.chunk, each scaled as given.
@@ -85,8 +80,7 @@ TEST(Gate, ANoisySlowdownDoesNotTrip) {
     // Half the samples 1.6x slower: a median 1.3x, but the two sets overlap.
     for (std::size_t i = 0; i < b.cases[0].samples.size(); i += 2) b.cases[0].samples[i].wall_s *= 1.6;
     finish(b.cases[0], RunOptions{}, 1e-9);
-    std::ofstream(dir.file("a.json")) << to_json(a);
-    std::ofstream(dir.file("b.json")) << to_json(b);
+    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
     const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 5%");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
@@ -106,8 +100,7 @@ TEST(Gate, SlowerBeyondTheThresholdOnlyByItsMedianDoesNotTrip) {
     ASSERT_GT(c.shared[0].ratio, 1.07);
     ASSERT_LT(c.shared[0].low, 1.07);
     EXPECT_EQ(c.shared[0].change, Change::slower);
-    std::ofstream(dir.file("a.json")) << to_json(a);
-    std::ofstream(dir.file("b.json")) << to_json(b);
+    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
     const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 7%");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("the gate passes (1 case(s) tested)"), std::string::npos) << r.out;
@@ -126,8 +119,7 @@ TEST(Gate, FailsClosed) {
     broken.cases = a.cases;
     broken.cases[1].status = Status::failed;
     broken.cases[1].reason = "cannot write: Input/output error";
-    for (auto [r, name] : {std::pair{&a, "a.json"}, {&few, "few.json"}, {&broken, "broken.json"}})
-        std::ofstream(dir.file(name)) << to_json(*r);
+    save(dir, {{&a, "a.json"}, {&few, "few.json"}, {&broken, "broken.json"}});
     const auto untested = run_cli("compare a.json few.json --fail-if-slower 5%", dir.path());
     EXPECT_EQ(untested.status, 1) << untested.out;
     EXPECT_NE(untested.out.find("2 case(s) not tested by the gate: fewer than 5 samples"), std::string::npos)
@@ -169,8 +161,7 @@ TEST(Gate, CasesInOneRunOnlyAreListed) {
     Report a, b;
     a.cases = {case_of("read.chunk", 1), case_of("read.mmap-scan", 1)};
     b.cases = {case_of("read.chunk", 1), case_of("copy.chunk", 1)};
-    std::ofstream(dir.file("a.json")) << to_json(a);
-    std::ofstream(dir.file("b.json")) << to_json(b);
+    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
     const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json"));
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("1 case(s) only in " + dir.file("a.json") + " (removed): read.mmap-scan size=1M"),
@@ -181,7 +172,7 @@ TEST(Gate, CasesInOneRunOnlyAreListed) {
         << r.out;
     Report none;
     none.cases = {case_of("copy.chunk", 1)};
-    std::ofstream(dir.file("none.json")) << to_json(none);
+    save(dir, {{&none, "none.json"}});
     const auto apart = run_cli("compare " + dir.file("a.json") + " " + dir.file("none.json"));
     EXPECT_NE(apart.out.find("no case was measured in both"), std::string::npos) << apart.out;
 }

@@ -631,22 +631,7 @@ TEST(OutputFile, NeverOverwritesWithoutForceAndReplacesWithIt) {
 namespace iolab {
 namespace {
 
-CaseResult timed_case(const char* name, std::vector<double> walls) {
-    CaseResult c;
-    c.spec.strategy = Registry::builtin().find(name);
-    c.spec.workload.family = c.spec.strategy->family;
-    c.spec.workload.size = 1 << 20;
-    c.checked = Checked::content;
-    c.verified = true;
-    for (double w : walls) {
-        Sample s;
-        s.wall_s = w;
-        s.bytes = 1 << 20;
-        c.samples.push_back(s);
-    }
-    finish(c, RunOptions{}, 1e-9);
-    return c;
-}
+using test::timed_case;
 
 // benchstat's rule: a change is shown only when the U test and the ratio's interval both say so.
 TEST(Compare, SignificantChangesOnlyWithIntervalPValueAndGeometricMean) {

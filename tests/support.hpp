@@ -9,6 +9,7 @@
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/runner.hpp"
+#include "iolab/strategies/strategy.hpp"
 
 namespace iolab::test {
 
@@ -26,6 +27,24 @@ inline RunOptions three_iterations() {
     o.warmup = Amount{1, 0};
     o.iterations = Amount{3, 0};
     return o;
+}
+
+// A verified case of the strategy `name` on 1 MiB, one sample of 1 MiB per wall time given.
+inline CaseResult timed_case(const char* name, const std::vector<double>& walls) {
+    CaseResult c;
+    c.spec.strategy = Registry::builtin().find(name);
+    c.spec.workload.family = c.spec.strategy->family;
+    c.spec.workload.size = 1 << 20;
+    c.checked = Checked::content;
+    c.verified = true;
+    for (double w : walls) {
+        Sample s;
+        s.wall_s = w;
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    finish(c, RunOptions{}, 1e-9);
+    return c;
 }
 
 struct CliResult {
