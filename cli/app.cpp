@@ -173,6 +173,11 @@ void keep_baseline(const RunArgs& a, const Report& report) {
         fmt::print(stderr, "iolab: not kept as baseline '{}': a signal stopped the run\n", a.save_baseline);
         return;
     }
+    if (std::none_of(report.cases.begin(), report.cases.end(),
+                     [](const CaseResult& c) { return c.status == Status::ok; })) {
+        fmt::print(stderr, "iolab: not kept as baseline '{}': no case was measured\n", a.save_baseline);
+        return;
+    }
     save_baseline(a.save_baseline, to_json(report), a.force);
     fmt::print(stderr, "iolab: kept as baseline '{}' ({})\n", a.save_baseline,
                baseline_path(a.save_baseline, "--save-baseline"));
@@ -229,9 +234,16 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
         return report.any_failed() ? 1 : 0;
     }
     if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
-    // Quiet, a gate still says why it failed.
-    if (a.quiet && report.baseline && report.baseline->gate_failed())
-        fmt::print(stderr, "{}", render_comparison(*report.baseline, false));
+    // Quiet, a gate still says why it failed: its tripped and broken cases, and its verdict.
+    if (a.quiet && report.baseline && report.baseline->gate_failed()) {
+        const Comparison& c = *report.baseline;
+        for (const CaseChange& ch : c.shared)
+            if (ch.tripped)
+                fmt::print(stderr, "iolab: slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}\n", ch.label,
+                           ch.ratio, ch.low, ch.high, ch.p);
+        for (const std::string& b : c.broken) fmt::print(stderr, "iolab: failed: {}\n", b);
+        fmt::print(stderr, "iolab: {}\n", comparison_lines(c).back());
+    }
     write_outputs(a, report);
     keep_baseline(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);

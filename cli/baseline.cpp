@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -37,7 +38,7 @@ void make_folder(const std::string& path) {
 
 std::string baseline_path(const std::string& name, const char* option) {
     // A name ending in .json would be read as a file's path by --baseline.
-    const bool ok = !name.empty() && name.size() <= 100 && name.front() != '.' && name.front() != '-' &&
+    const bool ok = !name.empty() && name.size() <= 100 && std::isalnum(static_cast<unsigned char>(name.front())) &&
                     std::all_of(name.begin(), name.end(), name_char) && !name.ends_with(".json");
     if (!ok)
         throw InputError(one_line(fmt::format(
@@ -95,13 +96,15 @@ void check_save_baseline(const std::string& name) {
 std::string save_baseline_if_checkable(const std::string& name) {
     if (name.empty()) return "";
     struct stat st {};
-    return ::stat(kBaselineFolder, &st) == 0 ? baseline_path(name, "--save-baseline") : "";
+    return ::stat(kBaselineFolder, &st) == 0 && S_ISDIR(st.st_mode) ? baseline_path(name, "--save-baseline") : "";
 }
 
 std::optional<Baseline> check_baselines(const RunArgs& a, double* threshold) {
     *threshold = a.fail_if_slower.empty() ? -1 : parse_threshold(a.fail_if_slower, "--fail-if-slower");
     if (*threshold >= 0 && a.baseline.empty())
         throw InputError("--fail-if-slower needs --baseline NAME (or a result file) to compare the run with");
+    if (!a.save_baseline.empty() && a.smoke)
+        throw InputError("--save-baseline with --smoke would keep a run that measured nothing worth comparing");
     if (!a.save_baseline.empty()) check_save_baseline(a.save_baseline);
     if (a.baseline.empty()) return std::nullopt;
     return load_baseline(a.baseline);
@@ -124,6 +127,8 @@ int compare_command(const std::vector<std::string>& files, const std::string& ba
         return one_line(
             fmt::format("{} given: {}{}", files.size(), fmt::join(quoted, ", "), files.size() > 4 ? ", ..." : ""));
     };
+    if (files.empty())
+        throw InputError("iolab compare takes two result files, BEFORE AFTER (or AFTER with --baseline NAME)");
     if (baseline.empty() && files.size() != 2)
         throw InputError("iolab compare takes two result files, BEFORE AFTER (or AFTER with --baseline NAME); " +
                          given());

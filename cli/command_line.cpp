@@ -112,8 +112,7 @@ void CommandLine::add_tools(CLI::App& app) {
     clean->add_option("--dir", clean_dir, "The folder to look in (default: the system temp folder)");
     clean->add_flag("--kept", clean_kept, "Also remove the folders runs kept with --keep");
     compare = app.add_subcommand("compare", "Compare two result files (--json) case by case; a CI gate (docs/ci.md)");
-    compare->add_option("files", compare_files, "BEFORE AFTER: two result files; AFTER alone with --baseline")
-        ->required();
+    compare->add_option("files", compare_files, "BEFORE AFTER: two result files; AFTER alone with --baseline");
     compare->add_option("--baseline", compare_baseline,
                         "The first run: a baseline kept by run --save-baseline (or a result file)");
     compare->add_option("--fail-if-slower", compare_threshold,

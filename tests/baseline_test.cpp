@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/report/read.hpp"
 #include "iolab/report/report.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "support.hpp"
@@ -139,6 +141,87 @@ TEST(Gate, FailsClosed) {
         << back.out;
 }
 
+// Runs under other options, a run a signal stopped, and a case that moved no bytes cannot be
+// gated: the gate fails closed, saying why; without a gate they are compared and said.
+TEST(Gate, WhatCannotBeComparedFailsTheGate) {
+    Report a;
+    a.cases = {case_of("read.chunk", 1), case_of("copy.chunk", 1)};
+    Report cold = a;
+    cold.options.cache = CacheMode::cold;
+    Comparison c = compare_runs(a, cold, "a", "cold", 0.05);
+    EXPECT_NE(c.options.find("cache warm"), std::string::npos) << c.options;
+    EXPECT_TRUE(c.gate_failed());
+    EXPECT_EQ(comparison_lines(c).back(), "GATE FAILED: runs measured under other options cannot be gated");
+    EXPECT_FALSE(compare_runs(a, cold, "a", "cold").gate_failed());  // no gate: compared, and said
+    Report stopped = a;
+    stopped.partial = true;
+    EXPECT_TRUE(compare_runs(a, stopped, "a", "stopped", 0.05).gate_failed());
+    EXPECT_FALSE(compare_runs(a, a, "a", "a", 0.05).gate_failed());
+    // No bytes moved: no time per byte, not tested; the other case still is.
+    Report zero = a;
+    for (auto& s : zero.cases[0].samples) s.bytes = 0;
+    finish(zero.cases[0], RunOptions{}, 1e-9);
+    c = compare_runs(a, zero, "a", "zero", 0.05);
+    EXPECT_EQ(c.shared[0].change, Change::too_few);
+    EXPECT_EQ(c.gated(), 1u);
+    EXPECT_FALSE(c.gate_failed());
+}
+
+// Past 2,000 samples a side the interval is the order-statistic one (the bootstrap would take
+// seconds a case), as wide as that rule makes it.
+TEST(Gate, ManySamplesUseTheOrderStatisticInterval) {
+    std::vector<double> walls;
+    for (int i = 0; i < 3000; ++i) walls.push_back(1e-3 * (1 + 0.01 * (i % 17)));
+    Report a, b;
+    a.cases = {test::timed_case("read.chunk", walls)};
+    for (double& w : walls) w *= 1.5;
+    b.cases = {test::timed_case("read.chunk", walls)};
+    const Comparison c = compare_runs(a, b, "a", "b", 0.05);
+    const RatioEstimate r = ratio_by_order_statistics(b.cases[0].per_byte(), a.cases[0].per_byte(), kRatioConfidence);
+    ASSERT_EQ(c.shared.size(), 1u);
+    EXPECT_DOUBLE_EQ(c.shared[0].low, r.low);
+    EXPECT_DOUBLE_EQ(c.shared[0].high, r.high);
+    EXPECT_NEAR(c.shared[0].ratio, 1.5, 1e-9);
+    EXPECT_TRUE(c.shared[0].tripped);
+}
+
+// A result file's baseline object is read as strictly as the rest: a field of the wrong type or
+// out of its range is refused, naming it.
+TEST(Baseline, ADamagedComparisonInAResultFileIsRefused) {
+    Report r;
+    r.cases = {case_of("read.chunk", 1)};
+    r.baseline = compare_runs(r, r, "baseline main", "this run", 0.05);
+    const nlohmann::json good = nlohmann::json::parse(to_json(r));
+    EXPECT_NO_THROW(read_report_json(good.dump(), "r.json"));
+    const std::vector<std::pair<std::string, nlohmann::json>> damages = {
+        {"/baseline/cases/0/ratio", "1.2"},
+        {"/baseline/cases/0/ratio", -1},
+        {"/baseline/cases/0/p", 5},
+        {"/baseline/cases/0/p", -0.5},
+        {"/baseline/cases/0/ratio_interval", nlohmann::json::array({2, 0.5})},
+        {"/baseline/cases/0/change", "worse"},
+        {"/baseline/cases/0/tripped", true},
+        {"/baseline/threshold", 1e300},
+        {"/baseline/before", 3},
+        {"/baseline/geomean", "x"},
+        {"/baseline/added", "x"},
+        {"/baseline/broken", nlohmann::json::array({1})}};
+    for (const auto& [path, value] : damages) {
+        nlohmann::json bad = good;
+        bad[nlohmann::json::json_pointer(path)] = value;
+        try {
+            read_report_json(bad.dump(), "r.json");
+            ADD_FAILURE() << path << " = " << value.dump() << " was read";
+        } catch (const ResultFormatError& e) {
+            const std::string field = path.substr(path.rfind('/') + 1);
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << path << ": " << e.what();
+        }
+    }
+    nlohmann::json no_ratio = good;
+    no_ratio["baseline"]["cases"][0].erase("ratio");
+    EXPECT_THROW(read_report_json(no_ratio.dump(), "r.json"), ResultFormatError);
+}
+
 // A case found twice in a file is matched with the same one's next occurrence: a file compared
 // with itself changes nothing.
 TEST(Gate, ACaseTwiceIsMatchedInOrder) {
@@ -185,8 +268,10 @@ TEST(Gate, BadInputIsRefused) {
     for (const std::string& args :
          {"compare " + a + " " + a + " --fail-if-slower abc", "compare " + a + " " + a + " --fail-if-slower -5%",
           "compare " + a + " " + a + " --fail-if-slower 5%x", "compare " + a, "compare " + a + " " + a + " " + a,
-          "compare --baseline main " + a + " " + a, "compare --baseline ../main " + a,
-          "compare --baseline nosuch " + a}) {
+          "compare --baseline main " + a + " " + a, "compare --baseline ../main " + a, "compare --baseline nosuch " + a,
+          std::string("compare"), "compare --baseline _a " + a, "compare " + a + " " + a + " --fail-if-slower 0x10",
+          "compare " + a + " " + a + " --fail-if-slower 1e3", "compare " + a + " " + a + " --fail-if-slower -0%",
+          "compare " + a + " " + a + " --fail-if-slower 1001%"}) {
         const auto r = run_cli(args, dir.path());
         EXPECT_EQ(r.status, 2) << args << ": " << r.out << r.err;
         EXPECT_TRUE(r.err.starts_with("iolab: ")) << args << ": " << r.err;
@@ -209,10 +294,11 @@ TEST(Baseline, SavedThenComparedReportsEveryCase) {
     EXPECT_EQ(again.status, 2) << again.err;
     EXPECT_NE(again.err.find("--save-baseline"), std::string::npos) << again.err;
     EXPECT_EQ(run_cli(run + " --save-baseline main --force", dir.path()).status, 0);
-    for (const char* bad : {"--save-baseline ../up", "--save-baseline ''", "--baseline nosuch", "--fail-if-slower 5%",
-                            "--baseline main --fail-if-slower '5 %'", "--save-baseline v1.json",
-                            "--save-baseline main --json .iolab/baselines/main.json --force",
-                            "--baseline .iolab/baselines/main.json --json .iolab/baselines/main.json --force"}) {
+    for (const char* bad :
+         {"--save-baseline ../up", "--save-baseline ''", "--baseline nosuch", "--fail-if-slower 5%",
+          "--save-baseline _a", "--save-baseline smoke --smoke", "--baseline main --fail-if-slower '5 %'",
+          "--save-baseline v1.json", "--save-baseline main --json .iolab/baselines/main.json --force",
+          "--baseline .iolab/baselines/main.json --json .iolab/baselines/main.json --force"}) {
         const auto r = run_cli(run + " " + bad, dir.path());
         EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;

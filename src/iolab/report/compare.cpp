@@ -28,14 +28,15 @@ std::size_t Comparison::gated() const {
 }
 
 bool Comparison::gate_failed() const {
-    return threshold >= 0 && (tripped() > 0 || !broken.empty() || gated() == 0 || !ranks.empty());
+    return threshold >= 0 &&
+           (tripped() > 0 || !broken.empty() || gated() == 0 || !ranks.empty() || !options.empty() || !partial.empty());
 }
 
 std::string_view to_string(Change c) {
     switch (c) {
         case Change::faster: return "faster";
         case Change::slower: return "slower";
-        case Change::too_few: return "~ (fewer than 5 samples)";
+        case Change::too_few: return "~ (fewer than 5 samples, or no throughput)";
         case Change::same: break;
     }
     return "~";
@@ -57,12 +58,20 @@ std::string comparison_label(const CaseResult& c) {
 
 namespace {
 
+// Past this many samples a side the bootstrap (10,000 resamples of every sample) would take
+// seconds a case; the distribution-free order-statistic interval, as wide or wider, takes none.
+constexpr std::size_t kMostBootstrapped = 2000;
+
 CaseChange compare_case(const CaseResult& b, const CaseResult& a, double threshold) {
-    // Time per byte after over before: below 1 the second run is faster (a tool's net time, as ranked).
-    const RatioEstimate r = ratio_of(a, b);
     const double alpha = 1 - kRatioConfidence;
-    CaseChange ch{
-        comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, r.ratio, r.low, r.high, 1, Change::too_few, false};
+    CaseChange ch{comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, 0, 0, 0, 1, Change::too_few, false};
+    // A case that moved no bytes has no time per byte to compare.
+    if (a.throughput_mib_s <= 0 || b.throughput_mib_s <= 0) return ch;
+    // Time per byte after over before: below 1 the second run is faster (a tool's net time, as ranked).
+    const RatioEstimate r = std::max(a.samples.size(), b.samples.size()) > kMostBootstrapped
+                                ? ratio_by_order_statistics(a.per_byte(), b.per_byte(), kRatioConfidence)
+                                : ratio_of(a, b);
+    std::tie(ch.ratio, ch.low, ch.high) = std::tuple{r.ratio, r.low, r.high};
     if (a.samples.size() < kMinSamplesForVerdict || b.samples.size() < kMinSamplesForVerdict) return ch;
     ch.p = mann_whitney_p(a.per_byte(), b.per_byte());
     const bool changed = ch.p < alpha && (r.high < 1 || r.low > 1);
@@ -81,7 +90,28 @@ std::string rank_warning(const Report& before, const Report& after) {
         ranks(before), ranks(after));
 }
 
-std::string ratio_text(double x) { return fmt::format("{:.3f}", x); }
+// Runs whose groups ran under other options (cache, sync, verification) measured other work.
+std::string options_warning(const Report& before, const Report& after) {
+    const auto options_of = [](const Report& r, const std::string& group) {
+        for (const ReportGroup& g : r.groups)
+            if (g.id == group) return options_text(g.options);
+        return options_text(r.options);
+    };
+    std::vector<std::string> groups{""};
+    for (const ReportGroup& g : before.groups) groups.push_back(g.id);
+    for (const std::string& g : groups) {
+        const bool in_both = g.empty() || std::any_of(after.groups.begin(), after.groups.end(),
+                                                      [&](const ReportGroup& x) { return x.id == g; });
+        if (!in_both) continue;
+        const std::string b = options_of(before, g), a = options_of(after, g);
+        if (a != b)
+            return fmt::format("the runs were measured under other options{}: {}; against {}",
+                               g.empty() ? "" : " in group " + g, b, a);
+    }
+    return "";
+}
+
+std::string ratio_text(double x) { return x > 0 && x < 0.01 ? fmt::format("{:.3g}", x) : fmt::format("{:.3f}", x); }
 
 }  // namespace
 
@@ -92,6 +122,7 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
     out.after = one_line(after_name);
     out.threshold = threshold;
     out.ranks = rank_warning(before, after);
+    out.options = options_warning(before, after);
     if (before.partial || after.partial)
         out.partial = fmt::format("a signal stopped {}: its cases not measured before it are missing here",
                                   before.partial && after.partial ? "both runs"
@@ -188,6 +219,7 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
     if (!c.added.empty())
         out.push_back(fmt::format("{} case(s) only in {} (added): {}", c.added.size(), c.after, some(c.added)));
     if (!c.ranks.empty()) out.push_back(c.ranks);
+    if (!c.options.empty()) out.push_back(c.options);
     if (!c.partial.empty()) out.push_back(c.partial);
     if (c.threshold < 0) return out;
     const std::size_t untested = c.shared.size() - c.gated();
@@ -202,6 +234,10 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
         out.push_back(fmt::format("REGRESSION: {} case(s) failed in {}", c.broken.size(), c.after));
     else if (!c.ranks.empty())
         out.push_back("GATE FAILED: runs of different MPI rank counts cannot be gated");
+    else if (!c.options.empty())
+        out.push_back("GATE FAILED: runs measured under other options cannot be gated");
+    else if (!c.partial.empty())
+        out.push_back("GATE FAILED: a run a signal stopped cannot be gated: its missing cases were not tested");
     else if (c.gated() == 0)
         out.push_back("GATE FAILED: it could test no case; it fails rather than pass what it did not test");
     else
@@ -231,16 +267,15 @@ std::string render_comparison(const Report& before, const Report& after, bool ma
 
 double parse_threshold(const std::string& text, const std::string& option) {
     std::string_view t = trim(text);
-    const bool percent = t.ends_with('%');
-    if (percent) t.remove_suffix(1);
-    double x = -1;
-    std::size_t used = 0;
-    try {
-        x = std::stod(std::string(t), &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (t.empty() || used != t.size() || !std::isfinite(x) || x < 0 || x > 1000)
+    if (t.ends_with('%')) t.remove_suffix(1);
+    // Digits with an optional fraction: no sign, exponent, hex or spaces inside.
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const std::size_t dot = t.find('.');
+    const std::string_view whole = t.substr(0, dot), part = dot == std::string_view::npos ? "" : t.substr(dot + 1);
+    const bool ok = !whole.empty() && std::all_of(whole.begin(), whole.end(), digit) &&
+                    (dot == std::string_view::npos || (!part.empty() && std::all_of(part.begin(), part.end(), digit)));
+    const double x = ok ? std::stod(std::string(t)) : -1;
+    if (!ok || x > 1000)
         throw InputError(
             one_line(fmt::format("invalid {} '{}': expected a percentage from 0% to 1000%, like 5%", option, text)));
     return x / 100;

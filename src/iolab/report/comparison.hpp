@@ -37,16 +37,18 @@ struct Comparison {
     double threshold = -1;  // the gate: slower by more than this fraction (-1: no gate)
     std::string ranks;      // why the times are not comparable (MPI rank counts), or ""
     std::string partial;    // which run a signal stopped, or ""
+    std::string options;    // how the runs' options (cache, sync, verification) differ, or ""
 
     std::size_t significant() const;
     std::size_t tripped() const;
     // The shared cases the gate could test: at least 5 samples a side and a ratio.
     std::size_t gated() const;
-    // With a gate: a case tripped it, a case broke, or it could not test (no case, or runs of
-    // different MPI rank counts): it fails closed rather than pass what it did not test.
+    // With a gate: a case tripped it, a case broke, or it could not test (no case; runs of
+    // different MPI rank counts or options; an interrupted run): it fails closed rather than pass
+    // what it did not test.
     bool gate_failed() const;
 };
 
-std::string_view to_string(Change c);  // "faster", "slower", "~", "~ (fewer than 5 samples)"
+std::string_view to_string(Change c);  // "faster", "slower", "~", "~ (fewer than 5 samples, or no throughput)"
 
 }  // namespace iolab

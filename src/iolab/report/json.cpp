@@ -248,7 +248,7 @@ nlohmann::json baseline_json(const Comparison& c) {
             {"ranks", c.ranks},         {"cases", cases},
             {"added", c.added},         {"removed", c.removed},
             {"broken", c.broken},       {"not_compared", c.not_compared},
-            {"partial", c.partial}};
+            {"partial", c.partial},     {"options", c.options}};
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ std::string to_markdown(const Report& report) {
             case SectionKind::tools:
             case SectionKind::findings:
                 out += fmt::format("\n### {}\n\n", markdown_escape(s.kind == SectionKind::findings ? title : s.title));
-                out += markdown_table(*s.table);
+                if (!s.table->rows.empty()) out += markdown_table(*s.table);
                 for (const auto& n : s.table->notes) out += fmt::format("\n{}\n", markdown_escape(n));
                 break;
             case SectionKind::knees:

@@ -201,46 +201,74 @@ Peers read_peers(const json& p, const std::string& origin) {
     return peers;
 }
 
-// The run against its baseline (Report::baseline): figures as written, each within what it can be.
+// The run against its baseline (Report::baseline): every field of the type and within the range
+// iolab writes, or the file is refused naming it.
 Comparison read_baseline(const json& b, const std::string& origin) {
-    const auto cases = b.is_object() ? b.find("cases") : b.end();
-    if (!b.is_object() || cases == b.end() || !cases->is_array())
-        throw ResultFormatError(fmt::format("{}: baseline is not an object with a list of cases", origin));
+    const std::string where = origin + ": baseline";
+    const auto refuse = [&](const std::string& field, const char* expected) {
+        throw ResultFormatError(one_line(fmt::format("{}: {} is not {}", where, field, expected)));
+    };
+    if (!b.is_object()) refuse("it", "an object");
+    const auto number = [&](const json& o, const char* key, double lo, double hi, const std::string& at) {
+        const auto it = o.find(key);
+        if (it == o.end() || !it->is_number() || !(it->get<double>() >= lo && it->get<double>() <= hi))
+            refuse(at + key, fmt::format("a number from {:g} to {:g}", lo, hi).c_str());
+        return it->get<double>();
+    };
+    const auto text = [&](const json& o, const char* key, bool needed) {
+        const auto it = o.find(key);
+        if (it == o.end() && !needed) return std::string();
+        if (it == o.end() || !it->is_string() || (needed && it->get<std::string>().empty()))
+            refuse(key, needed ? "a name" : "a string");
+        return one_line(it->get<std::string>());
+    };
     Comparison c;
-    c.before = one_line(str(b, "before"));
-    c.after = one_line(str(b, "after"));
-    c.threshold = std::clamp(num(b, "threshold", -1), -1.0, 10.0);
-    c.geomean = std::clamp(num(b, "geomean"), 0.0, 1e9);
-    c.ranks = one_line(str(b, "ranks"));
-    for (const json& ch : *cases) {
-        if (!ch.is_object()) throw ResultFormatError(fmt::format("{}: a baseline case is not an object", origin));
+    c.before = text(b, "before", true);
+    c.after = text(b, "after", true);
+    c.threshold = number(b, "threshold", -1, 10, "");
+    if (c.threshold < 0 && c.threshold != -1) refuse("threshold", "-1 (no gate) or from 0 to 10");
+    c.geomean = number(b, "geomean", 0, 1e9, "");
+    c.ranks = text(b, "ranks", false);
+    c.partial = text(b, "partial", false);
+    c.options = text(b, "options", false);
+    const auto cases = b.find("cases");
+    if (cases == b.end() || !cases->is_array()) refuse("cases", "a list");
+    for (std::size_t i = 0; i < cases->size(); ++i) {
+        const json& ch = (*cases)[i];
+        const std::string at = fmt::format("cases[{}].", i);
+        if (!ch.is_object()) refuse(at, "an object");
         CaseChange x;
-        x.label = one_line(str(ch, "case"));
-        x.before_mib_s = std::clamp(num(ch, "before_mib_s"), 0.0, 1e12);
-        x.after_mib_s = std::clamp(num(ch, "after_mib_s"), 0.0, 1e12);
-        x.ratio = std::clamp(num(ch, "ratio"), 0.0, 1e9);
-        if (const auto iv = ch.find("ratio_interval");
-            iv != ch.end() && iv->is_array() && iv->size() == 2 && (*iv)[0].is_number() && (*iv)[1].is_number()) {
-            x.low = std::clamp((*iv)[0].get<double>(), 0.0, 1e9);
-            x.high = std::clamp((*iv)[1].get<double>(), x.low, 1e9);
-        }
-        x.p = std::clamp(num(ch, "p", 1), 0.0, 1.0);
-        const auto change = value_of(kChanges, str(ch, "change"));
-        if (!change)
-            throw ResultFormatError(fmt::format("{}: a baseline case's change is not {}", origin, names_of(kChanges)));
+        x.label = text(ch, "case", true);
+        x.before_mib_s = number(ch, "before_mib_s", 0, 1e12, at);
+        x.after_mib_s = number(ch, "after_mib_s", 0, 1e12, at);
+        x.ratio = number(ch, "ratio", 0, 1e9, at);
+        const auto iv = ch.find("ratio_interval");
+        if (iv == ch.end() || !iv->is_array() || iv->size() != 2) refuse(at + "ratio_interval", "[low, high]");
+        x.low = number(json{{"low", (*iv)[0]}}, "low", 0, 1e9, at + "ratio_interval.");
+        x.high = number(json{{"high", (*iv)[1]}}, "high", x.low, 1e9, at + "ratio_interval.");
+        x.p = number(ch, "p", 0, 1, at);
+        const auto change = value_of(kChanges, text(ch, "change", true));
+        if (!change) refuse(at + "change", names_of(kChanges).c_str());
         x.change = *change;
         const auto tripped = ch.find("tripped");
-        x.tripped = tripped != ch.end() && tripped->is_boolean() && tripped->get<bool>();
+        if (tripped == ch.end() || !tripped->is_boolean()) refuse(at + "tripped", "true or false");
+        x.tripped = tripped->get<bool>();
+        if (x.tripped && (c.threshold < 0 || x.change != Change::slower))
+            refuse(at + "tripped", "false where there is no gate or the case is not slower");
         c.shared.push_back(std::move(x));
     }
-    c.partial = one_line(str(b, "partial"));
     for (auto [list, key] : {std::pair{&c.added, "added"},
                              {&c.removed, "removed"},
                              {&c.broken, "broken"},
-                             {&c.not_compared, "not_compared"}})
-        if (const auto l = b.find(key); l != b.end() && l->is_array())
-            for (const json& label : *l)
-                if (label.is_string()) list->push_back(one_line(label.get<std::string>()));
+                             {&c.not_compared, "not_compared"}}) {
+        const auto l = b.find(key);
+        if (l == b.end()) continue;
+        if (!l->is_array()) refuse(key, "a list of case names");
+        for (const json& label : *l) {
+            if (!label.is_string()) refuse(key, "a list of case names");
+            list->push_back(one_line(label.get<std::string>()));
+        }
+    }
     return c;
 }
 

@@ -207,7 +207,7 @@ public:
     void table(const Section& s) {
         heading(s.title);
         const Table& t = *s.table;
-        out_ += text_table(t, o_.colour, o_.columns, o_.all);
+        if (!t.rows.empty()) out_ += text_table(t, o_.colour, o_.columns, o_.all);
         const auto hidden = static_cast<std::size_t>(
             std::count_if(t.rows.begin(), t.rows.end(), [](const Row& r) { return !r.shown; }));
         if (!every_row(t, o_.all) && hidden > 0)
