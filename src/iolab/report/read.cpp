@@ -203,39 +203,55 @@ Peers read_peers(const json& p, const std::string& origin) {
 
 // The run against its baseline (Report::baseline): every field of the type and within the range
 // iolab writes, or the file is refused naming it.
-Comparison read_baseline(const json& b, const std::string& origin) {
-    const std::string where = origin + ": baseline";
-    const auto refuse = [&](const std::string& field, const char* expected) {
-        throw ResultFormatError(one_line(fmt::format("{}: {} is not {}", where, field, expected)));
-    };
-    if (!b.is_object()) refuse("it", "an object");
-    const auto number = [&](const json& o, const char* key, double lo, double hi, const std::string& at) {
+class BaselineReader {
+public:
+    explicit BaselineReader(const std::string& origin) : where_(origin + ": baseline") {}
+
+    Comparison read(const json& b) const {
+        if (!b.is_object()) refuse("it", "an object");
+        Comparison c;
+        c.before = text(b, "before", true);
+        c.after = text(b, "after", true);
+        c.threshold = number(b, "threshold", -1, 10);
+        if (c.threshold < 0 && c.threshold != -1) refuse("threshold", "-1 (no gate) or from 0 to 10");
+        c.geomean = number(b, "geomean", 0, 1e9);
+        c.ranks = text(b, "ranks", false);
+        c.partial = text(b, "partial", false);
+        c.options = text(b, "options", false);
+        const auto cases = b.find("cases");
+        if (cases == b.end() || !cases->is_array()) refuse("cases", "a list");
+        for (std::size_t i = 0; i < cases->size(); ++i)
+            c.shared.push_back(change((*cases)[i], fmt::format("cases[{}].", i), c.threshold));
+        for (auto [list, key] : {std::pair{&c.added, "added"},
+                                 {&c.removed, "removed"},
+                                 {&c.broken, "broken"},
+                                 {&c.not_compared, "not_compared"}})
+            *list = names(b, key);
+        return c;
+    }
+
+private:
+    [[noreturn]] void refuse(const std::string& field, const std::string& expected) const {
+        throw ResultFormatError(one_line(fmt::format("{}: {} is not {}", where_, field, expected)));
+    }
+
+    double number(const json& o, const char* key, double lo, double hi, const std::string& at = "") const {
         const auto it = o.find(key);
         if (it == o.end() || !it->is_number() || !(it->get<double>() >= lo && it->get<double>() <= hi))
-            refuse(at + key, fmt::format("a number from {:g} to {:g}", lo, hi).c_str());
+            refuse(at + key, fmt::format("a number from {:g} to {:g}", lo, hi));
         return it->get<double>();
-    };
-    const auto text = [&](const json& o, const char* key, bool needed) {
+    }
+
+    std::string text(const json& o, const char* key, bool needed) const {
         const auto it = o.find(key);
         if (it == o.end() && !needed) return std::string();
         if (it == o.end() || !it->is_string() || (needed && it->get<std::string>().empty()))
             refuse(key, needed ? "a name" : "a string");
         return one_line(it->get<std::string>());
-    };
-    Comparison c;
-    c.before = text(b, "before", true);
-    c.after = text(b, "after", true);
-    c.threshold = number(b, "threshold", -1, 10, "");
-    if (c.threshold < 0 && c.threshold != -1) refuse("threshold", "-1 (no gate) or from 0 to 10");
-    c.geomean = number(b, "geomean", 0, 1e9, "");
-    c.ranks = text(b, "ranks", false);
-    c.partial = text(b, "partial", false);
-    c.options = text(b, "options", false);
-    const auto cases = b.find("cases");
-    if (cases == b.end() || !cases->is_array()) refuse("cases", "a list");
-    for (std::size_t i = 0; i < cases->size(); ++i) {
-        const json& ch = (*cases)[i];
-        const std::string at = fmt::format("cases[{}].", i);
+    }
+
+    // One shared case: `at` names it ("cases[2].").
+    CaseChange change(const json& ch, const std::string& at, double threshold) const {
         if (!ch.is_object()) refuse(at, "an object");
         CaseChange x;
         x.label = text(ch, "case", true);
@@ -248,29 +264,31 @@ Comparison read_baseline(const json& b, const std::string& origin) {
         x.high = number(json{{"high", (*iv)[1]}}, "high", x.low, 1e9, at + "ratio_interval.");
         x.p = number(ch, "p", 0, 1, at);
         const auto change = value_of(kChanges, text(ch, "change", true));
-        if (!change) refuse(at + "change", names_of(kChanges).c_str());
+        if (!change) refuse(at + "change", names_of(kChanges));
         x.change = *change;
         const auto tripped = ch.find("tripped");
         if (tripped == ch.end() || !tripped->is_boolean()) refuse(at + "tripped", "true or false");
         x.tripped = tripped->get<bool>();
-        if (x.tripped && (c.threshold < 0 || x.change != Change::slower))
+        if (x.tripped && (threshold < 0 || x.change != Change::slower))
             refuse(at + "tripped", "false where there is no gate or the case is not slower");
-        c.shared.push_back(std::move(x));
+        return x;
     }
-    for (auto [list, key] : {std::pair{&c.added, "added"},
-                             {&c.removed, "removed"},
-                             {&c.broken, "broken"},
-                             {&c.not_compared, "not_compared"}}) {
+
+    // A list of case names, absent or empty where there are none.
+    std::vector<std::string> names(const json& b, const char* key) const {
+        std::vector<std::string> out;
         const auto l = b.find(key);
-        if (l == b.end()) continue;
+        if (l == b.end()) return out;
         if (!l->is_array()) refuse(key, "a list of case names");
         for (const json& label : *l) {
             if (!label.is_string()) refuse(key, "a list of case names");
-            list->push_back(one_line(label.get<std::string>()));
+            out.push_back(one_line(label.get<std::string>()));
         }
+        return out;
     }
-    return c;
-}
+
+    std::string where_;
+};
 
 // What the run was asked and found besides its cases: groups, findings, knees, limits and peers.
 void read_context(const json& j, Report& r, const std::string& origin) {
@@ -286,7 +304,7 @@ void read_context(const json& j, Report& r, const std::string& origin) {
         for (const auto& c : *l) r.limits.ceilings.push_back(read_ceiling(c, origin));
     }
     if (const auto p = j.find("peers"); p != j.end()) r.peers = read_peers(*p, origin);
-    if (const auto b = j.find("baseline"); b != j.end()) r.baseline = read_baseline(*b, origin);
+    if (const auto b = j.find("baseline"); b != j.end()) r.baseline = BaselineReader(origin).read(*b);
 }
 
 // The cases, each with the samples and events the parse made of it, their statistics recomputed.
