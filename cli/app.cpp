@@ -236,13 +236,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
     // Quiet, a gate still says why it failed: its tripped and broken cases, and its verdict.
     if (a.quiet && report.baseline && report.baseline->gate_failed()) {
-        const Comparison& c = *report.baseline;
-        for (const CaseChange& ch : c.shared)
-            if (ch.tripped)
-                fmt::print(stderr, "iolab: slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}\n", ch.label,
-                           ch.ratio, ch.low, ch.high, ch.p);
-        for (const std::string& b : c.broken) fmt::print(stderr, "iolab: failed: {}\n", b);
-        fmt::print(stderr, "iolab: {}\n", comparison_lines(c).back());
+        for (const std::string& l : gate_lines(*report.baseline)) fmt::print(stderr, "iolab: {}\n", l);
+        fmt::print(stderr, "iolab: {}\n", comparison_lines(*report.baseline).back());
     }
     write_outputs(a, report);
     keep_baseline(a, report);

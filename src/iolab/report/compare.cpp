@@ -245,15 +245,21 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
     return out;
 }
 
+std::vector<std::string> gate_lines(const Comparison& c) {
+    std::vector<std::string> out;
+    for (const CaseChange& ch : c.shared)
+        if (ch.tripped)
+            out.push_back(fmt::format("slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}", ch.label, ch.ratio,
+                                      ch.low, ch.high, ch.p));
+    for (const std::string& b : c.broken) out.push_back("failed: " + b);
+    return out;
+}
+
 std::string render_comparison(const Comparison& c, bool markdown) {
     const auto text = [&](const std::string& s) { return markdown ? markdown_escape(s) : s; };
     std::string out;
     // The cases that tripped the gate, first, one line each.
-    for (const CaseChange& ch : c.shared)
-        if (ch.tripped)
-            out += text(fmt::format("{}slower: {}: time ratio {:.3f} [{:.3f}, {:.3f}], p = {:.3g}\n",
-                                    markdown ? "- " : "", ch.label, ch.ratio, ch.low, ch.high, ch.p));
-    for (const std::string& b : c.broken) out += text(fmt::format("{}failed: {}\n", markdown ? "- " : "", b));
+    for (const std::string& l : gate_lines(c)) out += (markdown ? "- " : "") + text(l) + "\n";
     if (!out.empty()) out += "\n";
     const Table t = comparison_table(c);
     if (!c.shared.empty()) out += (markdown ? markdown_table(t) : text_table(t, false)) + "\n";

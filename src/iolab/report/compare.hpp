@@ -22,6 +22,8 @@ Table comparison_table(const Comparison& c);
 // The lines under the table: the geometric mean, the cases in one run only or not compared (at
 // most `most` named a list), the gate's verdict.
 std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most = 20);
+// The cases that tripped the gate ("slower: …") and the cases that broke ("failed: …"), a line each.
+std::vector<std::string> gate_lines(const Comparison& c);
 std::string render_comparison(const Comparison& c, bool markdown);
 // The same of two reports, "the first run" against "the second run", with no gate.
 std::string render_comparison(const Report& before, const Report& after, bool markdown);
