@@ -97,6 +97,12 @@ int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
     }
 }
 
+// The header's line of this machine's noise, from the calibration kept here (none: "").
+std::string noise_line() {
+    const auto c = saved_calibration();
+    return c ? c->header() : std::string();
+}
+
 // A run built and checked before it makes anything: its session, the folder its scratch folder
 // goes in, and the folders killed runs left there.
 struct Checked {
@@ -104,7 +110,8 @@ struct Checked {
     std::string dir;
     std::vector<ScratchFolder> stale;
     std::optional<Baseline> baseline;  // --baseline, read (rank 0)
-    double threshold = -1;             // --fail-if-slower
+    GateSettings gate;                 // --fail-if-slower, --between-runs, --allow-missing
+    std::string noise;                 // this machine's calibration, for the header (rank 0)
 };
 
 // Under MPI every rank builds and checks; one rank's refusal is every rank's, and every rank must
@@ -116,7 +123,8 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
     if (!team().mpi()) {
         c.session.emplace(std::move(suite));
         c.dir = check_before_run(a, *c.session, dir_option, reports);
-        if (reports) c.baseline = check_baselines(a, &c.threshold);
+        if (reports) c.baseline = check_baselines(a, &c.gate);
+        if (reports && ctx.mode == Mode::normal) c.noise = noise_line();
         if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);
         return c;
     }
@@ -130,7 +138,8 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
                     "this rank was given another plan than rank 0 (other cases, sizes or settings): every rank "
                     "of an MPI job must run the same command");
             c.dir = check_before_run(a, *c.session, dir_option, reports);
-            if (reports) c.baseline = check_baselines(a, &c.threshold);
+            if (reports) c.baseline = check_baselines(a, &c.gate);
+            if (reports) c.noise = noise_line();
             if (reports) c.stale = find_stale_scratch(c.dir);
         }));
     }
@@ -223,9 +232,10 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     std::string kept;
     Report report(session.run(settings, &kept));
     progress.end();
+    report.noise = checked->noise;
     if (checked->baseline)
         report.baseline =
-            compare_runs(checked->baseline->report, report, checked->baseline->name, "this run", checked->threshold);
+            compare_runs(checked->baseline->report, report, checked->baseline->name, "this run", checked->gate);
     if (!reports) return run_status(a, report, false);
     if (ctx.mode == Mode::small) {
         // The fuzz target runs it: render every export in memory, write none.
@@ -281,7 +291,10 @@ int dispatch(const Context& ctx, const CommandLine& c) {
     if (c.tune->parsed()) return tune(c.tune_dir, c.tune_profile, c.tune_smoke, c.tune_quiet);
     if (c.report->parsed()) return show_reports(c.report_files, c.report_html, c.report_force, c.report_all);
     if (c.compare->parsed())
-        return compare_command(c.compare_files, c.compare_baseline, c.compare_threshold, c.compare_md);
+        return compare_command(c.compare_files, c.compare_baseline,
+                               gate_settings(c.compare_threshold, c.compare_between, c.compare_allow_missing),
+                               c.compare_md);
+    if (c.calibrate->parsed()) return calibrate_command(c.calibrate_dir, c.calibrate_save, c.calibrate_force);
     return 0;
 }
 

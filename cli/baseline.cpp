@@ -10,7 +10,10 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/interrupt.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/io/profile.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/output_file.hpp"
 #include "iolab/report/read.hpp"
@@ -72,6 +75,16 @@ Baseline load_baseline(const std::string& name_or_file) {
     return {read_report_file(path), named ? "baseline " + name_or_file : name_or_file};
 }
 
+void check_save_folder(const std::string& folder, const char* option) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw InputError(fmt::format("invalid {}: '{}' is not a folder", option, folder));
+        return;
+    }
+    if (::access(".", W_OK | X_OK) != 0)
+        throw InputError(fmt::format("invalid {}: cannot make '{}': '.' is not writable", option, folder));
+}
+
 void check_save_baseline(const std::string& name) {
     (void)baseline_path(name, "--save-baseline");
     // Each folder on the way is a folder, and the first one missing (made after the run) can be
@@ -99,9 +112,42 @@ std::string save_baseline_if_checkable(const std::string& name) {
     return ::stat(kBaselineFolder, &st) == 0 && S_ISDIR(st.st_mode) ? baseline_path(name, "--save-baseline") : "";
 }
 
-std::optional<Baseline> check_baselines(const RunArgs& a, double* threshold) {
-    *threshold = a.fail_if_slower.empty() ? -1 : parse_threshold(a.fail_if_slower, "--fail-if-slower");
-    if (*threshold >= 0 && a.baseline.empty())
+std::optional<Calibration> saved_calibration(std::string* why) {
+    if (!exists(kCalibrationFile)) return std::nullopt;
+    const auto text = read_text_file(kCalibrationFile);
+    if (!text) throw InputError(fmt::format("cannot read {}: {}", kCalibrationFile, std::strerror(errno)));
+    Calibration c = read_calibration(*text, kCalibrationFile);
+    if (c.machine != this_machine()) {
+        if (why) *why = fmt::format("{} was made on another machine", kCalibrationFile);
+        return std::nullopt;
+    }
+    return c;
+}
+
+GateSettings gate_settings(const std::string& fail_if_slower, const std::string& between_runs, bool allow_missing) {
+    GateSettings g;
+    g.threshold = fail_if_slower.empty() ? -1 : parse_threshold(fail_if_slower, "--fail-if-slower");
+    g.allow_missing = allow_missing;
+    if (!between_runs.empty()) {
+        g.between = parse_threshold(between_runs, "--between-runs");
+        g.between_source = "given: --between-runs";
+        return g;
+    }
+    std::string why;
+    if (const auto c = saved_calibration(&why)) {
+        g.between = c->between;
+        g.between_source = fmt::format("measured by iolab calibrate here, {}", c->date);
+        return g;
+    }
+    g.between = kDefaultBetweenRuns;
+    g.between_source =
+        why.empty() ? "the default: iolab calibrate --save measures this machine's" : "the default: " + why;
+    return g;
+}
+
+std::optional<Baseline> check_baselines(const RunArgs& a, GateSettings* gate) {
+    *gate = gate_settings(a.fail_if_slower, a.between_runs, a.allow_missing);
+    if (gate->threshold >= 0 && a.baseline.empty())
         throw InputError("--fail-if-slower needs --baseline NAME (or a result file) to compare the run with");
     if (!a.save_baseline.empty() && a.smoke)
         throw InputError("--save-baseline with --smoke would keep a run that measured nothing worth comparing");
@@ -117,9 +163,8 @@ void save_baseline(const std::string& name, const std::string& json, bool force)
     write_file_atomically(path, json, force);
 }
 
-int compare_command(const std::vector<std::string>& files, const std::string& baseline, const std::string& threshold,
+int compare_command(const std::vector<std::string>& files, const std::string& baseline, const GateSettings& gate,
                     bool markdown) {
-    const double gate = threshold.empty() ? -1 : parse_threshold(threshold, "--fail-if-slower");
     // "3 given: 'a.json', 'b.json', 'c.json'"
     const auto given = [&] {
         std::vector<std::string> quoted;
@@ -138,6 +183,29 @@ int compare_command(const std::vector<std::string>& files, const std::string& ba
     const Comparison c = compare_runs(before.report, read_report_file(files.back()), before.name, files.back(), gate);
     fmt::print("{}", render_comparison(c, markdown));
     return c.gate_failed() ? 1 : 0;
+}
+
+int calibrate_command(const std::string& dir, bool save, bool force) {
+    // Checked before anything is measured: the file is not replaced without --force.
+    if (save && exists(kCalibrationFile) && !force)
+        throw InputError(fmt::format("{} exists: --force replaces it", kCalibrationFile));
+    if (save) check_save_folder(".iolab", "--save");
+    fmt::print(stderr, "iolab: measuring this machine's noise (about 15 s)\n");
+    const auto c = calibrate(dir, {});
+    if (!c) {
+        fmt::print(stderr, "iolab: interrupted: no calibration kept\n");
+        return 128 + interrupt::signal_received();
+    }
+    for (const std::string& l : c->lines()) fmt::print("{}\n", l);
+    if (save) {
+        make_folder(".iolab");
+        write_file_atomically(kCalibrationFile, calibration_json(*c), force);
+        fmt::print(
+            "kept in {}: iolab compare and run --baseline widen their intervals by it, and a run's header "
+            "says it\n",
+            kCalibrationFile);
+    }
+    return 0;
 }
 
 }  // namespace iolab::cli

@@ -116,7 +116,17 @@ void CommandLine::add_tools(CLI::App& app) {
     compare->add_option("--baseline", compare_baseline,
                         "The first run: a baseline kept by run --save-baseline (or a result file)");
     compare->add_option("--fail-if-slower", compare_threshold,
-                        "Exit 1 when a case both runs measured is slower by more than this (5%), significantly");
+                        "Exit 1 when a case both runs measured is surely slower by more than this (5%)");
+    compare->add_option("--between-runs", compare_between,
+                        "Widen every interval by this spread between runs (default: iolab calibrate's here, else 10%)");
+    compare->add_flag("--allow-missing", compare_allow_missing,
+                      "Cases of the first run the second does not test do not fail the gate");
+    calibrate = app.add_subcommand(
+        "calibrate", "Measure this machine's noise (an A/A test, about 15 s): what a run can tell apart here");
+    calibrate->add_option("--dir", calibrate_dir, "Parent of the scratch folder (default: the system temp folder)");
+    calibrate->add_flag("--save", calibrate_save,
+                        "Keep it in .iolab/calibration.json: the CI gate's margin between runs, and runs' headers");
+    calibrate->add_flag("--force", calibrate_force, "With --save: replace the calibration kept before");
     compare->add_flag("--markdown", compare_md, "Print the comparison as Markdown (a CI job's summary)");
     report =
         app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");

@@ -14,7 +14,7 @@ struct CommandLine {
     explicit CommandLine(CLI::App& app);
 
     CLI::App *list = nullptr, *info = nullptr, *run = nullptr, *replicate = nullptr, *suites = nullptr, *tune = nullptr,
-             *clean = nullptr, *compare = nullptr, *report = nullptr;
+             *clean = nullptr, *compare = nullptr, *report = nullptr, *calibrate = nullptr;
     std::string family;  // list
     bool names = false;
     std::string info_dir, info_size;
@@ -25,8 +25,10 @@ struct CommandLine {
     std::string clean_dir;
     bool clean_kept = false;
     std::vector<std::string> compare_files;  // compare: BEFORE AFTER, or AFTER with --baseline
-    std::string compare_baseline, compare_threshold;
-    bool compare_md = false;
+    std::string compare_baseline, compare_threshold, compare_between;
+    bool compare_md = false, compare_allow_missing = false;
+    std::string calibrate_dir;
+    bool calibrate_save = false, calibrate_force = false;
     std::vector<std::string> report_files;
     std::string report_html;
     bool report_force = false, report_all = false;

@@ -299,14 +299,15 @@ int tune(const std::string& dir_option, const std::string& out_option, bool smok
         fmt::print(stderr, "iolab: interrupted: no profile written\n");
         return 128 + interrupt::signal_received();
     }
-    std::vector<std::string> undecided;
+    std::vector<std::string> notes;
     const Profile p =
-        profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev, &undecided);
-    if (p.choices.empty() && undecided.empty())
-        throw std::runtime_error("no case of the tune suite was verified: no profile written");
-    if (!quiet) print_profile(report, p, dir);
-    // Noise decides nothing: a choice without a stable winner is the library's default.
-    for (const auto& u : undecided) fmt::print("{}{}\n", quiet ? "" : "  ", one_line(u));
+        profile_from(report, std::filesystem::absolute(dir).lexically_normal().string(), st.st_dev, &notes);
+    if (p.choices.empty()) throw std::runtime_error("no case of the tune suite was verified: no profile written");
+    if (!quiet) {
+        print_profile(report, p, dir);
+        // Under noise a choice is one of a larger winner group: the others are said.
+        for (const auto& n : notes) fmt::print("  {}\n", one_line(n));
+    }
     if (out.empty()) {
         fmt::print("--smoke: no profile written (give --profile FILE to write one anyway)\n");
         return report.any_failed() ? 1 : 0;

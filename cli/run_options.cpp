@@ -159,7 +159,12 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
     cmd->add_option("--baseline", a.baseline,
                     "Compare the run with a baseline (a name kept by --save-baseline, or a --json file), case by case");
     cmd->add_option("--fail-if-slower", a.fail_if_slower,
-                    "With --baseline: exit 1 when a case is slower by more than this (5%), significantly (docs/ci.md)");
+                    "With --baseline: exit 1 when a case is surely slower by more than this (5%) (docs/ci.md)");
+    cmd->add_option("--between-runs", a.between_runs,
+                    "With --baseline: widen every interval by this spread between runs (default: iolab calibrate's "
+                    "here, else 10%)");
+    cmd->add_flag("--allow-missing", a.allow_missing,
+                  "With --fail-if-slower: cases of the baseline this run does not test do not fail the gate");
     cmd->add_flag("-q,--quiet", a.quiet, "No tables or progress on the terminal");
     cmd->add_flag(
         "--all", a.all,

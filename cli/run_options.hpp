@@ -23,7 +23,8 @@ struct RunArgs {
     std::string dir, input;
     // Baselines (baseline.hpp): keep this run under a name; compare it with one (a name or a
     // file), failing when a case is slower by more than fail_if_slower.
-    std::string save_baseline, baseline, fail_if_slower;
+    std::string save_baseline, baseline, fail_if_slower, between_runs;
+    bool allow_missing = false;
     bool keep = false, quiet = false, force = false, smoke = false, allow_device = false, all = false;
     // Under MPI (--mpi): how long a rank waits for the others at any point, and the shift of
     // reads to another rank's input.

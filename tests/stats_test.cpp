@@ -1,8 +1,12 @@
-// Statistics against values computed by hand (and checked against published t tables).
+// Statistics against values computed by hand or another way (published t tables, every split of a
+// sample listed, every pair of two samples listed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
+#include "iolab/harness/ratio.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/stats.hpp"
 
@@ -73,27 +77,107 @@ TEST(Stats, MedianIntervalMatchesTheBinomialTable) {
     EXPECT_DOUBLE_EQ(s.median_precision(), 3.5 / 5.5);  // the larger side, relative to the median
 }
 
-TEST(Stats, RatioOfMediansHasItsOwnReproducibleInterval) {
-    const std::vector<double> a = {1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98};
-    const std::vector<double> b = {3.0, 3.3, 2.7, 3.15, 2.85, 3.06, 2.94};
-    const RatioEstimate r = ratio_of_medians(b, a);
-    EXPECT_DOUBLE_EQ(r.ratio, 3.0);
-    EXPECT_LE(r.low, r.ratio);
-    EXPECT_GE(r.high, r.ratio);
-    EXPECT_GT(r.low, 2.4);  // the two spreads cannot make it smaller
-    EXPECT_LT(r.high, 3.8);
-    const RatioEstimate again = ratio_of_medians(b, a);
-    EXPECT_EQ(r.low, again.low);  // seeded: the same interval every time
-    EXPECT_EQ(r.high, again.high);
-    // No spread: the interval is the ratio itself.
-    const RatioEstimate exact = ratio_of_medians({6, 6, 6, 6, 6}, {2, 2, 2, 2, 2});
-    EXPECT_DOUBLE_EQ(exact.ratio, 3);
-    EXPECT_DOUBLE_EQ(exact.low, 3);
-    EXPECT_DOUBLE_EQ(exact.high, 3);
-    // Skewed samples: the mean ratio is far from 1, the median ratio and its interval are not.
-    const RatioEstimate skew = ratio_of_medians({1, 1, 1, 1, 1, 1, 9, 9}, {1, 1.01, 1, 1.02, 1, 1.01, 1, 1});
-    EXPECT_GE(skew.ratio, skew.low);
-    EXPECT_LE(skew.ratio, skew.high);
+// P(U <= k) by listing every way to label n of the n + m values as the first sample (no ties: U
+// counts the pairs where a first-sample value is below a second-sample one).
+double enumerated_u_cdf(unsigned n, unsigned m, std::size_t k) {
+    std::size_t below = 0, all = 0;
+    for (unsigned mask = 0; mask < (1u << (n + m)); ++mask) {
+        if (static_cast<unsigned>(__builtin_popcount(mask)) != n) continue;
+        std::size_t u = 0, seen_first = 0;
+        for (unsigned i = 0; i < n + m; ++i) {
+            if (mask & (1u << i))
+                ++seen_first;
+            else
+                u += seen_first;  // the first-sample values below this second-sample one
+        }
+        ++all;
+        below += u <= k;
+    }
+    return static_cast<double>(below) / static_cast<double>(all);
+}
+
+TEST(Ratio, TheNullDistributionOfUMatchesEnumeration) {
+    for (unsigned n = 1; n <= 7; ++n)
+        for (unsigned m = 1; m <= 7; ++m)
+            for (std::size_t k = 0; k <= n * m; ++k)
+                EXPECT_NEAR(u_cdf(n, m, k), enumerated_u_cdf(n, m, k), 1e-12) << n << " " << m << " " << k;
+    // Moses's rank: the largest C with P(U <= C - 1) within the tail, by the enumerated law.
+    for (unsigned n = 2; n <= 8; ++n)
+        for (unsigned m = n; m <= 8; ++m)
+            for (const double conf : {0.9, 0.95, 0.99}) {
+                const std::size_t c = moses_rank(n, m, conf);
+                const double tail = (1 - conf) / 2;
+                if (c > 0) {
+                    EXPECT_LE(enumerated_u_cdf(n, m, c - 1), tail * (1 + 1e-9)) << n << m << conf;
+                }
+                EXPECT_GT(enumerated_u_cdf(n, m, c), tail) << n << " " << m << " " << conf;
+            }
+    // The tables' critical values: ten against ten at 1 % two-sided rejects U <= 16; five against
+    // five, U = 0 (p = 2/252); four against four cannot reach it.
+    EXPECT_EQ(moses_rank(10, 10, 0.99), 17u);
+    EXPECT_EQ(moses_rank(5, 5, 0.99), 1u);
+    EXPECT_EQ(moses_rank(4, 4, 0.99), 0u);
+    // Past the exact range, the normal approximation lands beside it.
+    EXPECT_NEAR(static_cast<double>(moses_rank(400, 400, 0.99)), 71588, 20);
+}
+
+TEST(Ratio, HodgesLehmannAndMosesFromEveryPair) {
+    std::mt19937_64 rng(7);
+    std::lognormal_distribution<double> d(0, 0.3);
+    for (std::size_t n : {3u, 6u, 13u})
+        for (std::size_t m : {5u, 8u, 21u}) {
+            std::vector<double> a, b, logs;
+            for (std::size_t i = 0; i < n; ++i) a.push_back(2 * d(rng));
+            for (std::size_t j = 0; j < m; ++j) b.push_back(d(rng));
+            for (double x : a)
+                for (double y : b) logs.push_back(std::log(x) - std::log(y));
+            std::sort(logs.begin(), logs.end());
+            const std::size_t nm = logs.size();
+            const double mid = nm % 2 ? logs[nm / 2] : (logs[nm / 2 - 1] + logs[nm / 2]) / 2;
+            const RatioEstimate r = ratio_interval(a, b, 0.95);
+            EXPECT_NEAR(r.ratio, std::exp(mid), 1e-12);
+            const std::size_t c = moses_rank(n, m, 0.95);
+            if (c == 0) continue;
+            EXPECT_FALSE(r.envelope);
+            EXPECT_NEAR(r.low, std::exp(logs[c - 1]), 1e-12);
+            EXPECT_NEAR(r.high, std::exp(logs[nm - c]), 1e-12);
+        }
+}
+
+// Distribution-free: samples of one skewed law, one side scaled by 1.5, are covered at 99 % or more
+// whatever the sizes.
+TEST(Ratio, TheIntervalCoversTheTrueRatioAsOftenAsItSays) {
+    std::mt19937_64 rng(11);
+    std::exponential_distribution<double> e(1.0);
+    for (const auto& [n, m] : {std::pair{5, 5}, std::pair{8, 12}, std::pair{20, 20}}) {
+        int covered = 0;
+        constexpr int kDraws = 4000;
+        for (int i = 0; i < kDraws; ++i) {
+            std::vector<double> a, b;
+            for (int k = 0; k < n; ++k) a.push_back(1.5 * (1 + e(rng)));
+            for (int k = 0; k < m; ++k) b.push_back(1 + e(rng));
+            const RatioEstimate r = ratio_interval(a, b, 0.99);
+            covered += r.low <= 1.5 && 1.5 <= r.high;
+        }
+        // 99 % at least (the exact level is higher where ranks are coarse); 3.5 sigma of 4,000 draws.
+        EXPECT_GE(covered, kDraws * 0.99 - 3.5 * std::sqrt(kDraws * 0.0099)) << n << " " << m;
+    }
+}
+
+TEST(Ratio, TooFewSamplesGetTheEnvelopeAndNoTimeGetsNothing) {
+    const RatioEstimate r = ratio_interval({2, 2.2, 1.8, 2.1}, {1, 1.1, 0.9, 1.05}, 0.99);
+    EXPECT_TRUE(r.envelope);
+    EXPECT_NEAR(r.low, 1.8 / 1.1 / envelope_factor(4), 1e-12);
+    EXPECT_NEAR(r.high, 2.2 / 0.9 * envelope_factor(4), 1e-12);
+    EXPECT_GT(envelope_factor(1), envelope_factor(2));
+    EXPECT_EQ(envelope_factor(5), envelope_factor(50));
+    for (const auto& bad : {std::vector<double>{}, std::vector<double>{1, 0}, std::vector<double>{1, -1},
+                            std::vector<double>{1, std::nan("")}}) {
+        const RatioEstimate none = ratio_interval(bad, {1, 1}, 0.99);
+        EXPECT_EQ(none.ratio, 0);
+        EXPECT_TRUE(std::isinf(none.high));
+        EXPECT_EQ(order_at(none, 0), Order::tied);
+    }
 }
 
 // p-values computed independently by enumerating every split of the pooled sample (exact, ties

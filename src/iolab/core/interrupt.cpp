@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -155,18 +156,32 @@ void remove_child(pid_t pgid) {
     g_children.erase(std::remove(g_children.begin(), g_children.end(), pgid), g_children.end());
 }
 
-void prepare_child(pid_t parent) {
+namespace {
+
+// The kernel's own struct sigaction (rt_sigaction takes it, with the size of its mask).
+struct KernelSigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    unsigned long mask;
+};
+
+}  // namespace
+
+// Raw system calls only, and no sanitizer's code: it also runs in a child that shares the parent's
+// memory until it execs (process.cpp), where a sanitizer's interceptor would write the parent's state.
+__attribute__((no_sanitize("address", "thread", "undefined"))) void prepare_child(pid_t parent) {
     // Set before the parent is looked at: a parent that dies after the look kills this child,
     // one that died before it is seen gone.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(128 + SIGKILL);
-    ::setpgid(0, 0);
-    const sigset_t set = stop_signals();
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGHUP, SIG_DFL);
-    ::signal(SIGPIPE, SIG_DFL);  // a tool's own pipes behave as they would from a shell
-    ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    ::syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (static_cast<pid_t>(::syscall(SYS_getppid)) != parent) ::syscall(SYS_exit, 128 + SIGKILL);
+    ::syscall(SYS_setpgid, 0, 0);
+    // A tool's own pipes behave as they would from a shell: SIGPIPE at its default too.
+    const KernelSigaction dfl{SIG_DFL, 0, nullptr, 0};
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+        ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof(unsigned long));
+    const unsigned long stops = (1ul << (SIGINT - 1)) | (1ul << (SIGTERM - 1)) | (1ul << (SIGHUP - 1));
+    ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &stops, nullptr, sizeof(unsigned long));
 }
 
 void request(int signo) {

@@ -312,4 +312,16 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
     }
 }
 
+void hold_to_ceilings(std::vector<CaseResult>& cases, const Limits& limits,
+                      const std::function<const RunOptions&(const CaseResult&)>& options_of) {
+    for (CaseResult& c : cases) {
+        const Ceiling* l = c.ranked() ? ceiling_for(limits, c.spec, options_of(c)) : nullptr;
+        if (!l || l->key.kind == LimitKind::device || c.throughput_mib_s <= l->mib_s) continue;
+        c.no_figure = fmt::format(
+            "its median rate ({:.0f} MiB/s) is above the ceiling of its kind of work ({}: "
+            "{:.0f} MiB/s): a figure that cannot be",
+            c.throughput_mib_s, l->key.describe(), l->mib_s);
+    }
+}
+
 }  // namespace iolab

@@ -7,6 +7,7 @@
 // against its own kind's ceiling.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,14 @@ struct Limits {
 std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts);
 // The lowest measured ceiling of a case, or nullptr.
 const Ceiling* ceiling_for(const Limits& limits, const CaseSpec& c, const RunOptions& opts);
+
+// Holds each measured case to its ceiling: one whose median rate is above the lowest measured
+// ceiling of its kind of work (not a device's, which varies from one minute to the next by more
+// than any interval: docs/harness.md) has a figure that cannot be, and gets no figure
+// (CaseResult::no_figure): it is shown without a rank and decides nothing. `options_of` gives a
+// case's group options.
+void hold_to_ceilings(std::vector<CaseResult>& cases, const Limits& limits,
+                      const std::function<const RunOptions&(const CaseResult&)>& options_of);
 
 // Measures each key once (repeats dropped); device ceilings read a file of the key's size made in
 // dir, and are 0 with a note where O_DIRECT is refused.

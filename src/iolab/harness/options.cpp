@@ -24,6 +24,19 @@ double parse_precision(std::string_view text, const char* what) {
     return v;
 }
 
+double parse_margin(std::string_view text, const char* what) {
+    std::string_view num = text;
+    const bool percent = num.ends_with("%");
+    if (percent) num.remove_suffix(1);
+    double v = -1;
+    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (percent) v /= 100;
+    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v < 0 || v > 1)
+        throw InputError(
+            one_line(fmt::format("invalid {} '{}': expected a margin from 0 to 1, such as 10% or 0.1", what, text)));
+    return v;
+}
+
 double parse_budget(std::string_view text, const char* what) {
     // A time, as parse_amount reads it; a count is not a budget.
     const auto bad = [&] {

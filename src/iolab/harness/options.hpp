@@ -58,6 +58,13 @@ Device parse_device(std::string_view text);
 // twenty cases (a question about two ways need not take a minute).
 inline constexpr double kDefaultTimeBudget = 60, kDefaultTimePerCase = 3;
 
+// The margin of the winner group: a case leaves it only when another is faster by more than this,
+// with the interval of their comparison wholly beyond it (docs/harness.md).
+inline constexpr double kDefaultMargin = 0.10;
+
+// "10%" or "0.1": a fraction from 0 to 1. Throws InputError naming `what` and the value.
+double parse_margin(std::string_view text, const char* what);
+
 struct RunOptions {
     Amount warmup{1, 0};
     Amount iterations = kAdaptive;
@@ -73,6 +80,9 @@ struct RunOptions {
     bool race = true;
     double time_budget_s = 0;  // 0: kDefaultTimeBudget, or less for a run of few cases
     double group_budget_s = 0;
+    // Racing, winner groups, knees and iolab tune: how much faster another case must surely be for
+    // a case to leave the winner group.
+    double margin = kDefaultMargin;
     // What measured iterations of reads check (the first run of every case checks every byte).
     VerifyMode verify = VerifyMode::sampled;
     std::uint64_t order_seed = 0x10ab5eed;  // the order of the cases in each round (--seed is the access pattern's)

@@ -282,6 +282,13 @@ constexpr Parameter kParameters[] = {
      .print = [](const O& o) { return o.time_budget_s > 0 ? fmt::format("{}s", o.time_budget_s) : std::string(); },
      .json = JsonForm::seconds,
      .json_key = "time_budget_s"},
+    {.key = "margin",
+     .help = "Racing and answers: a case leaves the winner group only when another is faster by more than this, "
+             "with the interval of their comparison wholly beyond it (default 10%)",
+     .expected = "a margin from 0 to 1, such as 10% or 0.1",
+     .apply = [](V v, P&, O& o) { o.margin = parse_margin(v, ""); },
+     .print = [](const O& o) { return fmt::format("{}", o.margin); },
+     .json = JsonForm::number},
     {.key = "verify",
      .help =
          "sampled (default): measured reads check a fingerprint of every page; full: hash every byte inside the clock",

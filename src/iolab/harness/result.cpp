@@ -3,6 +3,7 @@
 #include "iolab/harness/result.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -19,10 +20,6 @@ std::vector<double> CaseResult::per_byte() const {
     for (const auto& smp : samples)
         out.push_back(smp.time_s() / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : std::max(1.0, asked)));
     return out;
-}
-
-RatioEstimate ratio_of(const CaseResult& slower, const CaseResult& faster) {
-    return ratio_of_medians(slower.per_byte(), faster.per_byte());
 }
 
 double calls_per_mib(const CaseResult& c) {
@@ -51,14 +48,9 @@ double median_resident(const CaseResult& c) {
     return r.empty() ? -1 : median(r);
 }
 
-std::string instability(const CaseResult& c) {
-    if (c.stable || c.status != Status::ok) return {};
-    if (c.stats.n < 2 || c.stats.median_confidence < kMedianConfidence)
-        return fmt::format("had {} sample{}, too few for a {:.0f}% interval", c.stats.n, c.stats.n == 1 ? "" : "s",
-                           kMedianConfidence * 100);
-    if (c.stats.median <= 0)
-        return c.net() ? "had a net time no larger than its fixed cost's noise" : "had no measurable time";
-    return fmt::format("varied ±{:.1f}% (over ±{:.0f}%)", 100 * c.stats.median_precision(), 100 * kStableBound);
+std::string variation(const CaseResult& c) {
+    if (c.status != Status::ok || !has_interval(c) || c.stats.median_precision() <= kStableBound) return {};
+    return fmt::format("±{:.0f}%", 100 * c.stats.median_precision());
 }
 
 namespace {
@@ -77,11 +69,37 @@ std::vector<double> summarize_samples(CaseResult& r) {
     const bool net = !fixed.empty() && fixed.size() == r.samples.size();
     r.gross = net ? summarize(walls) : Summary{};
     r.fixed = net ? summarize(fixed) : Summary{};
-    r.stable =
-        r.status == Status::ok && r.stats.median > 0 &&
-        (r.stopped == StopReason::clearly_slower || (r.stats.n > 1 && r.stats.median_confidence >= kMedianConfidence &&
-                                                     r.stats.median_precision() <= kStableBound));
+    r.stable = r.status == Status::ok && r.stats.median > 0 && r.stats.n > 1 &&
+               r.stats.median_confidence >= kMedianConfidence && r.stats.median_precision() <= kStableBound;
     return times;
+}
+
+// Why a tool's figure cannot be: its net time (each run's less its probe's) is inside the noise of
+// its fixed cost, three of the probes' robust standard deviations (1.4826 MAD; with two probes,
+// their difference), so that the work it did cannot be told from the start-up it did not.
+std::string net_in_noise(const CaseResult& r) {
+    if (!r.net() || r.samples.empty()) return {};
+    std::vector<double> fixed, net;
+    for (const Sample& s : r.samples) {
+        fixed.push_back(s.fixed_s);
+        net.push_back(s.wall_s - s.fixed_s);
+    }
+    double noise = 0;
+    if (fixed.size() >= 3) {
+        const double m = median(fixed);
+        std::vector<double> dev;
+        for (const double f : fixed) dev.push_back(std::fabs(f - m));
+        noise = 1.4826 * median(dev);
+    } else if (fixed.size() == 2) {
+        noise = std::fabs(fixed[1] - fixed[0]);
+    }
+    const double work = median(net);
+    if (work > 3 * noise && work > 0) return {};
+    return fmt::format(
+        "its net time ({}) is inside the noise of its fixed cost ({} ± {}): its work cannot be told "
+        "from its start-up",
+        format_seconds(std::max(0.0, work) / r.samples[0].passes), format_seconds(median(fixed) / r.samples[0].passes),
+        format_seconds(noise / r.samples[0].passes));
 }
 
 // Throughput, and a patterned case's latency and operations per second (of a case with samples).
@@ -159,6 +177,7 @@ void check_budget(CaseResult& r, const RunOptions& opts, const std::string& name
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     const std::vector<double> times = summarize_samples(r);
     r.warnings.clear();
+    r.no_figure = r.status == Status::ok ? net_in_noise(r) : std::string();
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     r.budget_unheld = false;                                     // decided below
     r.throughput_mib_s = 0;
@@ -172,8 +191,11 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
         r.warnings.push_back({WarningKind::resolution, name,
                               "the median time is under 1,000 ticks of the clock; use a larger --size for a "
                               "meaningful figure"});
-    if (r.status == Status::ok && !r.stable)
-        r.warnings.push_back({WarningKind::unstable, name, instability(r) + ": it is not ranked and decides nothing"});
+    if (const std::string v = variation(r); !v.empty())
+        r.warnings.push_back({WarningKind::unstable, name,
+                              fmt::format("varies {} (its median's {:.0f}% interval): the comparisons it is in carry "
+                                          "its spread",
+                                          v, kMedianConfidence * 100)});
 }
 
 std::pair<double, double> rate_interval(const CaseResult& c) {

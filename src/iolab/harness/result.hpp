@@ -109,8 +109,8 @@ inline std::string_view to_string(Checked c) { return name_of(kChecked, c); }
 enum class StopReason {
     none,            // not measured (failed or skipped before its first sample)
     precise,         // its median's interval reached the precision target
-    clearly_slower,  // racing: shown slower than its table's leader, so it cannot be in the winner group
-    settled,         // racing: stable, and the last of its table still measured
+    clearly_slower,  // racing: shown slower than its table's leader by more than the margin: out of the winner group
+    settled,         // racing: the last of its table still measured
     case_budget,     // its own time budget (--budget) was spent
     run_budget,      // the run's time budget (--time-budget) was spent
     count,           // the iterations asked for (--iterations N, or a time)
@@ -128,8 +128,9 @@ inline constexpr Named<StopReason> kStopReasons[] = {{StopReason::none, "none"},
                                                      {StopReason::interrupted, "interrupted"}};
 inline std::string_view to_string(StopReason r) { return name_of(kStopReasons, r); }
 
-// The widest interval of a median (relative, either side) that a case may end with and still be
-// stable: a case wider than this when its budget is spent is unstable, and never wins anything.
+// The widest interval of a median (relative, either side) of a case that does not "vary": one
+// wider is said to vary (its figure is shown with its spread, and counted in a warning), and still
+// ranks: the intervals of its comparisons carry its spread.
 inline constexpr double kStableBound = 0.10;
 
 struct CaseResult {
@@ -145,9 +146,13 @@ struct CaseResult {
     // reserve cannot hold the cache exactly), so the case is not ranked and no finding uses it.
     bool budget_unheld = false;
     StopReason stopped = StopReason::none;
-    // Its median is known well enough to rank it (finish(): within kStableBound, or stopped as
-    // clearly slower); an unstable case is marked everywhere and decides nothing.
+    // Its median's 95 % interval is within kStableBound of it (finish()). A case that is not
+    // "varies": marked, and counted in a warning; it ranks and decides as any other.
     bool stable = false;
+    // Why its figure cannot be, so that it is shown without a rank and decides nothing: a tool's
+    // net time inside the noise of its fixed cost (finish()), a rate above the ceiling of its kind
+    // of work (hold_to_ceilings, limits.hpp); empty: none.
+    std::string no_figure;
     std::vector<Sample> samples;
     Summary stats;  // of time_s per run: the wall time, or a tool's net time
     // External tools: the summaries of the process's wall time and of its fixed cost, for a whole
@@ -162,8 +167,8 @@ struct CaseResult {
     double ops_per_s = 0;
 
     std::string name() const { return spec.strategy ? spec.strategy->name : std::string(); }
-    // Shown with a rank: ok, and not an unproven cold case.
-    bool ranked() const { return status == Status::ok && !cold_unproven && !budget_unheld; }
+    // Shown with a rank: ok, not an unproven cold case, and a figure that can be.
+    bool ranked() const { return status == Status::ok && !cold_unproven && !budget_unheld && no_figure.empty(); }
     // Fit to decide a finding: ranked and checked (content or byte count).
     bool trusted() const { return ranked() && checked != Checked::none; }
     // A tool timed net of its fixed cost.
@@ -179,15 +184,9 @@ double cpu_fraction(const CaseResult& c);
 // The median share of the input in the page cache before a run, or -1.
 double median_resident(const CaseResult& c);
 
-// Why a case cannot be ranked as stable, for people: "varied ±15.2% (over ±10%)", "had 3 samples,
-// too few for a 95% interval", or "".
-std::string instability(const CaseResult& c);
-
-// slower's time per byte over faster's: the ratio of the medians, with the seeded bootstrap
-// interval of that ratio (stats.hpp), as findings and iolab compare use it.
-RatioEstimate ratio_of(const CaseResult& slower, const CaseResult& faster);
-// The fewest samples a side needs before a ratio can decide anything.
-inline constexpr std::size_t kMinSamplesForVerdict = 5;
+// How much a case's figure varies, for people: "±15.2%" (the larger side of its median's 95 %
+// interval), or "" when it does not vary past kStableBound or has too few samples to tell.
+std::string variation(const CaseResult& c);
 
 // Statistics, throughput and warnings from the samples (also used on pooled samples).
 void finish(CaseResult& r, const RunOptions& opts, double resolution_s);

@@ -7,8 +7,8 @@
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/ratio.hpp"
 #include "iolab/harness/runner_steps.hpp"
-#include "iolab/harness/standing.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
@@ -141,9 +141,12 @@ void stop(CaseState& c, StopReason why) {
 // Whether the group has no time left (its share of the run's time budget, when racing).
 bool past(Clock& clock, std::uint64_t deadline_ns) { return deadline_ns > 0 && clock.now_ns() >= deadline_ns; }
 
-// The fewest samples of a racing case: the U test can tell five from five apart (p = 2/252 at
-// most), and not four from four (2/70).
+// The fewest samples of a case before its own budget (--budget) may stop it, racing.
 constexpr std::size_t kMinRaceSamples = 5;
+
+// Racing's chance of stopping a case that is not slower than the leader by more than the margin,
+// over all its looks: look j spends kRaceAlpha / 2^j (one-sided), so the sum stays below it.
+constexpr double kRaceAlpha = 0.01;
 
 bool precise(const CaseResult& r, const RunOptions& opts) {
     std::vector<double> times;
@@ -185,27 +188,21 @@ bool stop_agreed() {
     return true;
 }
 
-// Whether racing looks at a case with n samples: at 5, 10, 20, 40, ... only, so that a case is
-// tested a few times (the more looks, the likelier one of them errs by chance), not every round.
-bool looks_at(std::size_t n) {
-    if (n < kMinRaceSamples || n % kMinRaceSamples != 0) return false;
-    const std::size_t k = n / kMinRaceSamples;
-    return (k & (k - 1)) == 0;
-}
-
 // Racing: a case still in doubt may spend this many times the median time spent by its table's
 // cases still measured, and then stops (its own budget, so that a slow and noisy case cannot take
 // the whole group's share).
 constexpr double kFairShare = 4;
 
 // Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
-// each family of the group (a table), a case is looked at when its sample count reaches 5, 10,
-// 20, ...: it stops when it is precise; when it is shown slower than the family's fastest ranked
-// median (the leader), so that it cannot be in the winner group; or when it is the last of its
-// table still measured and is stable, so that nothing is left to tell it from. The leader and the
-// cases a knee or finding holds samples on are never stopped as slower or settled; a case `holds`
-// has just let go is looked at then. Every round, a case past its fair share of the table's time
-// stops too (with `holds`, a held one once it has kHeldSamples).
+// each family of the group (a table), a case is looked at when its sample count reaches 1, 2, 3,
+// 5, 8, 12, ... (ratio.hpp): it stops when it is precise; when the table's leader (the fastest
+// median, whatever its spread) is shown faster than it by more than the margin, by the interval
+// of their comparison at that look's confidence, so that it cannot be in the winner group; or,
+// with 5 samples or more, when it is the last of its table still measured, so that nothing is
+// left to tell it from. The leader and the cases a knee or finding holds samples on are never
+// stopped as slower or settled; a case `holds` has just let go is looked at then. Every round, a
+// case past its fair share of the table's time stops too (with `holds`, a held one once it has
+// kHeldSamples).
 void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
     // The cases as they stand, with their statistics (finish() on a copy).
     std::vector<CaseResult> now(cases.size());
@@ -224,11 +221,10 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         for (std::size_t i = 0; i < cases.size(); ++i) released[i] = held[i] && !still[i];
         held = std::move(still);
     }
-    Comparator cmp;
     for (Family f : kAllFamilies) {
         const CaseResult* leader = nullptr;
         for (std::size_t i = 0; i < cases.size(); ++i)
-            if (now[i].ranked() && now[i].spec.workload.family == f && now[i].samples.size() >= kMinRaceSamples &&
+            if (now[i].ranked() && now[i].spec.workload.family == f && !now[i].samples.empty() &&
                 (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
                 leader = &now[i];
         std::size_t open = 0;  // cases of the family still measured
@@ -242,14 +238,18 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
             const std::size_t n = now[i].samples.size();
-            if (c.done || now[i].spec.workload.family != f || n < kMinRaceSamples) continue;
+            if (c.done || now[i].spec.workload.family != f || n == 0) continue;
             StopReason why = StopReason::none;
-            if (looks_at(n) || released[i]) {
+            if (const std::size_t look = released[i] ? std::max<std::size_t>(1, looks_until(n)) : look_at(n);
+                look > 0) {
+                const double alpha = kRaceAlpha / std::ldexp(1.0, static_cast<int>(look));
                 if (precise(c.r, opts))
                     why = StopReason::precise;
-                else if (!held[i] && leader && &now[i] != leader && cmp.order(now[i], *leader) == Order::slower)
+                else if (!held[i] && leader && &now[i] != leader &&
+                         order_at(ratio_interval(now[i].per_byte(), leader->per_byte(), 1 - 2 * alpha), opts.margin) ==
+                             Order::slower)
                     why = StopReason::clearly_slower;
-                else if (!held[i] && open == 1 && now[i].stable)
+                else if (!held[i] && open == 1 && n >= kMinRaceSamples)
                     why = StopReason::settled;
             }
             if (why == StopReason::none && open > 1 && n > (held[i] && holds ? kHeldSamples - 1 : kMinRaceSamples) &&

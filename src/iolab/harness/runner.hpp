@@ -26,8 +26,8 @@ using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 // races as any other (sequential verdicts: docs/harness.md).
 using HoldFn = std::function<std::vector<bool>(const std::vector<CaseResult>&)>;
 // With `holds`, a held case reaches this many samples before its fair share of the table's time
-// can stop it: the first look of sequential verdicts needs them (findings.hpp).
-inline constexpr std::size_t kHeldSamples = 16;
+// can stop it: the looks of sequential verdicts (findings.hpp) need a few.
+inline constexpr std::size_t kHeldSamples = 8;
 
 // Runs the cases of a group, interleaved. When a stop is requested (interrupt.hpp) it returns
 // at the next iteration boundary; the cases it cut short keep their samples and say so

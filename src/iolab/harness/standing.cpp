@@ -8,10 +8,6 @@ namespace iolab {
 
 namespace {
 
-// The bootstrap resamples of a comparison (stats.hpp's ratio_of_medians uses as many).
-constexpr std::size_t kResamples = 10000;
-constexpr std::uint64_t kSeed = 0x10ab5eedu;
-
 // The buffer a case holds: its buffer, a patterned case's block, or none.
 std::size_t buffer_of(const CaseResult& c) {
     if (c.spec.workload.patterned) return c.spec.workload.block;
@@ -64,29 +60,31 @@ const std::vector<double>& Comparator::times(const CaseResult& c) {
     return it->second;
 }
 
-const std::vector<double>& Comparator::boot(const CaseResult& c) {
-    auto it = boot_.find(&c);
-    if (it == boot_.end()) it = boot_.emplace(&c, bootstrap_medians(times(c), kResamples, kSeed)).first;
-    return it->second;
+RatioEstimate Comparator::ratio(const CaseResult& a, const CaseResult& b) {
+    if (const auto it = ratios_.find({&a, &b}); it != ratios_.end()) return it->second;
+    // b over a is its inverse (the median of the inverse ratios is the inverse of their median).
+    if (const auto it = ratios_.find({&b, &a}); it != ratios_.end()) {
+        const RatioEstimate& r = it->second;
+        if (r.ratio <= 0) return r;
+        return {1 / r.ratio, r.high > 0 ? 1 / r.high : 0,
+                r.low > 0 ? 1 / r.low : std::numeric_limits<double>::infinity(), r.envelope};
+    }
+    return ratios_[{&a, &b}] = ratio_interval(times(a), times(b), confidence_);
 }
 
-RatioEstimate Comparator::ratio(const CaseResult& slower, const CaseResult& faster) {
-    const auto& s = times(slower);
-    const auto& f = times(faster);
-    if (s.empty() || f.empty()) return {};
-    const double num = median(s), den = median(f);
-    // A median that is no time at all (a tool's net time within its start-up's noise): no ratio.
-    if (num <= 0 || den <= 0) return {0, 0, std::numeric_limits<double>::infinity()};
-    if (s.size() < 2 && f.size() < 2) return {num / den, num / den, num / den};
-    return ratio_from_bootstraps(num / den, boot(slower), boot(faster));
+double sure_rate(const CaseResult& c) {
+    if (c.throughput_mib_s <= 0 || c.stats.median <= 0) return 0;
+    if (has_interval(c)) return c.stats.median_high > 0 ? c.throughput_mib_s * c.stats.median / c.stats.median_high : 0;
+    return c.stats.max > 0 ? c.throughput_mib_s * c.stats.median / c.stats.max / envelope_factor(c.stats.n) : 0;
 }
 
-Order Comparator::order(const CaseResult& a, const CaseResult& b) {
-    return order_of(times(a), times(b), [&] { return ratio(a, b); });
-}
-
-const CaseResult* pick_of(std::vector<const CaseResult*> group) {
+const CaseResult* pick_of(std::vector<const CaseResult*> group, double margin) {
     if (group.empty()) return nullptr;
+    if (std::any_of(group.begin(), group.end(), [](const CaseResult* c) { return c->checked != Checked::none; }))
+        std::erase_if(group, [](const CaseResult* c) { return c->checked == Checked::none; });
+    double surest = 0;
+    for (const CaseResult* c : group) surest = std::max(surest, sure_rate(*c));
+    std::erase_if(group, [&](const CaseResult* c) { return sure_rate(*c) * (1 + margin / 2) < surest; });
     keep_lowest(group, [](const CaseResult& c) { return static_cast<double>(buffer_of(c)); });
     keep_lowest(group, [](const CaseResult& c) { return static_cast<double>(c.spec.workload.jobs); });
     keep_lowest(group, cpu_of, 0.10);
@@ -111,40 +109,14 @@ std::size_t Standing::ranked() const {
         std::count_if(places.begin(), places.end(), [](const Place& p) { return p.rank > 0; }));
 }
 
-Standing stand(const std::vector<const CaseResult*>& cases) {
-    Comparator cmp;
+Standing stand(const std::vector<const CaseResult*>& cases, double margin) {
+    Comparator cmp(margin);
     return stand(cases, cmp);
 }
 
 namespace {
 
-// The leader: the fastest stable median of a case that racing did not stop as slower than
-// another (that one was faster), where there is one. `stable` is sorted fastest first.
-const CaseResult* leader_of(const std::vector<const CaseResult*>& stable) {
-    for (const CaseResult* c : stable)
-        if (c->stopped != StopReason::clearly_slower) return c;
-    return stable.empty() ? nullptr : stable.front();
-}
-
-// The members of the winner group the pick may be: not a case racing stopped as slower (but the
-// leader), not a case another member is shown faster than, and not an unverified case (nothing
-// checked its work: cat) while a checked one is tied with it. The leader when none is left.
-std::vector<const CaseResult*> eligible_of(const std::vector<const CaseResult*>& group, const CaseResult* leader,
-                                           Comparator& cmp) {
-    std::vector<const CaseResult*> eligible;
-    for (const CaseResult* c : group)
-        if (c == leader || c->stopped != StopReason::clearly_slower) eligible.push_back(c);
-    std::erase_if(eligible, [&](const CaseResult* c) {
-        return std::any_of(group.begin(), group.end(),
-                           [&](const CaseResult* d) { return d != c && cmp.order(*c, *d) == Order::slower; });
-    });
-    if (std::any_of(eligible.begin(), eligible.end(), [](const CaseResult* c) { return c->checked != Checked::none; }))
-        std::erase_if(eligible, [](const CaseResult* c) { return c->checked == Checked::none; });
-    if (eligible.empty() && leader) eligible.push_back(leader);
-    return eligible;
-}
-
-// The places of the stable cases outside the winner group: each tied with the first case of its
+// The places of the ranked cases outside the winner group: each tied with the first case of its
 // rank, or the first of a new rank.
 void place_others(Standing& s, const std::vector<const CaseResult*>& others, Comparator& cmp) {
     const CaseResult* head = nullptr;
@@ -165,37 +137,33 @@ void place_others(Standing& s, const std::vector<const CaseResult*>& others, Com
 
 Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp) {
     Standing s;
-    std::vector<const CaseResult*> stable, unstable, rest;
-    for (const CaseResult* c : cases) {
-        if (!c->ranked())
-            rest.push_back(c);
-        else
-            (c->stable ? stable : unstable).push_back(c);
-    }
-    std::stable_sort(stable.begin(), stable.end(), faster);
-    std::stable_sort(unstable.begin(), unstable.end(), faster);
-    s.leader = leader_of(stable);
-    // The winner group: the leader and every stable case not shown slower than it — a case racing
-    // stopped against an earlier leader included, tested again against this one; it cannot be the
-    // pick (a case was shown faster than it). The pick is chosen among the rest by the stated rule,
-    // and the group keeps only the cases tied with the pick too (ties do not chain: a case shown
-    // faster or slower than the pick is not "tied" with it).
+    std::vector<const CaseResult*> ranked, rest;
+    for (const CaseResult* c : cases) (c->ranked() ? ranked : rest).push_back(c);
+    std::stable_sort(ranked.begin(), ranked.end(), faster);
+    s.leader = ranked.empty() ? nullptr : ranked.front();
+    // The winner group: every ranked case that no other is shown faster than by more than the
+    // margin, with the interval of their comparison wholly beyond it — and that racing did not stop
+    // as clearly slower: it was shown so then, at that look's confidence, against the leader of
+    // the time (its few samples may not show it again). Intervals need not be transitive: should
+    // every case be out, the leader alone.
     std::vector<const CaseResult*> group, others;
-    for (const CaseResult* c : stable) (c == s.leader || cmp.tied(*c, *s.leader) ? group : others).push_back(c);
-    // A noisy case never wins: an unstable median faster than the leader's leaves the table without
-    // a stable winner.
-    if (!unstable.empty() && (!s.leader || faster(unstable.front(), s.leader))) s.unsettled = unstable.front();
-    if (const CaseResult* pick = pick_of(eligible_of(group, s.leader, cmp))) {
-        std::vector<const CaseResult*> kept{pick};
-        for (const CaseResult* c : group)
-            if (c != pick) (cmp.tied(*c, *pick) ? kept : others).push_back(c);
-        group = kept;  // the pick first, the rest by their medians
-        std::stable_sort(others.begin(), others.end(), faster);
-        if (!s.unsettled) s.pick = pick;
+    for (const CaseResult* c : ranked) {
+        const bool out = c->stopped == StopReason::clearly_slower ||
+                         std::any_of(ranked.begin(), ranked.end(),
+                                     [&](const CaseResult* d) { return d != c && cmp.order(*c, *d) == Order::slower; });
+        (out ? others : group).push_back(c);
+    }
+    if (group.empty() && s.leader) {
+        group.push_back(s.leader);
+        std::erase(others, s.leader);
+    }
+    s.pick = pick_of(group, cmp.margin());
+    if (s.pick) {
+        std::erase(group, s.pick);
+        group.insert(group.begin(), s.pick);  // the pick first, the rest by their medians
     }
     for (std::size_t i = 0; i < group.size(); ++i) s.places.push_back({group[i], 1, i > 0, true});
     place_others(s, others, cmp);
-    for (const CaseResult* c : unstable) s.places.push_back({c, 0, false, false});
     for (const CaseResult* c : rest) s.places.push_back({c, 0, false, false});
     return s;
 }

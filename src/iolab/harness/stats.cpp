@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
-#include <random>
 
 #include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -79,103 +77,6 @@ Summary summarize(const std::vector<double>& xs, double mean_confidence) {
     s.ci_low = s.mean - half;
     s.ci_high = s.mean + half;
     return s;
-}
-
-namespace {
-
-// A seed from the values themselves and a base: a case's resamples are the same in every
-// comparison it is in, and two different cases' are not alike.
-std::uint64_t seed_of(const std::vector<double>& xs, std::uint64_t base) {
-    std::uint64_t h = base ^ (0x9e3779b97f4a7c15ull * (xs.size() + 1));
-    for (double x : xs) {
-        std::uint64_t bits = 0;
-        std::memcpy(&bits, &x, sizeof bits);
-        h ^= bits + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    }
-    return h;
-}
-
-}  // namespace
-
-std::vector<double> bootstrap_medians(const std::vector<double>& xs, std::size_t resamples, std::uint64_t seed) {
-    std::vector<double> out;
-    if (xs.empty()) return out;
-    out.reserve(resamples);
-    std::mt19937_64 rng(seed_of(xs, seed));
-    std::vector<double> draw(xs.size());
-    for (std::size_t i = 0; i < resamples; ++i) {
-        for (double& x : draw) x = xs[rng() % xs.size()];
-        out.push_back(median(draw));
-    }
-    return out;
-}
-
-RatioEstimate ratio_from_bootstraps(double ratio, const std::vector<double>& num_medians,
-                                    const std::vector<double>& den_medians, double confidence) {
-    RatioEstimate r{ratio, ratio, ratio};
-    std::vector<double> ratios;
-    const std::size_t n = std::min(num_medians.size(), den_medians.size());
-    ratios.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        // A resampled median that is no time at all: the ratio is unbounded, not this one dropped.
-        if (den_medians[i] <= 0 || num_medians[i] <= 0) return {ratio, 0, std::numeric_limits<double>::infinity()};
-        ratios.push_back(num_medians[i] / den_medians[i]);
-    }
-    if (ratios.empty()) return r;
-    std::sort(ratios.begin(), ratios.end());
-    const double tail = (1 - confidence) / 2;
-    const auto at = [&](double q) {
-        const auto i = static_cast<std::size_t>(std::floor(q * static_cast<double>(ratios.size() - 1)));
-        return ratios[std::min(i, ratios.size() - 1)];
-    };
-    r.low = std::min(at(tail), r.ratio);
-    r.high = std::max(at(1 - tail), r.ratio);
-    return r;
-}
-
-RatioEstimate ratio_of_medians(const std::vector<double>& num, const std::vector<double>& den, double confidence,
-                               std::size_t resamples, std::uint64_t seed) {
-    RatioEstimate r;
-    if (num.empty() || den.empty()) return r;
-    const double d = median(den), m = median(num);
-    // A median that is no time at all (a tool's net time within its start-up's noise): no ratio.
-    if (d <= 0 || m <= 0) return {0, 0, std::numeric_limits<double>::infinity()};
-    r.ratio = m / d;
-    r.low = r.high = r.ratio;
-    if ((num.size() < 2 && den.size() < 2) || resamples == 0) return r;
-    return ratio_from_bootstraps(r.ratio, bootstrap_medians(num, resamples, seed),
-                                 bootstrap_medians(den, resamples, seed), confidence);
-}
-
-RatioEstimate ratio_by_order_statistics(const std::vector<double>& num, const std::vector<double>& den,
-                                        double confidence) {
-    RatioEstimate r{0, 0, std::numeric_limits<double>::infinity()};
-    if (num.empty() || den.empty()) return r;
-    const double d = median(den), m = median(num);
-    if (d <= 0 || m <= 0) return r;
-    r.ratio = m / d;
-    const double each = 1 - (1 - confidence) / 2;
-    const MedianInterval a = median_interval(num, each), b = median_interval(den, each);
-    // A bound at or below no time (a tool's net time within its start-up's noise): nothing told.
-    if (a.confidence < each || b.confidence < each || a.low <= 0 || b.low <= 0) return r;
-    r.low = a.low / b.high;
-    r.high = a.high / b.low;
-    return r;
-}
-
-Order order_of(const std::vector<double>& a, const std::vector<double>& b,
-               const std::function<RatioEstimate()>& ratio) {
-    // No time to compare (a tool's net time not above its start-up's noise): nothing is shown.
-    if (a.empty() || b.empty() || median(a) <= 0 || median(b) <= 0) return Order::tied;
-    if (mann_whitney_p(a, b) >= 1 - kRatioConfidence) return Order::tied;
-    const RatioEstimate r = ratio();
-    if (r.low > 1) return Order::slower;
-    if (r.high < 1) return Order::faster;
-    return Order::tied;
-}
-
-Order order_of(const std::vector<double>& a, const std::vector<double>& b) {
-    return order_of(a, b, [&] { return ratio_of_medians(a, b); });
 }
 
 namespace {
@@ -262,13 +163,26 @@ double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b
     if (std::any_of(a.begin(), a.end(), [](double x) { return std::isnan(x); }) ||
         std::any_of(b.begin(), b.end(), [](double x) { return std::isnan(x); }))
         return 1;
-    // U of a: pairs where a is below b, ties counting one half.
-    double u = 0;
-    for (double x : a)
-        for (double y : b) u += x < y ? 1 : x == y ? 0.5 : 0;
-    std::vector<double> all(a);
-    all.insert(all.end(), b.begin(), b.end());
-    std::sort(all.begin(), all.end());
+    // U of a: pairs where a is below b, ties counting one half: n1 n2 less a's rank sum over the
+    // pooled sample (ties at their mean rank) less n1 (n1 + 1) / 2.
+    std::vector<std::pair<double, bool>> pooled;  // value, from a
+    pooled.reserve(n1 + n2);
+    for (double x : a) pooled.emplace_back(x, true);
+    for (double y : b) pooled.emplace_back(y, false);
+    std::sort(pooled.begin(), pooled.end());
+    double rank_sum = 0;
+    for (std::size_t i = 0; i < pooled.size();) {
+        std::size_t j = i;
+        std::size_t from_a = 0;
+        while (j < pooled.size() && pooled[j].first == pooled[i].first) from_a += pooled[j++].second;
+        rank_sum += static_cast<double>(from_a) * (static_cast<double>(i + 1 + j) / 2);  // ranks i+1..j
+        i = j;
+    }
+    const double m1 = static_cast<double>(n1), m2 = static_cast<double>(n2);
+    const double u = m1 * m2 - (rank_sum - m1 * (m1 + 1) / 2);
+    std::vector<double> all;
+    all.reserve(pooled.size());
+    for (const auto& p : pooled) all.push_back(p.first);
     if (n1 * n2 <= 400) return exact_p(exact_u_distribution(all, n1, n2), u);
     return normal_p(u, n1, n2, tie_term(all));
 }

@@ -53,19 +53,34 @@ std::string_view everyday_strategy(Family f) {
 
 std::string Answer::text() const {
     std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";
-    if (winner.empty()) return out + "no stable winner: " + no_winner;
-    if (item > 0) {
-        const double per_mib = static_cast<double>(1 << 20) / static_cast<double>(item);
-        out += fmt::format("{}, {} {}/s", winner, format_figure(mib_s * per_mib), item_name);
-        if (low > 0 && high > 0)
-            out += fmt::format(" ({}-{})", format_figure(low * per_mib), format_figure(high * per_mib));
+    if (winner.empty()) return out + no_winner;
+    const auto rate = [&](double x) {
+        if (item == 0) return format_rate(x);
+        return fmt::format("{} {}/s", format_figure(x * static_cast<double>(1 << 20) / static_cast<double>(item)),
+                           item_name);
+    };
+    const auto n_of = [](std::size_t n, const std::string& v) {
+        return fmt::format("{}n={}", v.empty() ? "" : "varies " + v + ", ", n);
+    };
+    out += fmt::format("{}, {}", winner, rate(mib_s));
+    if (item > 0 && low > 0 && high > 0) {
+        const double per = static_cast<double>(1 << 20) / static_cast<double>(item);
+        out += fmt::format(" ({}-{}, {})", format_figure(low * per), format_figure(high * per), n_of(samples, varies));
+    } else if (item == 0 && low > 0 && high > 0) {
+        std::string range = interval_text(mib_s, low, high);  // " (a-b GiB/s)"
+        range.insert(range.size() - 1, ", " + n_of(samples, varies));
+        out += range;
     } else {
-        out += fmt::format("{}, {}{}", winner, format_rate(mib_s), interval_text(mib_s, low, high));
+        out += fmt::format(" ({})", n_of(samples, varies));
     }
     if (!tied.empty()) {
         constexpr std::size_t kNamed = 3;
-        std::vector<std::string> named(tied.begin(), tied.begin() + static_cast<long>(std::min(kNamed, tied.size())));
-        out += fmt::format("; tied: {}{}", fmt::join(named, ", "),
+        std::vector<std::string> named;
+        for (std::size_t i = 0; i < std::min(kNamed, tied.size()); ++i)
+            named.push_back(
+                fmt::format("{} ({}, {})", tied[i].label, rate(tied[i].mib_s), n_of(tied[i].samples, tied[i].varies)));
+        out += fmt::format("; or any of these, none shown {:g}% slower than another: {}{}", margin * 100,
+                           fmt::join(named, ", "),
                            tied.size() > kNamed ? fmt::format(" and {} more", tied.size() - kNamed) : "");
     }
     std::vector<std::string> vs;
@@ -87,30 +102,25 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         a.table = table_name(t);
         a.partial = t.group.partial;
         const Standing& s = t.standing;
+        a.margin = t.group.options.margin;
         if (!s.pick) {
-            if (s.unsettled && s.leader)
-                a.no_winner = fmt::format("{}, which {}, had a faster median than the fastest stable case, {} at {}",
-                                          s.unsettled->spec.label(), instability(*s.unsettled), s.leader->spec.label(),
-                                          format_rate(s.leader->throughput_mib_s));
-            else if (s.unsettled)
-                a.no_winner = fmt::format("no case is stable; the one with the fastest median, {}, {}",
-                                          s.unsettled->spec.label(), instability(*s.unsettled));
-            else
-                a.no_winner = "no case could be ranked (see the table for why)";
+            a.no_winner = "no case could be measured (see the table for why)";
             out.push_back(std::move(a));
             continue;
         }
         const CaseResult& w = *s.pick;
         a.winner = w.spec.label();
         a.mib_s = w.throughput_mib_s;
+        a.samples = w.samples.size();
+        a.varies = variation(w);
         a.item = w.spec.workload.item_bytes();
         a.item_name = w.spec.workload.item_name();
         std::tie(a.low, a.high) = rate_interval(w);
         for (const CaseResult* c : s.winners())
-            if (c != &w) a.tied.push_back(c->spec.label());
-        // The references: the everyday way's fastest stable case, and the slowest ranked one;
+            if (c != &w) a.tied.push_back({c->spec.label(), c->throughput_mib_s, c->samples.size(), variation(*c)});
+        // The references: the everyday way's fastest ranked case, and the slowest ranked one;
         // neither when it is in the winner group.
-        Comparator cmp;
+        Comparator cmp(a.margin);
         const auto in_group = [&](const CaseResult* c) {
             const auto g = s.winners();
             return std::find(g.begin(), g.end(), c) != g.end();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/harness/ratio.hpp"
 #include "iolab/harness/stats.hpp"
 
 namespace iolab {
@@ -28,15 +29,15 @@ std::size_t Comparison::gated() const {
 }
 
 bool Comparison::gate_failed() const {
-    return threshold >= 0 &&
-           (tripped() > 0 || !broken.empty() || gated() == 0 || !ranks.empty() || !options.empty() || !partial.empty());
+    return threshold >= 0 && (tripped() > 0 || !broken.empty() || gated() == 0 || !ranks.empty() || !options.empty() ||
+                              !partial.empty() || (!missing.empty() && !allow_missing));
 }
 
 std::string_view to_string(Change c) {
     switch (c) {
         case Change::faster: return "faster";
         case Change::slower: return "slower";
-        case Change::too_few: return "~ (fewer than 5 samples, or no throughput)";
+        case Change::too_few: return "~ (no time to compare)";
         case Change::same: break;
     }
     return "~";
@@ -58,25 +59,20 @@ std::string comparison_label(const CaseResult& c) {
 
 namespace {
 
-// Past this many samples a side the bootstrap (10,000 resamples of every sample) would take
-// seconds a case; the distribution-free order-statistic interval, as wide or wider, takes none.
-constexpr std::size_t kMostBootstrapped = 2000;
-
-CaseChange compare_case(const CaseResult& b, const CaseResult& a, double threshold) {
-    const double alpha = 1 - kRatioConfidence;
+// A case both runs measured: the ratio of its times per byte, after over before (below 1 the second
+// run is faster; a tool's net time, as ranked), its interval widened by the between-run margin.
+CaseChange compare_case(const CaseResult& b, const CaseResult& a, const GateSettings& gate) {
     CaseChange ch{comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, 0, 0, 0, 1, Change::too_few, false};
-    // A case that moved no bytes has no time per byte to compare.
-    if (a.throughput_mib_s <= 0 || b.throughput_mib_s <= 0) return ch;
-    // Time per byte after over before: below 1 the second run is faster (a tool's net time, as ranked).
-    const RatioEstimate r = std::max(a.samples.size(), b.samples.size()) > kMostBootstrapped
-                                ? ratio_by_order_statistics(a.per_byte(), b.per_byte(), kRatioConfidence)
-                                : ratio_of(a, b);
-    std::tie(ch.ratio, ch.low, ch.high) = std::tuple{r.ratio, r.low, r.high};
-    if (a.samples.size() < kMinSamplesForVerdict || b.samples.size() < kMinSamplesForVerdict) return ch;
+    const RatioEstimate r = ratio_interval(a.per_byte(), b.per_byte(), kRatioConfidence);
+    // A case that moved no bytes, or has no figure, has no time per byte to compare.
+    if (a.throughput_mib_s <= 0 || b.throughput_mib_s <= 0 || r.ratio <= 0) return ch;
+    ch.ratio = r.ratio;
+    ch.low = r.low / (1 + gate.between);
+    ch.high = r.high * (1 + gate.between);
+    ch.envelope = r.envelope;
     ch.p = mann_whitney_p(a.per_byte(), b.per_byte());
-    const bool changed = ch.p < alpha && (r.high < 1 || r.low > 1);
-    ch.change = !changed ? Change::same : r.ratio < 1 ? Change::faster : Change::slower;
-    ch.tripped = threshold >= 0 && ch.p < alpha && r.low > 1 + threshold;
+    ch.change = ch.low > 1 ? Change::slower : ch.high < 1 ? Change::faster : Change::same;
+    ch.tripped = gate.threshold >= 0 && ch.low > 1 + gate.threshold;
     return ch;
 }
 
@@ -116,11 +112,14 @@ std::string ratio_text(double x) { return x > 0 && x < 0.01 ? fmt::format("{:.3g
 }  // namespace
 
 Comparison compare_runs(const Report& before, const Report& after, std::string before_name, std::string after_name,
-                        double threshold) {
+                        const GateSettings& gate) {
     Comparison out;
     out.before = one_line(before_name);
     out.after = one_line(after_name);
-    out.threshold = threshold;
+    out.threshold = gate.threshold;
+    out.between = gate.between;
+    out.between_source = gate.between_source;
+    out.allow_missing = gate.allow_missing;
     out.ranks = rank_warning(before, after);
     out.options = options_warning(before, after);
     if (before.partial || after.partial)
@@ -140,20 +139,26 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
         const CaseKey key = key_of(b);
         auto& next = taken[key];
         const auto it = later.find(key);
+        const std::string label = comparison_label(b);
         if (it == later.end() || next >= it->second.size()) {
-            out.removed.push_back(comparison_label(b));
+            out.removed.push_back(label);
+            if (b.status == Status::ok) out.missing.push_back(one_line(label + ": not in " + out.after));
             continue;
         }
         const CaseResult& a = *it->second[next++];
-        const std::string label = comparison_label(b);
-        if (b.status == Status::ok && a.status == Status::failed)
+        if (b.status == Status::ok && a.status == Status::failed) {
             out.broken.push_back(one_line(label + ": " + status_in(a, out.after)));
-        else if (b.status != Status::ok || a.status != Status::ok)
+        } else if (b.status != Status::ok || a.status != Status::ok) {
             out.not_compared.push_back(
                 one_line(label + ": " + (b.status != Status::ok ? status_in(b, out.before) : status_in(a, out.after))));
-        else {
-            out.shared.push_back(compare_case(b, a, threshold));
-            if (out.shared.back().ratio > 0) ratios.push_back(out.shared.back().ratio);
+            if (b.status == Status::ok) out.missing.push_back(out.not_compared.back());
+        } else {
+            out.shared.push_back(compare_case(b, a, gate));
+            if (out.shared.back().ratio > 0)
+                ratios.push_back(out.shared.back().ratio);
+            else if (b.throughput_mib_s > 0)
+                out.missing.push_back(one_line(label + ": no time to compare in " + out.after +
+                                               (a.no_figure.empty() ? "" : " (" + a.no_figure + ")")));
         }
     }
     for (const auto& [key, cases] : later)
@@ -172,7 +177,7 @@ Table comparison_table(const Comparison& c) {
                  {"MiB/s before"},
                  {"MiB/s after"},
                  {"time ratio"},
-                 {fmt::format("{:.0f}% interval", kRatioConfidence * 100)},
+                 {fmt::format("{:.0f}% interval ±runs", kRatioConfidence * 100)},
                  {"p (U test)"},
                  {"change", true}};
     for (const CaseChange& ch : c.shared) {
@@ -193,16 +198,15 @@ Table comparison_table(const Comparison& c) {
 
 std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most) {
     std::vector<std::string> out;
-    const double alpha = 1 - kRatioConfidence;
     std::size_t with_ratio = 0;
     for (const CaseChange& ch : c.shared) with_ratio += ch.ratio > 0;
     if (c.shared.empty())
         out.push_back(fmt::format("no case was measured in both {} and {}: nothing to compare", c.before, c.after));
     else
         out.push_back(fmt::format(
-            "geometric mean of the time ratios over {} case(s): {:.3f} ({} significant change(s) at p < {:g}; ~: no "
-            "significant difference)",
-            with_ratio, c.geomean, c.significant(), alpha));
+            "geometric mean of the time ratios over {} case(s): {:.3f} ({} change(s) whose whole interval excludes 1; "
+            "~: none)",
+            with_ratio, c.geomean, c.significant()));
     const auto some = [&](const std::vector<std::string>& labels) {
         std::vector<std::string> shown(labels.begin(), labels.begin() + std::min(labels.size(), most));
         return fmt::format("{}{}", fmt::join(shown, "; "),
@@ -221,17 +225,27 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
     if (!c.ranks.empty()) out.push_back(c.ranks);
     if (!c.options.empty()) out.push_back(c.options);
     if (!c.partial.empty()) out.push_back(c.partial);
+    out.push_back(fmt::format(
+        "intervals: the {:.0f}% interval of the ratio (Hodges-Lehmann, Moses; the calibrated envelope for {} case(s) "
+        "with too few samples) widened by {:g}% either way for the spread between runs ({})",
+        kRatioConfidence * 100,
+        std::count_if(c.shared.begin(), c.shared.end(), [](const CaseChange& ch) { return ch.envelope; }),
+        c.between * 100, c.between_source));
     if (c.threshold < 0) return out;
-    const std::size_t untested = c.shared.size() - c.gated();
-    if (untested > 0)
-        out.push_back(fmt::format("{} case(s) not tested by the gate: fewer than {} samples in a run, or no time",
-                                  untested, kMinSamplesForVerdict));
-    const std::string rule = fmt::format("by more than {:g}% (p < {:g} and the whole {:.0f}% interval beyond {:.3f})",
-                                         c.threshold * 100, alpha, kRatioConfidence * 100, 1 + c.threshold);
+    if (!c.missing.empty())
+        out.push_back(fmt::format("{} case(s) measured in {} and not tested in {}{}: {}", c.missing.size(), c.before,
+                                  c.after, c.allow_missing ? " (allowed: --allow-missing)" : "", some(c.missing)));
+    const std::string rule = fmt::format("by more than {:g}% (the whole widened interval beyond {:.3f})",
+                                         c.threshold * 100, 1 + c.threshold);
     if (c.tripped() > 0)
         out.push_back(fmt::format("REGRESSION: {} case(s) slower {}", c.tripped(), rule));
     else if (!c.broken.empty())
         out.push_back(fmt::format("REGRESSION: {} case(s) failed in {}", c.broken.size(), c.after));
+    else if (!c.missing.empty() && !c.allow_missing)
+        out.push_back(
+            fmt::format("GATE FAILED: {} case(s) the baseline measured were not tested (first: {}); "
+                        "--allow-missing lets a run leave cases out",
+                        c.missing.size(), c.missing.front()));
     else if (!c.ranks.empty())
         out.push_back("GATE FAILED: runs of different MPI rank counts cannot be gated");
     else if (!c.options.empty())
@@ -268,7 +282,7 @@ std::string render_comparison(const Comparison& c, bool markdown) {
 }
 
 std::string render_comparison(const Report& before, const Report& after, bool markdown) {
-    return render_comparison(compare_runs(before, after, "the first run", "the second run"), markdown);
+    return render_comparison(compare_runs(before, after, "the first run", "the second run", GateSettings{}), markdown);
 }
 
 double parse_threshold(const std::string& text, const std::string& option) {

@@ -9,11 +9,11 @@
 
 namespace iolab {
 
-// `threshold`: the gate's fraction (0.05: slower by more than 5 %), or -1 for none. A case trips
-// it when the U test gives p < 1 - kRatioConfidence and the ratio's whole interval lies beyond
+// `gate`: its threshold (0.05: slower by more than 5 %; -1: none) and the between-run margin. A
+// case trips the gate when the whole of its ratio's interval, widened by that margin, lies beyond
 // 1 + threshold.
 Comparison compare_runs(const Report& before, const Report& after, std::string before_name, std::string after_name,
-                        double threshold = -1);
+                        const GateSettings& gate);
 
 // A case as comparisons name it: "group strategy params size=64M".
 std::string comparison_label(const CaseResult& c);

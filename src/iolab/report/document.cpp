@@ -99,8 +99,8 @@ std::vector<std::string> brief_warnings(const Report& report, std::size_t most) 
                 break;
             case WarningKind::unstable:
                 lines.push_back(
-                    fmt::format("{} case(s) unstable, wider than ±{:.0f}% after their budget: not ranked, "
-                                "they decide nothing ({})",
+                    fmt::format("{} case(s) vary by more than ±{:.0f}%: their figures are uncertain, and the "
+                                "comparisons they are in carry it ({})",
                                 n, kStableBound * 100, some));
                 break;
             case WarningKind::first_iteration:
@@ -161,7 +161,11 @@ Document build_document(const Report& report, bool all) {
     const std::string header = report.header();
     const auto nl = header.find('\n');
     d.title = header.substr(0, nl);
-    if (nl != std::string::npos) d.header.push_back(header.substr(nl + 1));
+    for (std::size_t at = nl; at != std::string::npos;) {
+        const std::size_t next = header.find('\n', at + 1);
+        d.header.push_back(header.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1));
+        at = next;
+    }
     d.partial = report.partial;
     d.tables = ranked_tables(report);
     d.answers = answers(d.tables);

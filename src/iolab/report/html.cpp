@@ -260,7 +260,7 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
     }
     json pairs = json::array();
     for (std::size_t i = 1; i < runs.size(); ++i)
-        pairs.push_back(changes_json(compare_runs(*runs.front(), *runs[i], names.front(), names[i])));
+        pairs.push_back(changes_json(compare_runs(*runs.front(), *runs[i], names.front(), names[i], GateSettings{})));
     return {{"labels", shared}, {"runs", series}, {"pairs", pairs}};
 }
 

@@ -214,10 +214,23 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
                               {"ratio", v.ratio.ratio},
                               {"interval", interval_or_null(v.ratio.low, v.ratio.high)},
                               {"tied", v.tied}});
+        nlohmann::json tied = nlohmann::json::array(), members = nlohmann::json::array();
+        const auto member = [](const Member& m) {
+            return nlohmann::json{{"case", m.label},
+                                  {"mib_s", m.mib_s},
+                                  {"samples", m.samples},
+                                  {"varies", m.varies.empty() ? nlohmann::json() : nlohmann::json(m.varies)}};
+        };
+        if (!a.winner.empty()) members.push_back(member({a.winner, a.mib_s, a.samples, a.varies}));
+        for (const Member& m : a.tied) {
+            tied.push_back(m.label);
+            members.push_back(member(m));
+        }
         nlohmann::json j{
             {"group", a.group},     {"family", to_string(a.family)},
             {"table", a.table},     {"winner", a.winner.empty() ? nlohmann::json() : nlohmann::json(a.winner)},
-            {"tied", a.tied},       {"versus", versus},
+            {"tied", tied},         {"winner_group", members},
+            {"margin", a.margin},   {"versus", versus},
             {"partial", a.partial}, {"text", a.text()}};
         if (!a.winner.empty()) {
             j["mib_s"] = a.mib_s;
@@ -242,13 +255,16 @@ nlohmann::json baseline_json(const Comparison& c) {
                          {"ratio_interval", {ch.low, ch.high}},
                          {"p", ch.p},
                          {"change", name_of(kChanges, ch.change)},
-                         {"tripped", ch.tripped}});
-    return {{"before", c.before},       {"after", c.after},
-            {"threshold", c.threshold}, {"geomean", c.geomean},
-            {"ranks", c.ranks},         {"cases", cases},
-            {"added", c.added},         {"removed", c.removed},
-            {"broken", c.broken},       {"not_compared", c.not_compared},
-            {"partial", c.partial},     {"options", c.options}};
+                         {"tripped", ch.tripped},
+                         {"envelope", ch.envelope}});
+    return {{"before", c.before},        {"after", c.after},
+            {"threshold", c.threshold},  {"geomean", c.geomean},
+            {"ranks", c.ranks},          {"cases", cases},
+            {"added", c.added},          {"removed", c.removed},
+            {"broken", c.broken},        {"not_compared", c.not_compared},
+            {"partial", c.partial},      {"options", c.options},
+            {"missing", c.missing},      {"allow_missing", c.allow_missing},
+            {"between_runs", c.between}, {"between_runs_source", c.between_source}};
 }
 
 }  // namespace
@@ -359,6 +375,7 @@ nlohmann::json report_to_json(const Report& r) {
     if (r.baseline) j["baseline"] = baseline_json(*r.baseline);
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;
     j["elapsed_s"] = r.elapsed_s;
+    if (!r.noise.empty()) j["noise"] = r.noise;
     j["answer"] = answers_json(build_document(r).answers);
     return j;
 }

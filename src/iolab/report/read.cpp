@@ -10,6 +10,7 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/limits.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/json.hpp"
@@ -218,6 +219,13 @@ public:
         c.ranks = text(b, "ranks", false);
         c.partial = text(b, "partial", false);
         c.options = text(b, "options", false);
+        // Absent from files older than the between-run margin: none.
+        if (b.contains("between_runs")) c.between = number(b, "between_runs", 0, 10);
+        c.between_source = text(b, "between_runs_source", false);
+        if (const auto allow = b.find("allow_missing"); allow != b.end()) {
+            if (!allow->is_boolean()) refuse("allow_missing", "true or false");
+            c.allow_missing = allow->get<bool>();
+        }
         const auto cases = b.find("cases");
         if (cases == b.end() || !cases->is_array()) refuse("cases", "a list");
         for (std::size_t i = 0; i < cases->size(); ++i)
@@ -225,7 +233,8 @@ public:
         for (auto [list, key] : {std::pair{&c.added, "added"},
                                  {&c.removed, "removed"},
                                  {&c.broken, "broken"},
-                                 {&c.not_compared, "not_compared"}})
+                                 {&c.not_compared, "not_compared"},
+                                 {&c.missing, "missing"}})
             *list = names(b, key);
         return c;
     }
@@ -269,6 +278,10 @@ private:
         const auto tripped = ch.find("tripped");
         if (tripped == ch.end() || !tripped->is_boolean()) refuse(at + "tripped", "true or false");
         x.tripped = tripped->get<bool>();
+        if (const auto env = ch.find("envelope"); env != ch.end()) {
+            if (!env->is_boolean()) refuse(at + "envelope", "true or false");
+            x.envelope = env->get<bool>();
+        }
         if (x.tripped && (threshold < 0 || x.change != Change::slower))
             refuse(at + "tripped", "false where there is no gate or the case is not slower");
         return x;
@@ -341,9 +354,14 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     read_context(j, r, origin);
     r.time_budget_s = std::clamp(num(j, "time_budget_s"), 0.0, 1e9);
     r.elapsed_s = std::clamp(num(j, "elapsed_s"), 0.0, 1e9);
+    r.noise = one_line(str(j, "noise"));
     r.clock_read_ns = num(j, "clock_read_ns", -1);
     if (r.clock_read_ns > 1e9) throw ResultFormatError(fmt::format("{}: clock_read_ns is over a second", origin));
     read_cases(j, sax, r, origin);
+    // A figure above its ceiling is none, read back as it was written.
+    hold_to_ceilings(r.cases, r.limits, [&](const CaseResult& c) -> const RunOptions& {
+        return r.groups.empty() ? r.options : r.group(c.spec.group).options;
+    });
     return r;
 }
 

@@ -86,7 +86,7 @@ std::string Report::header() const {
                                                                          options.throttle.describe())
                                                            : std::string();
     return fmt::format(
-        "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, {}{}\nmachine: {}",
+        "iolab {}{}: {} of {}, cache {}, sync {}{}, verify {}, warm-up {}, {}{}\nmachine: {}{}",
         suite.empty() ? "run" : suite, partial ? " (PARTIAL: interrupted)" : "", fmt::join(size_text, ", "),
         data + (cases.empty() || cases.front().spec.workload.input.empty() ? " data" : ""), to_string(options.cache),
         to_string(options.sync), throttle, to_string(options.verify), options.warmup.describe(),
@@ -97,7 +97,7 @@ std::string Report::header() const {
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
             (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))
                                   : std::string()),
-        environment.one_line());
+        environment.one_line(), noise.empty() ? std::string() : "\n" + noise);
 }
 
 }  // namespace iolab

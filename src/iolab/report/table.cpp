@@ -101,6 +101,7 @@ std::string verified_cell(const CaseResult& c) {
 std::pair<std::string, std::string> unranked(const CaseResult& c, const Report& report) {
     if (c.status == Status::failed) return {"FAILED", c.reason};
     if (c.status == Status::skipped) return {"skipped", c.reason};
+    if (!c.no_figure.empty()) return {"no figure", c.no_figure};
     if (c.budget_unheld)
         return {"not ranked", fmt::format("the page cache held more of the input than the budget of {}",
                                           format_size(report.group(c.spec.group).options.cache_budget))};
@@ -183,7 +184,7 @@ std::string median_cell(const CaseResult& c) {
 }
 
 // The interval of the median beside it: "?" where the samples are too few for its confidence, "!"
-// where the case is unstable.
+// where the case varies past ±10 % (it still ranks).
 std::string interval_cell(const CaseResult& c) {
     std::string interval = has_interval(c) ? fmt::format("±{:.1f}%", c.stats.median_precision() * 100)
                                            : fmt::format("? (n={})", c.stats.n);
@@ -233,11 +234,10 @@ void add_rows(RankedTable& rt, const Report& report, const RowFrame& frame) {
         }
         Row row;
         row.cells = ranked_cells(p, rt.ceilings.back(), frame);
-        // What a terminal shows: the first of the winner group, the next few, the slowest, and the
-        // unstable case that kept the table from a stable winner.
-        row.shown = (p.winner && winners++ < kShownWinners) || (p.rank > 0 && !p.winner && next++ < kShownNext) ||
-                    c == slowest || c == st.unsettled;
-        row.tone = p.winner && st.pick ? Tone::good : c->stable ? Tone::plain : Tone::doubtful;
+        // What a terminal shows: the first of the winner group, the next few, and the slowest.
+        row.shown =
+            (p.winner && winners++ < kShownWinners) || (p.rank > 0 && !p.winner && next++ < kShownNext) || c == slowest;
+        row.tone = p.winner ? Tone::good : c->stable ? Tone::plain : Tone::doubtful;
         rt.table.rows.push_back(std::move(row));
     }
 }
@@ -270,7 +270,7 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, Family f,
                          const std::vector<const CaseResult*>& cases) {
     RankedTable rt;
     rt.group = g;
-    rt.standing = stand(cases);
+    rt.standing = stand(cases, g.options.margin);
     Table& t = rt.table;
     t.family = f;
     t.group = g.id;

@@ -140,15 +140,16 @@ std::vector<std::string> table_notes(const Report& report, const std::vector<Ran
             "verified, leaves no output to check); bytes: only the byte count the tool reported was checked",
             "n/a: in another program; bytes: its count checked");
     if (m.unstable)
-        n.add(fmt::format("!: unstable: the median's interval was still wider than ±{:.0f}% when its budget was "
-                          "spent; not ranked, and it decides nothing",
+        n.add(fmt::format("!: varies: the median's interval is wider than ±{:.0f}%; it still ranks, by the "
+                          "intervals of its comparisons, which carry its spread",
                           kStableBound * 100),
-              fmt::format("!: over ±{:.0f}%, not ranked", kStableBound * 100));
+              fmt::format("!: varies over ±{:.0f}%", kStableBound * 100));
     if (m.early)
-        n.add(fmt::format("? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once it was "
-                          "shown slower than its table's fastest; --precision measures every case to its end",
+        n.add(fmt::format("? (n=N): too few samples for a {:.0f}% interval: racing stopped the case once the "
+                          "table's leader was surely faster by more than the margin; --precision measures every "
+                          "case to its end",
                           kMedianConfidence * 100),
-              "? (n=N): stopped once slower");
+              "? (n=N): stopped once surely slower");
     if (m.limit)
         n.add(
             "of limit: the throughput against the ceiling of its kind of work, measured here on the same size "

@@ -12,9 +12,9 @@ namespace iolab {
 // The profile of a run of the tune suite made in `folder` (device: its st_dev): read.small from
 // group read-small and so on, buffer.read from the winner among read.chunk cases of read-medium
 // with a buffer of at most 1 MiB, buffer.write from buffer-write. Each is the winner of its group
-// as a table's answer picks it (standing.hpp). A group without a verified case gives nothing; one
-// without a stable winner gives nothing either, and says why in `undecided`.
+// as a table's answer picks it (standing.hpp). A group without a verified case gives nothing; where
+// the winner group holds others, `notes` names them.
 Profile profile_from(const Report& tuned, const std::string& folder, std::uint64_t device,
-                     std::vector<std::string>* undecided = nullptr);
+                     std::vector<std::string>* notes = nullptr);
 
 }  // namespace iolab

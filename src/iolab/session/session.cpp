@@ -82,19 +82,21 @@ std::vector<CeilingKey> ceiling_keys(const Suite& suite, const std::vector<std::
     return keys;
 }
 
-// A case above its ceiling by more than its interval: the ceiling is measured again (the machine
-// may have been busier then) and the higher figure kept. What is still above it is a warning.
+// A case above its ceiling: the ceiling is measured again (the machine may have been busier then)
+// and the higher figure kept. What is still above it has no figure (hold_to_ceilings).
 void remeasure_ceilings(Run& run, const std::string& scratch) {
     std::vector<CeilingKey> again;
     for (const CaseResult& c : run.cases) {
         const Ceiling* l = c.ranked() ? ceiling_for(run.limits, c.spec, options_of(run, c.spec.group)) : nullptr;
-        if (l && l->key.kind != LimitKind::device && rate_interval(c).first > l->mib_s &&
+        if (l && l->key.kind != LimitKind::device && c.throughput_mib_s > l->mib_s &&
             std::find(again.begin(), again.end(), l->key) == again.end())
             again.push_back(l->key);
     }
     const Limits remeasured = measure_limits(again, scratch);
     for (Ceiling& c : run.limits.ceilings)
         if (const Ceiling* r = remeasured.find(c.key); r && r->mib_s > c.mib_s) c = *r;
+    hold_to_ceilings(run.cases, run.limits,
+                     [&](const CaseResult& c) -> const RunOptions& { return options_of(run, c.spec.group); });
 }
 
 bool racing(const Group& g) { return g.options.race && g.options.iterations.adaptive; }

@@ -38,15 +38,21 @@ bool param_matches(const CaseSpec& c, const std::string& key, const std::string&
 
 bool matches(const Selector& s, const CaseResult& c) { return selects(s, c.spec); }
 
-// Why a case cannot decide a finding, or "".
+// Why a case cannot decide a finding, or "". Its spread is no reason: the interval carries it.
 std::string untrusted(const CaseResult& c) {
     if (c.samples.size() < kMinSamplesForVerdict)
-        return fmt::format("{} has {} sample{}, fewer than {}", c.spec.label(), c.samples.size(),
-                           c.samples.size() == 1 ? "" : "s", kMinSamplesForVerdict);
+        return fmt::format("too few samples: {} has {}, fewer than {}", c.spec.label(), c.samples.size(),
+                           kMinSamplesForVerdict);
     if (c.cold_unproven) return fmt::format("{} was not proven cold", c.spec.label());
+    if (!c.no_figure.empty()) return fmt::format("{} has no figure: {}", c.spec.label(), c.no_figure);
     if (c.checked == Checked::none) return fmt::format("{} is unverified", c.spec.label());
-    if (!c.stable) return fmt::format("{} is unstable: it {}", c.spec.label(), instability(c));
     return {};
+}
+
+// Why an interval that decides nothing does not, for the note: it straddles the threshold.
+std::string straddles(const FindingResult& r) {
+    return fmt::format("its interval [{}, {}] straddles {}", format_ratio(r.low),
+                       std::isfinite(r.high) ? format_ratio(r.high) : std::string("inf"), r.threshold());
 }
 
 const CaseResult* select_from(const Selector& s, const std::vector<const CaseResult*>& cases) {
@@ -132,8 +138,7 @@ std::string FindingResult::outcome() const {
     return text;
 }
 
-FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence,
-                       std::size_t resamples) {
+FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence) {
     FindingResult r;
     r.finding = f;
     r.suite = f.suite;
@@ -152,7 +157,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, d
         return r;
     }
     r = on_cases(f, *fast, *slow);
-    const RatioEstimate ri = ratio_of_medians(slow->per_byte(), fast->per_byte(), confidence, resamples);
+    const RatioEstimate ri = ratio_interval(slow->per_byte(), fast->per_byte(), confidence);
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;
@@ -162,6 +167,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, d
             return r;  // INCONCLUSIVE
         }
     r.verdict = verdict_of(f, r.low, r.high);
+    if (r.verdict == Verdict3::inconclusive) r.note = straddles(r);
     return r;
 }
 
@@ -176,7 +182,7 @@ double final_confidence(std::size_t looks) {
 FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResult& slower, std::size_t look) {
     FindingResult r = on_cases(f, faster, slower);
     r.look = look;
-    const RatioEstimate ri = ratio_by_order_statistics(slower.per_byte(), faster.per_byte(), 1 - look_alpha(look));
+    const RatioEstimate ri = ratio_interval(slower.per_byte(), faster.per_byte(), 1 - look_alpha(look));
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;
@@ -184,7 +190,7 @@ FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResu
     return r;
 }
 
-Judge::Judge(const Suite& suite, std::size_t resamples) : knees_(suite.knees), resamples_(resamples) {
+Judge::Judge(const Suite& suite) : knees_(suite.knees) {
     // Raced in this process: a group in child processes has its samples only at the end.
     const auto raced = [&](const std::string& group) {
         for (const Group& g : suite.groups)
@@ -218,8 +224,7 @@ std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std:
         // The look due: the last whose sample count both cases have reached (a skipped look
         // spends nothing).
         const std::size_t n = std::min(fast->samples.size(), slow->samples.size());
-        std::size_t due = 0;
-        while (n >= (kFirstLook << due)) ++due;
+        const std::size_t due = n >= kMinSamplesForVerdict ? looks_until(n) : 0;
         if (due <= t.looks) continue;
         t.looks = due;
         FindingResult r = look_at(t.finding, *fast, *slow, due);
@@ -251,8 +256,9 @@ std::vector<FindingResult> Judge::verdicts(const std::vector<CaseResult>& all) c
             out.push_back(*t.decided);
             continue;
         }
-        FindingResult r = evaluate(t.finding, all, final_confidence(t.looks), resamples_);
-        if (r.verdict == Verdict3::inconclusive && r.note.empty() && t.raced) r.note = "undecided within the budget";
+        FindingResult r = evaluate(t.finding, all, final_confidence(t.looks));
+        if (r.verdict == Verdict3::inconclusive && t.raced && r.note.starts_with("its interval"))
+            r.note += " (undecided within the budget)";
         out.push_back(std::move(r));
     }
     return out;
@@ -260,16 +266,18 @@ std::vector<FindingResult> Judge::verdicts(const std::vector<CaseResult>& all) c
 
 std::string KneeResult::describe() const {
     const std::string where = spec.group.empty() ? spec.strategy : spec.strategy + " in " + spec.group;
-    if (!note.empty()) return fmt::format("{}: INCONCLUSIVE: {}", where, note);
+    const std::string also = note.empty() ? "" : "; " + note;
     if (spec.over_jobs) {
         if (knee_buffer == 0) return fmt::format("{}: fewer than two measured job counts", where);
-        return fmt::format("{}: {} job{} reach{} {:.0f}% of the best aggregate throughput ({:.1f} MiB/s with {} job{})",
-                           where, knee_buffer, knee_buffer == 1 ? "" : "s", knee_buffer == 1 ? "es" : "",
-                           spec.fraction * 100, best_mib_s, best_buffer, best_buffer == 1 ? "" : "s");
+        return fmt::format(
+            "{}: {} job{} surely reach{} {:.0f}% of the best aggregate throughput ({:.1f} MiB/s with {} "
+            "job{}){}",
+            where, knee_buffer, knee_buffer == 1 ? "" : "s", knee_buffer == 1 ? "es" : "", spec.fraction * 100,
+            best_mib_s, best_buffer, best_buffer == 1 ? "" : "s", also);
     }
     if (knee_buffer == 0) return fmt::format("{}: fewer than two measured buffer sizes", where);
-    return fmt::format("{}: {} reaches {:.0f}% of the best throughput ({:.1f} MiB/s with {})", where,
-                       format_compact(knee_buffer), spec.fraction * 100, best_mib_s, format_compact(best_buffer));
+    return fmt::format("{}: {} surely reaches {:.0f}% of the best throughput ({:.1f} MiB/s with {}){}", where,
+                       format_compact(knee_buffer), spec.fraction * 100, best_mib_s, format_compact(best_buffer), also);
 }
 
 KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases) {
@@ -290,29 +298,39 @@ KneeResult knee_of(const KneeSpec& k, const std::vector<const CaseResult*>& swee
     std::set<std::size_t> points;
     for (const auto* c : sweep) points.insert(point(c));
     if (points.size() < 2) return r;
-    // The best: the winner of the sweep as a table's answer picks it, inside its winner group
-    // (standing.hpp); no knee where noise could have decided it.
-    const Standing s = stand(sweep);
-    if (!s.pick) {
-        r.note = s.unsettled ? fmt::format("{} is unstable ({}), and its median beat every stable point",
-                                           s.unsettled->spec.label(), instability(*s.unsettled))
-                             : "no point of the sweep is stable";
-        return r;
-    }
-    r.best_mib_s = s.pick->throughput_mib_s;
-    r.best_buffer = point(s.pick);
+    // The best: the fastest median of the sweep's winner group (standing.hpp), the smaller point
+    // between equals.
+    Comparator cmp;
+    const Standing s = stand(sweep, cmp);
+    if (!s.pick) return r;
+    const std::vector<const CaseResult*> group = s.winners();
+    const CaseResult* best =
+        *std::min_element(group.begin(), group.end(), [&](const CaseResult* a, const CaseResult* b) {
+            if (a->throughput_mib_s != b->throughput_mib_s) return a->throughput_mib_s > b->throughput_mib_s;
+            return point(a) < point(b);
+        });
+    r.best_mib_s = best->throughput_mib_s;
+    r.best_buffer = point(best);
+    // The knee: the smallest point whose time over the best's surely reaches the fraction (the
+    // whole interval of their comparison within 1 / fraction); the best itself always does.
+    std::vector<const CaseResult*> ranked;
     for (const auto& p : s.places)
-        if (p.rank > 0 && p.c->throughput_mib_s >= k.fraction * r.best_mib_s &&
-            (r.knee_buffer == 0 || point(p.c) < r.knee_buffer))
-            r.knee_buffer = point(p.c);
-    // An unstable point below the knee might have reached the fraction too.
-    for (const auto& p : s.places)
-        if (p.rank == 0 && p.c->status == Status::ok && p.c->ranked() && point(p.c) < r.knee_buffer &&
-            p.c->throughput_mib_s >= k.fraction * r.best_mib_s) {
-            r.note = fmt::format("{} is unstable ({}) and might be the knee", p.c->spec.label(), instability(*p.c));
-            r.knee_buffer = 0;
+        if (p.rank > 0) ranked.push_back(p.c);
+    std::sort(ranked.begin(), ranked.end(),
+              [&](const CaseResult* a, const CaseResult* b) { return point(a) < point(b); });
+    const double bound = 1 / k.fraction;
+    for (const CaseResult* c : ranked)
+        if (c == best || cmp.ratio(*c, *best).high <= bound) {
+            r.knee_buffer = point(c);
             break;
         }
+    // A smaller point that might reach it too (its interval straddles the fraction): said.
+    std::vector<std::string> might;
+    for (const CaseResult* c : ranked)
+        if (point(c) < r.knee_buffer && cmp.ratio(*c, *best).low <= bound) might.push_back(c->spec.label());
+    if (!might.empty())
+        r.note = fmt::format("{} might reach it too: the interval of {} straddles it", fmt::join(might, ", "),
+                             might.size() == 1 ? "its comparison" : "their comparisons");
     return r;
 }
 

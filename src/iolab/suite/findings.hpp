@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "iolab/harness/ratio.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/suite/suite.hpp"
@@ -39,7 +40,7 @@ struct KneeResult {
     std::size_t knee_buffer = 0;  // 0: not found (a job count when the knee is over jobs)
     std::size_t best_buffer = 0;
     double best_mib_s = 0;
-    std::string note;  // why there is no knee although the sweep has points (an unstable case)
+    std::string note;  // smaller points that might reach the fraction too (their intervals straddle it)
     std::string describe() const;
 };
 
@@ -50,17 +51,17 @@ bool selects(const Selector& s, const CaseSpec& c);
 std::vector<bool> held_cases(const Suite& suite, const std::vector<CaseSpec>& group_cases);
 // The case a selector picks among results, or nullptr.
 const CaseResult* select_case(const Selector& s, const std::vector<CaseResult>& cases);
-// The verdict of a finding on measured cases: its ratio's bootstrap interval at `confidence`
+// The fewest samples a side before a finding is judged: fewer are "too few samples".
+inline constexpr std::size_t kMinSamplesForVerdict = 3;
+// The verdict of a finding on measured cases: its ratio's interval (ratio.hpp) at `confidence`
 // (kRatioConfidence when it is the only look), on one side of the threshold or across it.
-FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence = kRatioConfidence,
-                       std::size_t resamples = 10000);
+FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, double confidence = kRatioConfidence);
 // Sequential verdicts (docs/harness.md). alpha = 1 - kRatioConfidence is spent over a finding's
-// looks: look j (1, 2, ...) comes when each of its two cases has kFirstLook * 2^(j-1) samples and
-// decides by the distribution-free interval (ratio_by_order_statistics) at confidence
-// 1 - look_alpha(j); the final look, at the end of the run, judges a finding still undecided by the
-// bootstrap interval at final_confidence(the looks it had). However many looks there are, the
-// chance of a wrong verdict is at most alpha (the union bound: the sum of what each look spends).
-inline constexpr std::size_t kFirstLook = kHeldSamples;
+// looks: look j comes when each of its two cases has the samples of racing's look j (3, 5, 8, 12,
+// ...: ratio.hpp; none before kMinSamplesForVerdict) and decides by the ratio's interval at
+// confidence 1 - look_alpha(j); the final look, at the end of the run, judges a finding still
+// undecided at final_confidence(the looks it had). However many looks there are, the chance of a
+// wrong verdict is at most alpha (the union bound: the sum of what each look spends).
 double look_alpha(std::size_t look);         // alpha / 2^(look + 1)
 double final_confidence(std::size_t looks);  // 1 - (alpha - what looks 1..looks spent)
 // Look `look` at a finding whose two cases are given: decided, or inconclusive.
@@ -70,7 +71,7 @@ FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResu
 // due are looked at, and the cases only decided findings needed are let go.
 class Judge {
 public:
-    explicit Judge(const Suite& suite, std::size_t resamples = 10000);
+    explicit Judge(const Suite& suite);
     // Called as a look decides a finding.
     std::function<void(const FindingResult&)> on_decided;
     // After a round: looks at the findings due, over the cases measured before (earlier groups,
@@ -91,7 +92,6 @@ private:
     };
     std::vector<Track> tracks_;
     std::vector<KneeSpec> knees_;
-    std::size_t resamples_;
 };
 
 KneeResult find_knee(const KneeSpec& k, const std::vector<CaseResult>& cases);
