@@ -303,6 +303,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.chain = w_.chain;
     j.feed_bytes = w_.feed_bytes;
     j.passes = s.repeats() ? passes_ : 1;
+    if (s.long_input() && j.passes > 1 && long_) j.src = long_->path;
     if (part_) {
         j.offset = *part_ * w_.bytes();
         j.length = w_.bytes();

@@ -117,6 +117,9 @@ public:
     // A tool that repeats its work (Strategy::repeats) does it this many times in each job.
     void set_passes(unsigned passes) { passes_ = passes; }
     unsigned passes() const { return passes_; }
+    // A tool that does its passes by reading a longer input (Strategy::long_input) reads this one,
+    // `passes` times as long as the case's, while it makes more than one pass.
+    void use_long_input(std::shared_ptr<const Input> input) { long_ = std::move(input); }
 
     // A job for the strategy with the output removed, ready to run; a read's sink is reset to
     // `mode`.
@@ -129,6 +132,7 @@ public:
 private:
     Workload w_;
     std::shared_ptr<const Input> input_;
+    std::shared_ptr<const Input> long_;  // use_long_input's, or none
     std::string dst_;
     std::string src_;  // read_from's path, or "": the input's own
     std::function<FileDigest(const Job&)> decode_;

@@ -375,7 +375,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     InputPool pool(dir);
     detail::prepare(cases, specs, opts, dir, pool);
     if (opts.cache == CacheMode::warm) detail::bring_to_warm_state(pool);
-    detail::warm_up_all(cases, opts, clock);
+    detail::warm_up_all(cases, opts, clock, pool);
     std::vector<bool> hold(held);
     hold.resize(specs.size(), false);
     measure_rounds(cases, opts, clock, progress, hold, holds, deadline);

@@ -1,6 +1,7 @@
 // The steps of run_group before its measured rounds: skips, inputs and fixtures, the warm state
 // and the warm-ups (runner_steps.hpp).
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -125,24 +126,50 @@ Outcome prepare_case(CaseState& c, std::size_t i, const RunOptions& opts, const 
     return o;
 }
 
-// A tool that can repeat its work in one process (fio) repeats it until its job takes about this
-// long: fio notices a job's end in steps of 10 ms (its main loop sleeps 10 ms between looks), so
-// a shorter job's time minus its probe's is a multiple of 10 ms, not the job's time.
+// A tool that can repeat its work in one process (fio, dd, cat) repeats it until its job takes about
+// this long: fio notices a job's end in steps of 10 ms (its main loop sleeps 10 ms between looks),
+// so a shorter job's time minus its probe's is a multiple of 10 ms, not the job's time; and any
+// tool's work must outweigh the noise of its start-up, which its probe's time carries.
 constexpr double kToolJobS = 0.1;
 constexpr unsigned kMostPasses = 1000;
+// A tool that repeats by a longer input (dd) reads at most this much in a run.
+constexpr std::uint64_t kLongestInput = 256ull << 20;
 
-// How many passes a repeating tool makes, from what one run of it reported (1 when it cannot
-// repeat, or when a pass after the first would not start from the cache state asked for).
+// How many passes a repeating tool makes, from one run of it: its own report of its time where it
+// gives one, else its time less its probe's (1 when it cannot repeat, or when a pass after the
+// first would not start from the cache state asked for).
 unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& one) {
-    if (!c.r.spec.strategy->repeats() || opts.cache == CacheMode::cold || one.tool_s < 0) return 1;
-    if (one.tool_s == 0) return kMostPasses / 10;  // done within the tool's own resolution (1 ms)
-    const double per_pass = one.tool_s / one.passes;
-    return static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / per_pass), 1.0, double(kMostPasses)));
+    const Strategy& s = *c.r.spec.strategy;
+    if (!s.repeats() || opts.cache == CacheMode::cold) return 1;
+    const double work = one.tool_s >= 0 ? one.tool_s : one.fixed_s >= 0 ? one.wall_s - one.fixed_s : -1;
+    if (work < 0 && one.tool_s < 0 && one.fixed_s < 0) return 1;
+    unsigned n = work <= 0 ? kMostPasses / 10  // done within the tool's own resolution (1 ms), or its noise
+                           : static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / (work / one.passes)), 1.0,
+                                                              double(kMostPasses)));
+    if (s.long_input()) {
+        const std::uint64_t size = std::max<std::uint64_t>(1, c.r.spec.workload.size);
+        n = std::min<unsigned>(n, static_cast<unsigned>(std::max<std::uint64_t>(1, kLongestInput / size)));
+    }
+    return n;
+}
+
+// A tool that repeats by a longer input: the input `passes` times as long, shared through the pool
+// by every case that needs one as long, brought to the warm state as the others were.
+void lengthen_input(CaseState& c, const RunOptions& opts, unsigned passes, InputPool& pool) {
+    if (!c.r.spec.strategy->long_input() || passes <= 1 || !c.r.spec.workload.input.empty()) return;
+    Workload w = c.r.spec.workload;
+    w.size *= passes;
+    const auto in = pool.get(w);
+    if (opts.cache == CacheMode::warm) {
+        evict_file(in->path, false);
+        warm_file(in->path);
+    }
+    c.jobs.front().fx->use_long_input(in);
 }
 
 // The warm-up of one case: its first run verifies every byte; with no warm-up asked for, a
 // read still gets that one unmeasured run. Returns the duration of the last run (0: none).
-double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl) {
+double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl, InputPool& pool) {
     const Strategy& s = *c.r.spec.strategy;
     double last = 0;
     std::uint64_t runs = 0;
@@ -152,11 +179,12 @@ double warm_up(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl)
         c.checked = checked;
         ++runs;
         last = smp.wall_s;
-        // A repeating tool: the passes of the next runs, from this one's own report (rank 0's).
-        if (c.r.spec.strategy->repeats()) {
+        // A repeating tool: the passes of the next runs, from this one (rank 0's).
+        if (c.r.spec.strategy->repeats() && c.jobs.size() == 1) {
             const auto p = std::max(1u, static_cast<unsigned>(team().leader(passes_for(c, opts, smp))));
+            if (p != c.jobs.front().fx->passes()) lengthen_input(c, opts, p, pool);
             c.jobs.front().fx->set_passes(p);
-            if (c.probe) c.probe->set_passes(p);
+            if (c.probe && !s.long_input()) c.probe->set_passes(p);
         }
     };
     if (opts.warmup.seconds > 0) {
@@ -205,11 +233,11 @@ void bring_to_warm_state(const InputPool& pool) {
     }
 }
 
-void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock) {
+void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, InputPool& pool) {
     for (auto& c : cases) {
         if (c.done) continue;
         try {
-            const double last = warm_up(c, opts, clock, c.r.timeline.get());
+            const double last = warm_up(c, opts, clock, c.r.timeline.get(), pool);
             if (opts.iterations.seconds > 0)
                 c.target = last > 0 ? iterations_for(opts.iterations.seconds, last, opts.max_iterations) : 0;
             else if (!opts.iterations.adaptive)

@@ -52,7 +52,8 @@ void prepare(std::vector<CaseState>& cases, const std::vector<CaseSpec>& specs, 
 // Step 2: one canonical warm state: every input evicted, then read back once in order (the
 // state of a file that has been read, whatever wrote it).
 void bring_to_warm_state(const InputPool& pool);
-// Step 3: the warm-ups, case by case, and the iteration count each case aims for.
-void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock);
+// Step 3: the warm-ups, case by case, and the iteration count each case aims for; a tool that
+// repeats by a longer input gets it from the pool, brought to the warm state.
+void warm_up_all(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, InputPool& pool);
 
 }  // namespace iolab::detail

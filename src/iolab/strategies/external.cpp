@@ -80,13 +80,20 @@ void report_time(const Job& j, double seconds) {
     if (j.tool_s && seconds >= 0) *j.tool_s = seconds;
 }
 
+// Each pass's bytes, where the passes read them all; what was read otherwise (which fails).
+std::uint64_t per_pass(std::uint64_t bytes, unsigned passes) {
+    passes = std::max(1u, passes);
+    return bytes % passes == 0 ? bytes / passes : bytes;
+}
+
 void dd_read(const Job& j) {
-    // dd's own count of the bytes it read is checked (status=noxfer would drop it).
+    // dd's own count of the bytes it read is checked (status=noxfer would drop it). Its passes are
+    // one read of an input that many times as long, made by the harness (kLongInput).
     const ToolFiles f = tool_files(j);
     std::vector<std::string> argv = {"dd", "if=" + f.src, "of=/dev/null", "bs=" + std::to_string(j.buffer)};
     if (j.direct) argv.push_back("iflag=direct");
     const std::string said = run_tool(argv, f.cwd_fd).errors;
-    j.sink->count_only(dd_bytes(said));
+    j.sink->count_only(per_pass(dd_bytes(said), j.passes));
     report_time(j, dd_seconds(said));
 }
 
@@ -98,8 +105,11 @@ void dd_copy(const Job& j) {
 }
 
 void cat_read(const Job& j) {
+    // Its passes: the file named that many times, read in one process.
     const ToolFiles f = tool_files(j);
-    run_tool({"cat", f.src}, f.cwd_fd);
+    std::vector<std::string> argv = {"cat"};
+    for (unsigned i = 0; i < std::max(1u, j.passes); ++i) argv.push_back(f.src);
+    run_tool(argv, f.cwd_fd);
 }
 
 void cp_copy(const Job& j) {
@@ -143,9 +153,7 @@ void fio_read(const Job& j) {
     } catch (const nlohmann::json::exception&) {
         bytes = 0;
     }
-    // Each pass's bytes, where every pass read them all; what it read otherwise (which fails).
-    const unsigned passes = std::max(1u, j.passes);
-    j.sink->count_only(bytes % passes == 0 ? bytes / passes : bytes);
+    j.sink->count_only(per_pass(bytes, j.passes));
     report_time(j, runtime_ms >= 0 ? runtime_ms / 1000 : -1);
 }
 
@@ -154,10 +162,10 @@ void fio_read(const Job& j) {
 // One entry per row, fields in declaration order.
 // clang-format off
 constexpr StrategyDef kTools[] = {
-    {.name = "read.dd", .params = kParamBuffer, .flags = kTool | kOnlyReads | kDirect, .run = dd_read,
+    {.name = "read.dd", .params = kParamBuffer, .flags = kTool | kOnlyReads | kDirect | kRepeats | kLongInput, .run = dd_read,
      .description = "dd if=FILE of=/dev/null bs=N (iflag=direct with --cache direct)",
      .program = "dd", .package = "coreutils"},
-    {.name = "read.cat", .flags = kTool | kOnlyReads, .run = cat_read,
+    {.name = "read.cat", .flags = kTool | kOnlyReads | kRepeats, .run = cat_read,
      .description = "cat FILE > /dev/null", .program = "cat", .package = "coreutils"},
     {.name = "read.fio", .params = kParamBuffer | kParamQueue, .flags = kTool | kOnlyReads | kDirect | kRepeats, .run = fio_read,
      .description = "fio sequential read, N-byte blocks (psync; io_uring at queue depth Q > 1)",

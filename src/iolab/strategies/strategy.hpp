@@ -119,6 +119,8 @@ enum StrategyFlag : unsigned {
     kBypassesCache = 1u << 11,  // always O_DIRECT: its reads or writes go to the device
     kWorker = 1u << 12,         // runs in a worker process that stays up between runs (the JVM's): timed
                                 // net of the round trip of an empty request (Job::empty)
+    kLongInput = 1u << 13,      // with kRepeats: does its passes by reading an input `passes` times as long
+                                // that the harness makes (dd: one file, one process)
     kTool = kExternal | kUncounted,
 };
 
@@ -153,6 +155,7 @@ struct Strategy {
     bool throttleable() const { return !(flags & kUnthrottled); }
     bool does_parts() const { return flags & kParts; }
     bool repeats() const { return flags & kRepeats; }
+    bool long_input() const { return flags & kLongInput; }
     bool in_place() const { return flags & kInPlace; }
     bool bypasses_cache() const { return flags & kBypassesCache; }
     bool worker() const { return flags & kWorker; }
