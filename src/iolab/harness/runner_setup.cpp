@@ -1,7 +1,7 @@
 // The steps of run_group before its measured rounds: skips, inputs and fixtures, the warm state
 // and the warm-ups (runner_steps.hpp).
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -143,9 +143,10 @@ unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& on
     if (!s.repeats() || opts.cache == CacheMode::cold) return 1;
     const double work = one.tool_s >= 0 ? one.tool_s : one.fixed_s >= 0 ? one.wall_s - one.fixed_s : -1;
     if (work < 0 && one.tool_s < 0 && one.fixed_s < 0) return 1;
-    unsigned n = work <= 0 ? kMostPasses / 10  // done within the tool's own resolution (1 ms), or its noise
-                           : static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / (work / one.passes)), 1.0,
-                                                              double(kMostPasses)));
+    unsigned n =
+        work <= 0
+            ? kMostPasses / 10  // done within the tool's own resolution (1 ms), or its noise
+            : static_cast<unsigned>(std::clamp(std::ceil(kToolJobS / (work / one.passes)), 1.0, double(kMostPasses)));
     if (s.long_input()) {
         const std::uint64_t size = std::max<std::uint64_t>(1, c.r.spec.workload.size);
         n = std::min<unsigned>(n, static_cast<unsigned>(std::max<std::uint64_t>(1, kLongestInput / size)));
