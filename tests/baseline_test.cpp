@@ -2,6 +2,8 @@
 // injected slowdown, and run --save-baseline then --baseline on real runs.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -10,10 +12,12 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/ratio.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/io/profile.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/report.hpp"
+#include "iolab/session/calibrate.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "support.hpp"
 
@@ -440,6 +444,84 @@ TEST(Colour, NoneUnderAnMpiLauncher) {
         ASSERT_NE(launched.find("read.chunk"), std::string::npos) << launched;
         EXPECT_EQ(launched.find("\x1b["), std::string::npos) << var << ": " << launched;
     }
+}
+
+}  // namespace
+}  // namespace iolab
+
+namespace iolab {
+namespace {
+
+using test::run_cli;
+using test::slurp;
+
+// iolab calibrate measures, prints what it found and, with --save, keeps it: replaced only with
+// --force (refused before anything is measured), then read by compare's gate and a run's header.
+TEST(Calibrate, MeasuresSavesAndIsUsedByTheGateAndTheHeader) {
+    ScratchDir dir;
+    const auto first = run_cli("calibrate --save --dir " + dir.path(), dir.path());
+    ASSERT_EQ(first.status, 0) << first.err;
+    for (const char* line : {"read.chunk buffer=64K", "write.record-buffered buffer=64K", "copy.chunk buffer=1M",
+                             "copy.copy-file-range buffer=1M",
+                             "twins called different: ", "the smallest difference a run tells apart here: about ",
+                             "between runs a case moved by up to "})
+        EXPECT_NE(first.out.find(line), std::string::npos) << line << "\n" << first.out;
+    const Calibration c = read_calibration(slurp(dir.file(".iolab/calibration.json")), "c");
+    EXPECT_EQ(c.cases.size(), 4u);
+    EXPECT_EQ(c.twins, 20u);  // 4 cases in 5 runs
+    EXPECT_LE(c.called_different, c.twins);
+    EXPECT_GT(c.tell_apart, 0);
+    // Kept: not replaced without --force, and said before anything is measured.
+    const auto again = run_cli("calibrate --save --dir " + dir.path(), dir.path());
+    EXPECT_EQ(again.status, 2);
+    EXPECT_NE(again.err.find(".iolab/calibration.json exists: --force replaces it"), std::string::npos) << again.err;
+    EXPECT_EQ(again.out, "");
+}
+
+// A saved calibration is this machine's spread between runs for the gate, and a line of a run's
+// header; another machine's is said and not used; a damaged one is an error naming the file.
+TEST(Calibrate, TheGateAndTheHeaderReadIt) {
+    ScratchDir dir;
+    Calibration c;
+    c.machine = this_machine();
+    c.date = "2026-01-02T03:04:05Z";
+    c.runs = 5;
+    c.samples = 10;
+    c.twins = 20;
+    c.tell_apart = 0.042;
+    c.between = 0.031;
+    ASSERT_EQ(::mkdir(dir.file(".iolab").c_str(), 0700), 0);
+    std::ofstream(dir.file(".iolab/calibration.json")) << calibration_json(c);
+    Report a, b;
+    a.cases = {case_of("read.chunk", 1)};
+    b.cases = {case_of("read.chunk", 1.2)};
+    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
+    const auto measured = run_cli("compare a.json b.json --fail-if-slower 5%", dir.path());
+    EXPECT_EQ(measured.status, 1) << measured.out;
+    EXPECT_NE(measured.out.find("widened by 3.1% either way for the spread between runs (measured by iolab "
+                                "calibrate here, 2026-01-02T03:04:05Z)"),
+              std::string::npos)
+        << measured.out;
+    const auto given = run_cli("compare a.json b.json --fail-if-slower 5% --between-runs 20%", dir.path());
+    EXPECT_EQ(given.status, 0) << given.out;  // 1.2 / 1.2 is not beyond 1.05
+    EXPECT_NE(given.out.find("(given: --between-runs)"), std::string::npos) << given.out;
+    const auto run = run_cli("run -s read.chunk --size 64K --iterations 3 --dir " + dir.path(), dir.path());
+    EXPECT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.out.find("noise here (iolab calibrate, 2026-01-02T03:04:05Z): a run tells apart differences of "
+                           "about 4.2% or more; runs moved by up to 3.1%"),
+              std::string::npos)
+        << run.out;
+    c.machine = "another";
+    std::ofstream(dir.file(".iolab/calibration.json")) << calibration_json(c);
+    const auto other = run_cli("compare a.json b.json --fail-if-slower 5%", dir.path());
+    EXPECT_NE(other.out.find("(the default: .iolab/calibration.json was made on another machine)"), std::string::npos)
+        << other.out;
+    std::ofstream(dir.file(".iolab/calibration.json")) << "{\"schema\": \"iolab.calibration/1\", \"machine\": 3}";
+    const auto damaged = run_cli("compare a.json b.json --fail-if-slower 5%", dir.path());
+    EXPECT_EQ(damaged.status, 2);
+    EXPECT_NE(damaged.err.find(".iolab/calibration.json: not a calibration of iolab: machine is not a string"),
+              std::string::npos)
+        << damaged.err;
 }
 
 }  // namespace

@@ -141,7 +141,8 @@ double envelope_factor(std::size_t fewer) {
     return kFactors[std::clamp<std::size_t>(fewer, 1, 5) - 1];
 }
 
-RatioEstimate ratio_interval(const std::vector<double>& num, const std::vector<double>& den, double confidence) {
+RatioEstimate ratio_interval(const std::vector<double>& num, const std::vector<double>& den, double confidence,
+                             bool envelope) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     const RatioEstimate nothing{0, 0, kInf, false};
     if (num.empty() || den.empty()) return nothing;
@@ -165,6 +166,10 @@ RatioEstimate ratio_interval(const std::vector<double>& num, const std::vector<d
     if (const std::size_t c = moses_rank(n, m, confidence); c > 0) {
         r.low = std::exp(kth_difference(x, y, c));
         r.high = std::exp(kth_difference(x, y, nm + 1 - c));
+    } else if (!envelope) {
+        r.low = 0;
+        r.high = kInf;
+        return r;
     } else {
         const double e = envelope_factor(std::min(n, m));
         r.low = std::exp(x.front() - y.back()) / e;

@@ -43,7 +43,10 @@ double envelope_factor(std::size_t fewer);
 // (two-sided; a one-sided test at level a asks for 1 - 2a), or the envelope where that rank is 0.
 // {0, 0, inf} when a side is empty or holds a time that is not positive (a tool's net time inside
 // its start-up's noise) or not a number: nothing can be told.
-RatioEstimate ratio_interval(const std::vector<double>& num, const std::vector<double>& den, double confidence);
+// envelope false: no envelope where Moses's rank is 0 (the device's noise, which the recorded noise
+// the envelope was calibrated on does not bound): {ratio, 0, inf}, nothing told.
+RatioEstimate ratio_interval(const std::vector<double>& num, const std::vector<double>& den, double confidence,
+                             bool envelope = true);
 
 // How two cases stand at a margin (0.10: by more than 10 %): `slower` when the whole interval of
 // a's times over b's lies beyond 1 + margin, `faster` when it lies below 1 / (1 + margin), else

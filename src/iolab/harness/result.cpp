@@ -48,6 +48,10 @@ double median_resident(const CaseResult& c) {
     return r.empty() ? -1 : median(r);
 }
 
+RatioEstimate ratio_of(const CaseResult& a, const CaseResult& b, double confidence) {
+    return ratio_interval(a.per_byte(), b.per_byte(), confidence, !a.device_bound && !b.device_bound);
+}
+
 std::string variation(const CaseResult& c) {
     if (c.status != Status::ok || !has_interval(c) || c.stats.median_precision() <= kStableBound) return {};
     return fmt::format("±{:.0f}%", 100 * c.stats.median_precision());
@@ -178,6 +182,9 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     const std::vector<double> times = summarize_samples(r);
     r.warnings.clear();
     r.no_figure = r.status == Status::ok ? net_in_noise(r) : std::string();
+    const Strategy* s = r.spec.strategy;
+    r.device_bound = (s && s->waits_for_device()) || r.spec.workload.family == Family::durable ||
+                     opts.cache != CacheMode::warm || opts.sync != SyncPolicy::none;
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     r.budget_unheld = false;                                     // decided below
     r.throughput_mib_s = 0;

@@ -14,6 +14,7 @@
 #include "iolab/core/timeline.hpp"
 #include "iolab/core/workload.hpp"
 #include "iolab/harness/options.hpp"
+#include "iolab/harness/ratio.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/strategies/strategy.hpp"
 
@@ -153,6 +154,10 @@ struct CaseResult {
     // net time inside the noise of its fixed cost (finish()), a rate above the ceiling of its kind
     // of work (hold_to_ceilings, limits.hpp); empty: none.
     std::string no_figure;
+    // Its time is the device's (O_DIRECT, O_DSYNC, a durable append, a cold read, a synced run):
+    // noise the envelope of too few samples was not calibrated on, so its comparisons need
+    // Moses's interval (finish()).
+    bool device_bound = false;
     std::vector<Sample> samples;
     Summary stats;  // of time_s per run: the wall time, or a tool's net time
     // External tools: the summaries of the process's wall time and of its fixed cost, for a whole
@@ -183,6 +188,10 @@ double calls_per_mib(const CaseResult& c);
 double cpu_fraction(const CaseResult& c);
 // The median share of the input in the page cache before a run, or -1.
 double median_resident(const CaseResult& c);
+
+// a's times per byte over b's with their interval (ratio.hpp): the envelope only where neither is
+// device-bound.
+RatioEstimate ratio_of(const CaseResult& a, const CaseResult& b, double confidence);
 
 // How much a case's figure varies, for people: "±15.2%" (the larger side of its median's 95 %
 // interval), or "" when it does not vary past kStableBound or has too few samples to tell.

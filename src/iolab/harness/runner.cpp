@@ -246,8 +246,7 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
                 if (precise(c.r, opts))
                     why = StopReason::precise;
                 else if (!held[i] && leader && &now[i] != leader &&
-                         order_at(ratio_interval(now[i].per_byte(), leader->per_byte(), 1 - 2 * alpha), opts.margin) ==
-                             Order::slower)
+                         order_at(ratio_of(now[i], *leader, 1 - 2 * alpha), opts.margin) == Order::slower)
                     why = StopReason::clearly_slower;
                 else if (!held[i] && open == 1 && n >= kMinRaceSamples)
                     why = StopReason::settled;

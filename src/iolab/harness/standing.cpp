@@ -69,7 +69,7 @@ RatioEstimate Comparator::ratio(const CaseResult& a, const CaseResult& b) {
         return {1 / r.ratio, r.high > 0 ? 1 / r.high : 0,
                 r.low > 0 ? 1 / r.low : std::numeric_limits<double>::infinity(), r.envelope};
     }
-    return ratios_[{&a, &b}] = ratio_interval(times(a), times(b), confidence_);
+    return ratios_[{&a, &b}] = ratio_interval(times(a), times(b), confidence_, !a.device_bound && !b.device_bound);
 }
 
 double sure_rate(const CaseResult& c) {

@@ -59,16 +59,20 @@ std::string comparison_label(const CaseResult& c) {
 
 namespace {
 
+// The high end of an interval that has none, as a result file keeps it.
+constexpr double kNoBound = 1e9;
+
 // A case both runs measured: the ratio of its times per byte, after over before (below 1 the second
 // run is faster; a tool's net time, as ranked), its interval widened by the between-run margin.
 CaseChange compare_case(const CaseResult& b, const CaseResult& a, const GateSettings& gate) {
     CaseChange ch{comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, 0, 0, 0, 1, Change::too_few, false};
-    const RatioEstimate r = ratio_interval(a.per_byte(), b.per_byte(), kRatioConfidence);
+    const RatioEstimate r = ratio_of(a, b, kRatioConfidence);
     // A case that moved no bytes, or has no figure, has no time per byte to compare.
     if (a.throughput_mib_s <= 0 || b.throughput_mib_s <= 0 || r.ratio <= 0) return ch;
     ch.ratio = r.ratio;
     ch.low = r.low / (1 + gate.between);
-    ch.high = r.high * (1 + gate.between);
+    // No bound (a device-bound case with too few samples for Moses's interval): nothing is told.
+    ch.high = std::min(r.high * (1 + gate.between), kNoBound);
     ch.envelope = r.envelope;
     ch.p = mann_whitney_p(a.per_byte(), b.per_byte());
     ch.change = ch.low > 1 ? Change::slower : ch.high < 1 ? Change::faster : Change::same;

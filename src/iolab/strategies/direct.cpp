@@ -88,7 +88,7 @@ constexpr StrategyDef kDirectIo[] = {
     {.name = "write.direct", .params = kParamBuffer | kParamRecord, .flags = kDirect | kBypassesCache, .run = write_direct,
      .unavailable = direct_unavailable,
      .description = "pwrite(2) with O_DIRECT from an aligned N-byte buffer; the tail padded, then truncated"},
-    {.name = "write.dsync", .params = kParamBuffer | kParamRecord, .run = write_dsync,
+    {.name = "write.dsync", .params = kParamBuffer | kParamRecord, .flags = kWaitsForDevice, .run = write_dsync,
      .description = "O_DSYNC: every write(2) of an N-byte buffer waits for the device",
      .jvm = "FileChannel opened with StandardOpenOption.DSYNC"},
 };

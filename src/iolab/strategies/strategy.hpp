@@ -103,24 +103,25 @@ struct CannotRun : std::runtime_error {
 
 // What the harness must know of a strategy beyond its parameters (a bit set).
 enum StrategyFlag : unsigned {
-    kByteAtATime = 1u << 0,     // one call per byte: the harness runs it on a slice of the file
-    kUncounted = 1u << 1,       // its I/O happens inside libstdc++ or another program, where the
-                                // syscall layer can neither count nor fault it
-    kDirect = 1u << 2,          // honours Job::direct (O_DIRECT), so it can run under cache direct
-    kExternal = 1u << 3,        // a child process (dd, cp, fio): timed as a process
-    kOnlyReads = 1u << 4,       // leaves no output to check: reported unverified unless it
-                                // reports a byte count
-    kTimeline = 1u << 5,        // records read/write events into Job::timeline when it is set
-    kUnthrottled = 1u << 6,     // writes through a mapping or a clone: a throttle cannot slow it
-    kOwnThreads = 1u << 7,      // moves data on threads of its own: a stop for one thread cannot end it
-    kParts = 1u << 8,           // honours Job::offset and Job::length: can do one part of a shared file
-    kRepeats = 1u << 9,         // a tool that honours Job::passes (its start-up is then paid once for them all)
-    kInPlace = 1u << 10,        // reads the data where it lies (a mapping), copying none of it
-    kBypassesCache = 1u << 11,  // always O_DIRECT: its reads or writes go to the device
-    kWorker = 1u << 12,         // runs in a worker process that stays up between runs (the JVM's): timed
-                                // net of the round trip of an empty request (Job::empty)
-    kLongInput = 1u << 13,      // with kRepeats: does its passes by reading an input `passes` times as long
-                                // that the harness makes (dd: one file, one process)
+    kByteAtATime = 1u << 0,      // one call per byte: the harness runs it on a slice of the file
+    kUncounted = 1u << 1,        // its I/O happens inside libstdc++ or another program, where the
+                                 // syscall layer can neither count nor fault it
+    kDirect = 1u << 2,           // honours Job::direct (O_DIRECT), so it can run under cache direct
+    kExternal = 1u << 3,         // a child process (dd, cp, fio): timed as a process
+    kOnlyReads = 1u << 4,        // leaves no output to check: reported unverified unless it
+                                 // reports a byte count
+    kTimeline = 1u << 5,         // records read/write events into Job::timeline when it is set
+    kUnthrottled = 1u << 6,      // writes through a mapping or a clone: a throttle cannot slow it
+    kOwnThreads = 1u << 7,       // moves data on threads of its own: a stop for one thread cannot end it
+    kParts = 1u << 8,            // honours Job::offset and Job::length: can do one part of a shared file
+    kRepeats = 1u << 9,          // a tool that honours Job::passes (its start-up is then paid once for them all)
+    kInPlace = 1u << 10,         // reads the data where it lies (a mapping), copying none of it
+    kBypassesCache = 1u << 11,   // always O_DIRECT: its reads or writes go to the device
+    kWorker = 1u << 12,          // runs in a worker process that stays up between runs (the JVM's): timed
+                                 // net of the round trip of an empty request (Job::empty)
+    kWaitsForDevice = 1u << 14,  // every write waits for the device (O_DSYNC), though through the cache
+    kLongInput = 1u << 13,       // with kRepeats: does its passes by reading an input `passes` times as long
+                                 // that the harness makes (dd: one file, one process)
     kTool = kExternal | kUncounted,
 };
 
@@ -156,6 +157,7 @@ struct Strategy {
     bool does_parts() const { return flags & kParts; }
     bool repeats() const { return flags & kRepeats; }
     bool long_input() const { return flags & kLongInput; }
+    bool waits_for_device() const { return flags & (kWaitsForDevice | kBypassesCache); }
     bool in_place() const { return flags & kInPlace; }
     bool bypasses_cache() const { return flags & kBypassesCache; }
     bool worker() const { return flags & kWorker; }

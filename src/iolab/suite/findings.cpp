@@ -157,7 +157,7 @@ FindingResult evaluate(const Finding& f, const std::vector<CaseResult>& cases, d
         return r;
     }
     r = on_cases(f, *fast, *slow);
-    const RatioEstimate ri = ratio_interval(slow->per_byte(), fast->per_byte(), confidence);
+    const RatioEstimate ri = ratio_of(*slow, *fast, confidence);
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;
@@ -182,7 +182,7 @@ double final_confidence(std::size_t looks) {
 FindingResult look_at(const Finding& f, const CaseResult& faster, const CaseResult& slower, std::size_t look) {
     FindingResult r = on_cases(f, faster, slower);
     r.look = look;
-    const RatioEstimate ri = ratio_interval(slower.per_byte(), faster.per_byte(), 1 - look_alpha(look));
+    const RatioEstimate ri = ratio_of(slower, faster, 1 - look_alpha(look));
     r.ratio = ri.ratio;
     r.low = ri.low;
     r.high = ri.high;

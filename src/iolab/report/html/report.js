@@ -15,8 +15,8 @@
     answer: { colour: '#2f855a', text: 'the answer (picked in the winner group)' },
     verified: { colour: '#2b6cb0', text: 'verified' },
     unverified: { colour: '#dd8a1f', text: 'unverified (output not checked)' },
-    unstable: { colour: '#d69e2e', text: 'unstable (not ranked, decides nothing)' },
-    unranked: { colour: '#a0aec0', text: 'not ranked (cold state not proven)' },
+    unstable: { colour: '#d69e2e', text: 'varies over ±10% (ranked: its comparisons carry its spread)' },
+    unranked: { colour: '#a0aec0', text: 'not ranked (no figure, or cold state not proven)' },
     failed: { colour: '#c53030', text: 'failed' },
     skipped: { colour: '#718096', text: 'skipped' },
   };
@@ -108,7 +108,7 @@
 
   function suffix(c) {
     return c.status === 'failed' ? ' (failed)' : c.status === 'skipped' ? ' (skipped)'
-      : c.status === 'unranked' ? ' (not ranked)' : c.status === 'unstable' ? ' (unstable)' : '';
+      : c.status === 'unranked' ? ' (not ranked)' : c.status === 'unstable' ? ' (varies)' : '';
   }
 
   // How a case's bar is drawn: the answer's case stands out.
