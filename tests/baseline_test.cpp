@@ -478,6 +478,22 @@ TEST(Calibrate, MeasuresSavesAndIsUsedByTheGateAndTheHeader) {
     EXPECT_EQ(again.out, "");
 }
 
+// The spread between runs is what the gate's interval lacked to hold 1 for the worst pair: none for
+// runs that overlap, the gap past the interval for a run that moved.
+TEST(Calibrate, BetweenRunsIsTheWideningTheWorstPairNeeded) {
+    std::vector<double> run;
+    for (int i = 0; i < 10; ++i) run.push_back(1.0 + 0.01 * i);  // 1.00 .. 1.09
+    EXPECT_EQ(between_runs({run, run, run}), 0);
+    std::vector<double> slower = run;
+    for (double& x : slower) x *= 1.5;
+    const double moved = between_runs({run, run, slower});
+    // The ratio is 1.5; its 99% interval's low end, from these spreads, lies between 1.35 and 1.5.
+    EXPECT_GT(moved, 0.35);
+    EXPECT_LT(moved, 0.5);
+    // Either way round: a faster run moved as far.
+    EXPECT_NEAR(between_runs({slower, run}), between_runs({run, slower}), 1e-9);
+}
+
 // A saved calibration is this machine's spread between runs for the gate, and a line of a run's
 // header; another machine's is said and not used; a damaged one is an error naming the file.
 TEST(Calibrate, TheGateAndTheHeaderReadIt) {
@@ -508,7 +524,7 @@ TEST(Calibrate, TheGateAndTheHeaderReadIt) {
     const auto run = run_cli("run -s read.chunk --size 64K --iterations 3 --dir " + dir.path(), dir.path());
     EXPECT_EQ(run.status, 0) << run.err;
     EXPECT_NE(run.out.find("noise here (iolab calibrate, 2026-01-02T03:04:05Z): a run tells apart differences of "
-                           "about 4.2% or more; runs moved by up to 3.1%"),
+                           "about 4.2% or more; runs moved by up to 3.1% past their intervals"),
               std::string::npos)
         << run.out;
     c.machine = "another";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -165,6 +166,41 @@ TEST(Durable, AnIoUringSyncIsCountedWhenItCompletes) {
     const sys::Counters made = sys::thread_counters() - c0;
     EXPECT_EQ(made.calls[static_cast<std::size_t>(sys::Call::uring_fsync)], 1u);
     EXPECT_EQ(made.syncs(), 1u);
+}
+
+// A ring whose operation never completes (a read of a pipe no one writes) stalls: after the limit
+// next() throws naming the ring, the operation is cancelled (the buffer is the caller's again), and
+// no ring is made again in the process, which says why.
+TEST(Uring, AStalledRingFailsAndIsNotUsedAgain) {
+    if (const auto why = sys::uring_unavailable()) GTEST_SKIP() << *why;
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const sys::Fd in(fds[0], "the pipe"), out(fds[1], "the pipe's end");
+    sys::set_uring_stall_limit(1);
+    char buf[16];
+    {
+        sys::Ring ring(2, "the pipe");
+        ring.read(in, buf, sizeof buf, 0, 1);
+        try {
+            ring.next();
+            ADD_FAILURE() << "a read of an empty pipe completed";
+        } catch (const IoError& e) {
+            EXPECT_EQ(e.code(), ETIME);
+            EXPECT_NE(std::string(e.what()).find("the io_uring stalled"), std::string::npos) << e.what();
+        }
+        EXPECT_FALSE(ring.abandoned());  // a pipe's read is cancelled
+        EXPECT_EQ(ring.in_flight(), 0u);
+    }
+    EXPECT_TRUE(sys::uring_stalled());
+    ASSERT_TRUE(sys::uring_unavailable().has_value());
+    EXPECT_NE(sys::uring_unavailable()->find("stalled earlier in this run"), std::string::npos);
+    EXPECT_THROW(sys::Ring(2, "another"), IoError);
+    sys::reset_uring_stall();
+    sys::set_uring_stall_limit(30);
+    EXPECT_FALSE(sys::uring_unavailable().has_value());
+    // The pipe's end still works: nothing is left reading it.
+    ASSERT_EQ(::write(fds[1], "x", 1), 1);
+    EXPECT_EQ(::read(fds[0], buf, 1), 1);
 }
 
 constexpr const char* kPgOutput = R"(1 second per test

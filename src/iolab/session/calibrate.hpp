@@ -17,7 +17,7 @@ struct CalibratedCase {
     std::string label;
     double mib_s = 0;    // the median of its runs' medians (both twins)
     double varies = 0;   // the median half-width of its median's 95 % interval, relative
-    double between = 0;  // its runs' medians: the largest over the smallest, less 1
+    double between = 0;  // the widening its pairs of runs needed for their 99% interval to hold 1
 };
 
 struct Calibration {
@@ -39,6 +39,11 @@ struct Calibration {
     // One line for a run's header: "noise here (iolab calibrate, DATE): ...".
     std::string header() const;
 };
+
+// The spread between runs of one case, each run's times per byte given: every pair of runs compared
+// as the CI gate compares a run with its baseline (Moses's 99 % interval of the ratio); the widening
+// the worst pair's interval needed to hold 1 (0 when every pair's held it).
+double between_runs(const std::vector<std::vector<double>>& runs);
 
 // Measures it in a scratch folder of its own under `scratch_parent` ("" : the system temp folder).
 // `progress` gets the share done, 0 to 1. A stop asked for (interrupt.hpp) ends it early: nullopt.

@@ -30,6 +30,11 @@ public:
     // transfer goes on from the last multiple of align it reached (O_DIRECT's alignment, else 1).
     // label names the file(s), for the ring's own errors.
     UringLoop(unsigned depth, std::size_t block, std::size_t memory_align, std::size_t align, std::string label);
+    // Gives its buffers back, unless the ring was abandoned with operations the kernel still holds:
+    // then they are kept for good, as the kernel may yet write into them.
+    ~UringLoop();
+    UringLoop(const UringLoop&) = delete;
+    UringLoop& operator=(const UringLoop&) = delete;
 
     unsigned depth() const { return static_cast<unsigned>(slots_.size()); }
     std::size_t block() const { return block_; }

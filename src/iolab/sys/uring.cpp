@@ -2,6 +2,9 @@
 
 #include <liburing.h>
 
+#include <fmt/format.h>
+
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -20,6 +23,15 @@ constexpr std::uint64_t kSyncBit = std::uint64_t{1} << 62;
 constexpr std::uint64_t kMetaShift = 59, kMetaMask = std::uint64_t{7} << kMetaShift;
 enum Meta : std::uint64_t { kOpen = 1, kClose = 2, kUnlink = 3 };
 constexpr std::uint64_t kTagBits = ~(kWriteBit | kSyncBit | kMetaMask);
+// The cancellation of a stalled ring's operations: a tag no operation has (all meta bits set).
+constexpr std::uint64_t kCancelTag = kMetaMask;
+
+// How long a ring may hold operations without completing any before it is taken as stalled: no
+// transfer of a case here waits that long, and a stall would otherwise hang the run for good.
+std::atomic<int> g_stall_limit_s{30};
+// Set when a ring stalled: the operations it lost may be what keeps the next ring from completing
+// (they hold the process's io_uring workers), so no ring is made again in this process.
+std::atomic<bool> g_stalled{false};
 
 void count(Call c, std::size_t bytes) {
     auto& t = thread_counters();
@@ -29,6 +41,10 @@ void count(Call c, std::size_t bytes) {
 }  // namespace
 
 Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_uring>()), label_(std::move(label)) {
+    if (g_stalled) {
+        ring_.reset();
+        throw IoError(EIO, "use io_uring again (one stalled earlier in this run) for", label_);
+    }
     const int r = ::io_uring_queue_init(entries, ring_.get(), 0);
     if (r < 0) {
         ring_.reset();
@@ -37,7 +53,8 @@ Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_urin
 }
 
 Ring::~Ring() {
-    if (!ring_) return;
+    // An abandoned ring is left open: closing it would wait on what the kernel lost.
+    if (!ring_ || abandoned_) return;
     // Operations still in the kernel (an error ended their owner's loop) may still copy into
     // buffers that are freed right after the ring.
     drain();
@@ -46,17 +63,51 @@ Ring::~Ring() {
 
 void Ring::drain() noexcept {
     // Queued operations never reached the kernel: only the submitted ones complete.
-    for (unsigned left = in_flight_ - queued_; left > 0; --left) {
+    for (unsigned left = abandoned_ ? 0 : in_flight_ - queued_; left > 0; --left) {
         io_uring_cqe* cqe = nullptr;
-        int r = 0;
-        do r = ::io_uring_wait_cqe(ring_.get(), &cqe);
-        while (r == -EINTR || r == -EAGAIN);
-        if (r != 0) break;
+        if (wait(&cqe) != 0) break;
         ::io_uring_cqe_seen(ring_.get(), cqe);
     }
     in_flight_ = 0;
     queued_ = 0;
 }
+
+int Ring::wait(void* out) {
+    auto** cqe = static_cast<io_uring_cqe**>(out);
+    for (;;) {
+        __kernel_timespec limit{g_stall_limit_s.load(), 0};
+        const int r = ::io_uring_wait_cqe_timeout(ring_.get(), cqe, &limit);
+        if (r == -EINTR || r == -EAGAIN) continue;
+        if (r != -ETIME) return r;
+        // Nothing completed within the limit: ask the kernel to cancel every operation, and give
+        // it a second to say so; what it still holds then is abandoned with the ring.
+        g_stalled = true;
+        if (io_uring_sqe* s = ::io_uring_get_sqe(ring_.get())) {
+            ::io_uring_prep_cancel64(s, 0, IORING_ASYNC_CANCEL_ANY);
+            ::io_uring_sqe_set_data64(s, kCancelTag);
+            ::io_uring_submit(ring_.get());
+        }
+        unsigned left = in_flight_ - queued_;
+        for (bool cancel_seen = false; left > 0 || !cancel_seen;) {
+            __kernel_timespec second{1, 0};
+            io_uring_cqe* c = nullptr;
+            if (::io_uring_wait_cqe_timeout(ring_.get(), &c, &second) != 0) break;
+            if (::io_uring_cqe_get_data64(c) == kCancelTag)
+                cancel_seen = true;
+            else
+                --left;
+            ::io_uring_cqe_seen(ring_.get(), c);
+        }
+        abandoned_ = left > 0;
+        in_flight_ = 0;
+        queued_ = 0;
+        return -ETIME;
+    }
+}
+
+void set_uring_stall_limit(int seconds) { g_stall_limit_s = seconds; }
+void reset_uring_stall() { g_stalled = false; }
+bool uring_stalled() { return g_stalled; }
 
 void* Ring::sqe() {
     io_uring_sqe* s = ::io_uring_get_sqe(ring_.get());
@@ -151,11 +202,14 @@ Completion Ring::next() {
         if (r != -EINTR && r != -EAGAIN && r != -EBUSY) throw IoError(-r, "submit to the io_uring for", label_);
     }
     io_uring_cqe* cqe = nullptr;
-    for (;;) {
-        const int r = ::io_uring_wait_cqe(ring_.get(), &cqe);
-        if (r == 0) break;
-        if (r != -EINTR && r != -EAGAIN) throw IoError(-r, "wait on the io_uring for", label_);
-    }
+    if (const int r = wait(&cqe); r == -ETIME)
+        throw IoError(ETIME,
+                      fmt::format("get a completion within {} s (the io_uring stalled, and is not used again in "
+                                  "this run) for",
+                                  g_stall_limit_s.load()),
+                      label_);
+    else if (r != 0)
+        throw IoError(-r, "wait on the io_uring for", label_);
     return complete(cqe);
 }
 
@@ -196,6 +250,11 @@ Completion Ring::complete(void* done) {
 }
 
 std::optional<std::string> uring_unavailable() {
+    if (g_stalled)
+        return fmt::format(
+            "an io_uring stalled earlier in this run (no completion within {} s): io_uring is not "
+            "used again in it",
+            g_stall_limit_s.load());
     static const std::optional<std::string> why = []() -> std::optional<std::string> {
         io_uring ring{};
         const int r = ::io_uring_queue_init(2, &ring, 0);

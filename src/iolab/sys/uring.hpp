@@ -51,15 +51,28 @@ public:
     // Waits for every operation the kernel still has, so that their buffers can go; queued ones
     // are dropped.
     void drain() noexcept;
+    // True when the ring stalled (no completion within the stall limit) and the kernel kept
+    // operations it would not cancel: their buffers must never be freed or reused.
+    bool abandoned() const { return abandoned_; }
 
 private:
     void* sqe();
     Completion complete(void* cqe);
+    // Waits for a completion (io_uring_cqe**) up to the stall limit: 0, -errno, or -ETIME when the
+    // ring stalled (then its operations are cancelled or abandoned, and none is in flight).
+    int wait(void* cqe);
     std::unique_ptr<io_uring> ring_;
     unsigned in_flight_ = 0;
     unsigned queued_ = 0;
+    bool abandoned_ = false;
     std::string label_;
 };
+
+// A ring that completes nothing for this many seconds (30 unless set) has stalled: next() throws
+// IoError, and no ring is made again in the process (uring_stalled()) until reset_uring_stall().
+void set_uring_stall_limit(int seconds);
+bool uring_stalled();
+void reset_uring_stall();
 
 // Why io_uring cannot be used here (disabled by sysctl, seccomp, no kernel support), or
 // nullopt. Probed once.
