@@ -197,10 +197,10 @@ constexpr double kFairShare = 4;
 // each family of the group (a table), a case is looked at when its sample count reaches 1, 2, 3,
 // 5, 8, 12, ... (ratio.hpp): it stops when it is precise; when the table's leader (the fastest
 // median, whatever its spread) is shown faster than it by more than the margin, by the interval
-// of their comparison at that look's confidence, so that it cannot be in the winner group; or,
-// with 5 samples or more, when it is the last of its table still measured, so that nothing is
-// left to tell it from. The leader and the cases a knee or finding holds samples on are never
-// stopped as slower or settled; a case `holds` has just let go is looked at then. Every round, a
+// of their comparison at that look's confidence, so that it cannot be in the winner group. The
+// last case of a table goes on until it is precise: its figure is what a later run is compared
+// with. The leader and the cases a knee or finding holds samples on are never stopped as slower;
+// a case `holds` has just let go is looked at then. Every round, a
 // case past its fair share of the table's time stops too (with `holds`, a held one once it has
 // kHeldSamples).
 void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
@@ -248,8 +248,6 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
                 else if (!held[i] && leader && &now[i] != leader &&
                          order_at(ratio_of(now[i], *leader, 1 - 2 * alpha), opts.margin) == Order::slower)
                     why = StopReason::clearly_slower;
-                else if (!held[i] && open == 1 && n >= kMinRaceSamples)
-                    why = StopReason::settled;
             }
             if (why == StopReason::none && open > 1 && n > (held[i] && holds ? kHeldSamples - 1 : kMinRaceSamples) &&
                 c.spent_s > kFairShare * middle)
