@@ -170,6 +170,26 @@ TEST(JvmMethods, ARunRecordsTheJvmItsFlagsAndEachRoundTrip) {
     EXPECT_NE(back.out.find("round trip of an empty request"), std::string::npos) << back.out;
 }
 
+// A mapped read in the JVM unmaps its file before it returns: a mapping left to the collector keeps
+// its pages in the page cache (a mapped page cannot be evicted), and the next cold iteration of any
+// case found the file fully resident (read-large's cold group: one iteration in four).
+TEST(JvmMethods, AMappedReadLeavesTheFileEvictable) {
+    if (auto why = no_jvm()) GTEST_SKIP() << *why;
+    ScratchDir dir;
+    const auto r = run_cli(
+        "run -s jvm.read-mapped,read.chunk --buffer 16K --size 32M --cache cold --warmup 0 "
+        "--iterations 4 -q --json " +
+        dir.file("out.json") + " --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(dir.file("out.json")));
+    ASSERT_EQ(j.at("cases").size(), 2u);
+    for (const auto& c : j.at("cases")) {
+        ASSERT_EQ(c.at("samples").size(), 4u) << c.at("label");
+        for (const auto& s : c.at("samples")) EXPECT_LT(s.at("resident").get<double>(), 0.05) << c.at("label");
+        EXPECT_FALSE(c.at("cold_unproven").get<bool>()) << c.at("label");
+    }
+}
+
 TEST(JvmMethods, ListByTheJvmFamilyNamesEveryRowAndOnlyThem) {
     const CliResult r = run_cli("list --family jvm --names");
     ASSERT_EQ(r.status, 0) << r.err;
