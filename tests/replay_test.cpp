@@ -8,6 +8,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -46,6 +47,20 @@ TEST(Replay, EveryTableOfBothDefaultRunsIsAnswered) {
         for (const Answer& a : said) {
             EXPECT_FALSE(a.winner.empty()) << run << ": " << a.text();
             std::printf("%s: %s: winner group of %zu\n", run, a.table.c_str(), a.tied.size() + 1);
+        }
+        // The group is every ranked case no other is surely faster than by more than the margin
+        // (and that racing did not stop as clearly slower), whatever its spread: none left out.
+        for (const RankedTable& t : tables) {
+            Comparator cmp;
+            const auto group = t.standing.winners();
+            for (const CaseResult* c : t.cases) {
+                if (!c->ranked() || c->stopped == StopReason::clearly_slower) continue;
+                const bool beaten = std::any_of(t.cases.begin(), t.cases.end(), [&](const CaseResult* d) {
+                    return d != c && d->ranked() && cmp.order(*c, *d) == Order::slower;
+                });
+                const bool in = std::find(group.begin(), group.end(), c) != group.end();
+                EXPECT_EQ(in, !beaten) << run << ": " << c->spec.label() << (c->stable ? "" : " (varies)");
+            }
         }
     }
 }
