@@ -176,11 +176,19 @@ TEST(Uring, AStalledRingFailsAndIsNotUsedAgain) {
     int fds[2];
     ASSERT_EQ(::pipe(fds), 0);
     const sys::Fd in(fds[0], "the pipe"), out(fds[1], "the pipe's end");
+    // The process-wide state back as it was, whatever fails below.
+    struct Restore {
+        ~Restore() {
+            sys::reset_uring_stall();
+            sys::set_uring_stall_limit(30);
+        }
+    } restore;
     sys::set_uring_stall_limit(1);
-    char buf[16];
+    char buf[2][16];
     {
-        sys::Ring ring(2, "the pipe");
-        ring.read(in, buf, sizeof buf, 0, 1);
+        sys::Ring ring(4, "the pipe");
+        ring.read(in, buf[0], sizeof buf[0], 0, 1);
+        ring.read(in, buf[1], sizeof buf[1], 0, 2);
         try {
             ring.next();
             ADD_FAILURE() << "a read of an empty pipe completed";
@@ -188,7 +196,7 @@ TEST(Uring, AStalledRingFailsAndIsNotUsedAgain) {
             EXPECT_EQ(e.code(), ETIME);
             EXPECT_NE(std::string(e.what()).find("the io_uring stalled"), std::string::npos) << e.what();
         }
-        EXPECT_FALSE(ring.abandoned());  // a pipe's read is cancelled
+        EXPECT_FALSE(ring.abandoned());  // both reads of the pipe are cancelled
         EXPECT_EQ(ring.in_flight(), 0u);
     }
     EXPECT_TRUE(sys::uring_stalled());
@@ -196,11 +204,14 @@ TEST(Uring, AStalledRingFailsAndIsNotUsedAgain) {
     EXPECT_NE(sys::uring_unavailable()->find("stalled earlier in this run"), std::string::npos);
     EXPECT_THROW(sys::Ring(2, "another"), IoError);
     sys::reset_uring_stall();
-    sys::set_uring_stall_limit(30);
     EXPECT_FALSE(sys::uring_unavailable().has_value());
-    // The pipe's end still works: nothing is left reading it.
+    // Nothing is left reading the pipe: what is written is there to read (without blocking, so that
+    // a read the kernel kept would fail this test rather than hang it).
+    ASSERT_EQ(::fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
     ASSERT_EQ(::write(fds[1], "x", 1), 1);
-    EXPECT_EQ(::read(fds[0], buf, 1), 1);
+    char c = 0;
+    EXPECT_EQ(::read(fds[0], &c, 1), 1);
+    EXPECT_EQ(c, 'x');
 }
 
 constexpr const char* kPgOutput = R"(1 second per test

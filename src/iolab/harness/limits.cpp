@@ -222,6 +222,9 @@ public:
           buffers_(make_buffers(most_block_, alignment)),
           ends_(kMostQueue),
           ring_(kMostQueue, path) {}
+    ~DirectReader() { sys::keep_if_abandoned(ring_, buffers_); }
+    DirectReader(const DirectReader&) = delete;
+    DirectReader& operator=(const DirectReader&) = delete;
 
     std::size_t most_block() const { return most_block_; }
 

@@ -328,7 +328,8 @@ nlohmann::json report_to_json(const Report& r) {
         cases.push_back(case_json(c, r.environment.hosts));
         // The ceiling it is held to (docs/harness.md, "Ceilings"), so a reader can check the figure.
         const RunOptions& o = r.groups.empty() ? r.options : r.group(c.spec.group).options;
-        if (const Ceiling* l = c.ranked() ? ceiling_for(r.limits, c.spec, o) : nullptr; l && l->mib_s > 0)
+        if (const Ceiling* l = c.ranked() || !c.no_figure.empty() ? ceiling_for(r.limits, c.spec, o) : nullptr;
+            l && l->mib_s > 0)
             cases.back()["ceiling"] = {{"kind", to_string(l->key.kind)}, {"mib_s", l->mib_s}};
     }
     nlohmann::json groups = nlohmann::json::array();

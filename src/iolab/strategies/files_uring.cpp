@@ -44,6 +44,9 @@ public:
         detail::register_slots(ring_, q);
         for (unsigned k = 0; k < q; ++k) slots_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30));
     }
+    ~TreeReader() { sys::keep_if_abandoned(ring_, slots_); }
+    TreeReader(const TreeReader&) = delete;
+    TreeReader& operator=(const TreeReader&) = delete;
 
     void run() {
         for (unsigned k = 0; k < q_ && next_ < j_.files; ++k) start(k);

@@ -35,6 +35,9 @@ public:
         : j_(j), t_(t), slots_(files_in_flight(j)), ring_(2 * files_in_flight(j), j.dst) {
         register_slots(ring_, files_in_flight(j));
     }
+    ~TreeWriter() { sys::keep_if_abandoned(ring_, slots_); }
+    TreeWriter(const TreeWriter&) = delete;
+    TreeWriter& operator=(const TreeWriter&) = delete;
 
     void run() {
         for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);
@@ -98,6 +101,12 @@ public:
         for (unsigned k = 0; k < slots_.size(); ++k)
             bufs_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30), detail::kPage);
     }
+    ~TreeCopier() {
+        sys::keep_if_abandoned(ring_, bufs_);
+        sys::keep_if_abandoned(ring_, slots_);
+    }
+    TreeCopier(const TreeCopier&) = delete;
+    TreeCopier& operator=(const TreeCopier&) = delete;
 
     void run() {
         for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);

@@ -15,9 +15,7 @@ UringLoop::UringLoop(unsigned depth, std::size_t block, std::size_t memory_align
       ring_(depth, std::move(label)),
       slots_(depth) {}
 
-UringLoop::~UringLoop() {
-    if (ring_.abandoned()) static_cast<void>(new AlignedBuffer(std::move(memory_)));
-}
+UringLoop::~UringLoop() { sys::keep_if_abandoned(ring_, memory_); }
 
 void UringLoop::read(unsigned slot, const sys::Fd& fd, std::uint64_t off, std::size_t len) {
     start(slot, fd, false, off, len);

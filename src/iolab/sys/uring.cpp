@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "iolab/sys/attempt.hpp"
@@ -53,20 +54,22 @@ Ring::Ring(unsigned entries, std::string label) : ring_(std::make_unique<io_urin
 }
 
 Ring::~Ring() {
-    // An abandoned ring is left open: closing it would wait on what the kernel lost.
-    if (!ring_ || abandoned_) return;
+    if (!ring_) return;
     // Operations still in the kernel (an error ended their owner's loop) may still copy into
     // buffers that are freed right after the ring.
     drain();
-    ::io_uring_queue_exit(ring_.get());
+    // An abandoned ring is left open: closing it would wait on what the kernel lost.
+    if (!abandoned_) ::io_uring_queue_exit(ring_.get());
 }
 
 void Ring::drain() noexcept {
-    // Queued operations never reached the kernel: only the submitted ones complete.
-    for (unsigned left = abandoned_ ? 0 : in_flight_ - queued_; left > 0; --left) {
+    // Queued operations never reached the kernel: only the submitted ones complete. A stall
+    // found here submits them with its cancel and accounts for them itself (wait).
+    while (!abandoned_ && in_flight_ > queued_) {
         io_uring_cqe* cqe = nullptr;
         if (wait(&cqe) != 0) break;
         ::io_uring_cqe_seen(ring_.get(), cqe);
+        --in_flight_;
     }
     in_flight_ = 0;
     queued_ = 0;
@@ -82,19 +85,27 @@ int Ring::wait(void* out) {
         // Nothing completed within the limit: ask the kernel to cancel every operation, and give
         // it a second to say so; what it still holds then is abandoned with the ring.
         g_stalled = true;
+        // The submission takes what was queued along with the cancel: all of it is in the kernel.
+        unsigned left = in_flight_ - queued_;
+        bool cancel_seen = true;
         if (io_uring_sqe* s = ::io_uring_get_sqe(ring_.get())) {
             ::io_uring_prep_cancel64(s, 0, IORING_ASYNC_CANCEL_ANY);
             ::io_uring_sqe_set_data64(s, kCancelTag);
-            ::io_uring_submit(ring_.get());
+            if (::io_uring_submit(ring_.get()) > 0) {
+                left = in_flight_;
+                cancel_seen = false;
+            }
         }
-        unsigned left = in_flight_ - queued_;
-        for (bool cancel_seen = false; left > 0 || !cancel_seen;) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        while ((left > 0 || !cancel_seen) && std::chrono::steady_clock::now() < until) {
             __kernel_timespec second{1, 0};
             io_uring_cqe* c = nullptr;
-            if (::io_uring_wait_cqe_timeout(ring_.get(), &c, &second) != 0) break;
+            const int got = ::io_uring_wait_cqe_timeout(ring_.get(), &c, &second);
+            if (got == -EINTR || got == -EAGAIN) continue;
+            if (got != 0) break;
             if (::io_uring_cqe_get_data64(c) == kCancelTag)
                 cancel_seen = true;
-            else
+            else if (left > 0)
                 --left;
             ::io_uring_cqe_seen(ring_.get(), c);
         }

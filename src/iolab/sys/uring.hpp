@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "iolab/sys/io.hpp"
 
@@ -67,6 +68,15 @@ private:
     bool abandoned_ = false;
     std::string label_;
 };
+
+// For the owner of a ring's buffers, in its destructor (the buffers declared before the ring):
+// waits for what the kernel still has and, if the ring was abandoned with operations it would not
+// cancel, keeps `buffers` for good, as the kernel may yet write into them.
+template <class Buffers>
+void keep_if_abandoned(Ring& ring, Buffers& buffers) {
+    ring.drain();
+    if (ring.abandoned()) static_cast<void>(new Buffers(std::move(buffers)));
+}
 
 // A ring that completes nothing for this many seconds (30 unless set) has stalled: next() throws
 // IoError, and no ring is made again in the process (uring_stalled()) until reset_uring_stall().
