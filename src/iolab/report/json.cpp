@@ -322,15 +322,23 @@ RunOptions options_from_json(const nlohmann::json& o) {
     return opts;
 }
 
+namespace {
+
+// The ceiling a ranked case is held to, or a case without a figure was held to (docs/harness.md,
+// "Ceilings"), so a reader can check the figure.
+void add_ceiling(nlohmann::json& j, const Report& r, const CaseResult& c) {
+    if (!c.ranked() && c.no_figure.empty()) return;
+    if (const Ceiling* l = ceiling_for(r.limits, c.spec, r.options_of(c)); l && l->mib_s > 0)
+        j["ceiling"] = {{"kind", to_string(l->key.kind)}, {"mib_s", l->mib_s}};
+}
+
+}  // namespace
+
 nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();
     for (const auto& c : r.cases) {
         cases.push_back(case_json(c, r.environment.hosts));
-        // The ceiling it is held to (docs/harness.md, "Ceilings"), so a reader can check the figure.
-        const RunOptions& o = r.groups.empty() ? r.options : r.group(c.spec.group).options;
-        if (const Ceiling* l = c.ranked() || !c.no_figure.empty() ? ceiling_for(r.limits, c.spec, o) : nullptr;
-            l && l->mib_s > 0)
-            cases.back()["ceiling"] = {{"kind", to_string(l->key.kind)}, {"mib_s", l->mib_s}};
+        add_ceiling(cases.back(), r, c);
     }
     nlohmann::json groups = nlohmann::json::array();
     for (const auto& g : r.groups)

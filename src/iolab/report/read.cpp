@@ -333,7 +333,7 @@ void read_cases(const json& j, ResultSax& sax, Report& r, const std::string& ori
             if (std::none_of(r.groups.begin(), r.groups.end(),
                              [&](const ReportGroup& g) { return g.id == c.spec.group; }))
                 r.groups.push_back({c.spec.group, c.spec.group, r.options});
-        finish(c, r.groups.empty() ? r.options : r.group(c.spec.group).options, 1e-9);
+        finish(c, r.options_of(c), 1e-9);
         r.cases.push_back(std::move(c));
     }
 }
@@ -359,9 +359,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     if (r.clock_read_ns > 1e9) throw ResultFormatError(fmt::format("{}: clock_read_ns is over a second", origin));
     read_cases(j, sax, r, origin);
     // A figure above its ceiling is none, read back as it was written.
-    hold_to_ceilings(r.cases, r.limits, [&](const CaseResult& c) -> const RunOptions& {
-        return r.groups.empty() ? r.options : r.group(c.spec.group).options;
-    });
+    hold_to_ceilings(r.cases, r.limits, [&](const CaseResult& c) -> const RunOptions& { return r.options_of(c); });
     return r;
 }
 

@@ -18,8 +18,7 @@ std::vector<Warning> Report::warnings() const {
         // A ranked case above the ceiling of its kind of work by more than its interval: the
         // ceiling or the measurement is wrong. Not a device's ceiling: a device's rate varies
         // from one minute to the next by more than any interval (docs/harness.md, "Ceilings").
-        const RunOptions& o = groups.empty() ? options : group(c.spec.group).options;
-        const Ceiling* l = c.ranked() ? ceiling_for(limits, c.spec, o) : nullptr;
+        const Ceiling* l = c.ranked() ? ceiling_for(limits, c.spec, options_of(c)) : nullptr;
         if (l && l->key.kind != LimitKind::device && rate_interval(c).first > l->mib_s)
             out.push_back({WarningKind::above_limit, c.spec.label(),
                            fmt::format("{:.0f}% of its ceiling ({}: {}) even at the low end of its interval",
@@ -48,6 +47,10 @@ std::vector<std::string> Report::warning_lines() const {
                         more ? fmt::format(" and {} more", more) : std::string()));
     }
     return lines;
+}
+
+const RunOptions& Report::options_of(const CaseResult& c) const {
+    return groups.empty() ? options : group(c.spec.group).options;
 }
 
 const ReportGroup& Report::group(const std::string& id) const {

@@ -21,6 +21,8 @@ struct Report : Run {
     std::optional<Comparison> baseline;
 
     const ReportGroup& group(const std::string& id) const;
+    // The options a case was measured under: its group's, or the report's outside suites.
+    const RunOptions& options_of(const CaseResult& c) const;
 
     std::vector<Warning> warnings() const;
     // The warnings as lines for people: outliers, common on a shared machine, in one line.
