@@ -592,6 +592,87 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
     EXPECT_GE(v[0].high, 2);
 }
 
+// In a run with findings the time goes to what they need: a case no finding holds stops as settled
+// once its table can place it (kPlacedSamples), however close it stands to the leader; the held
+// ones go on until their finding is decided, and then the group ends, long before its budget.
+TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
+    FakeRun run;
+    auto& [clock, dir] = run;
+    // ±15 %: never precise; the two cases beside the finding's are never told apart.
+    const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 3'000'000, 0.15),
+                   other = fake("read.other", 1'000'000, 0.15), near = fake("read.near", 1'050'000, 0.15);
+    RunOptions opts;
+    opts.group_budget_s = 60;
+    const Suite suite = one_finding(1.5, opts);  // 3x against 1.5x: decided at a look
+    Judge judge(suite);
+    const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
+    const std::vector<CaseSpec> specs{in_group(fast), in_group(slow), in_group(other), in_group(near)};
+    const auto r = run_group(specs, opts, dir, clock, {}, {true, true, false, false}, holds);
+    EXPECT_EQ(judge.decided(), 1u);
+    for (const std::size_t i : {2u, 3u}) {
+        EXPECT_EQ(r[i].samples.size(), kPlacedSamples) << i;
+        EXPECT_EQ(r[i].stopped, StopReason::settled) << to_string(r[i].stopped);
+    }
+    EXPECT_GT(r[0].samples.size(), kPlacedSamples);  // held until the look that decided it
+    for (const auto& c : r) EXPECT_NE(c.stopped, StopReason::run_budget) << c.spec.label();
+    EXPECT_LT(static_cast<double>(clock.t), 1e9);  // the group's 60 s: not needed
+    // Without findings (a run for its tables), the same two go on: they are the answer.
+    clock.t = 0;
+    const auto plain = run_group(specs, opts, dir, clock);
+    EXPECT_GT(plain[2].samples.size(), kPlacedSamples);
+    EXPECT_GT(plain[3].samples.size(), kPlacedSamples);
+}
+
+// A knee holds each point of its sweep until its table can place it (kPlacedSamples), not to the
+// end; a finding one of whose cases can never decide it (its output unchecked) holds nothing.
+TEST(Sequential, AKneeHoldsItsPointsUntilPlacedAndAHopelessFindingNothing) {
+    Suite s;
+    Group g;
+    g.id = "g";
+    s.groups.push_back(g);
+    KneeSpec k;
+    k.group = "g";
+    k.strategy = "read.chunk";
+    s.knees.push_back(k);
+    Finding f;
+    f.faster = Selector{"g", {"read.pread-chunk"}, {}, false};
+    f.slower = Selector{"g", {"read.cat"}, {}, false};
+    f.at_least = 2;
+    s.findings.push_back(f);
+    const char* names[] = {"read.chunk", "read.pread-chunk", "read.cat"};
+    std::vector<CaseResult> now(3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        now[i].spec = in_group(*Registry::builtin().find(names[i]));
+        now[i].status = Status::ok;
+        now[i].checked = Checked::content;
+    }
+    const auto add_sample = [&](CaseResult& c) {
+        Sample x;
+        x.wall_s = 1e-3 * (1 + 0.01 * static_cast<double>(c.samples.size()));
+        x.bytes = 1 << 20;
+        c.samples.push_back(x);
+    };
+    Judge judge(s);
+    for (std::size_t n = 1; n < kPlacedSamples; ++n) {
+        for (auto& c : now) add_sample(c);
+        const std::vector<bool> held = judge.hold({}, now);
+        EXPECT_TRUE(held[0]) << n;             // the knee's point
+        EXPECT_TRUE(held[1] && held[2]) << n;  // the finding's cases, both checked
+    }
+    for (auto& c : now) add_sample(c);
+    EXPECT_FALSE(judge.hold({}, now)[0]);  // kPlacedSamples: placed
+    // The same finding with its slower case unchecked (cat's output is not): it can never be
+    // decided, so it holds neither case from the first sample on.
+    Judge hopeless(s);
+    for (auto& c : now) c.samples.resize(1);
+    now[2].checked = Checked::none;
+    const std::vector<bool> held = hopeless.hold({}, now);
+    EXPECT_FALSE(held[1]);
+    EXPECT_FALSE(held[2]);
+    EXPECT_EQ(hopeless.decided(), 0u);
+    EXPECT_EQ(hopeless.verdicts(now)[0].verdict, Verdict3::inconclusive);
+}
+
 // Looks come only for findings raced in this process, and with the group measured now: a group of
 // fixed iterations or in child processes is judged at the end, and so is a finding of groups over.
 TEST(Sequential, OnlyFindingsRacedNowAreLookedAt) {

@@ -65,7 +65,7 @@ TEST(ThrottleDevice, TheWritesWaitAtLeastWhatTheModelCharges) {
 }
 
 TEST(ThrottleDevice, BufferSweepsModelReproducesSeed002) {
-    // The slow groups of buffer-sweep: the model fitted to seed 002, scaled 8x faster.
+    // The slow groups of buffer-sweep: the model fitted to seed 002, scaled 16x faster.
     const Suite suite = builtin_suite("buffer-sweep");
     const auto slow =
         std::find_if(suite.groups.begin(), suite.groups.end(), [](const Group& g) { return g.id == "slow"; });
@@ -73,10 +73,10 @@ TEST(ThrottleDevice, BufferSweepsModelReproducesSeed002) {
     const Device model = slow->options.throttle;
     ASSERT_TRUE(model.active());
     EXPECT_GT(model.latency_s, 0);
-    // The seed's file (6.3 MB) through the model 8x faster again (every ratio is kept), so the
+    // The seed's file (6.3 MB) through the model 4x faster again (every ratio is kept), so the
     // test takes half a second; the charges scaled back are the published seconds within 10%.
-    constexpr double kScale = 8 * 8;
-    const Device fast{model.bytes_per_s * 8, model.latency_s / 8};
+    constexpr double kScale = 16 * 4;
+    const Device fast{model.bytes_per_s * 4, model.latency_s / 4};
     const std::uint64_t seed_file = 6'300'000;
     const double t16k = charged_copy(fast, seed_file, 16 * 1024) * kScale;
     const double t1m = charged_copy(fast, seed_file, 1024 * 1024) * kScale;

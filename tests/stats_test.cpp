@@ -7,6 +7,7 @@
 #include <random>
 
 #include "iolab/harness/ratio.hpp"
+#include "iolab/harness/result.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/stats.hpp"
 
@@ -178,6 +179,31 @@ TEST(Ratio, TooFewSamplesGetTheEnvelopeAndNoTimeGetsNothing) {
         EXPECT_TRUE(std::isinf(none.high));
         EXPECT_EQ(order_at(none, 0), Order::tied);
     }
+}
+
+// A net time (a tool's, a JVM worker's) takes away the median of the case's fixed costs: a probe
+// that a hiccup made longer than its run (a round trip of 3 ms beside a copy of 1 ms) leaves every
+// time positive, so the case keeps its ratio; taking away each run's own probe, that run's time
+// was below zero and the finding's interval nothing ([-, inf]).
+TEST(Ratio, ANetTimeTakesAwayTheMedianOfTheFixedCosts) {
+    CaseResult c;
+    for (int i = 0; i < 9; ++i) {
+        Sample s;
+        s.wall_s = 1e-3 * (1 + 0.01 * i);
+        s.fixed_s = i == 4 ? 3e-3 : 1e-4 * (1 + 0.01 * i);
+        s.bytes = 1 << 20;
+        c.samples.push_back(s);
+    }
+    const std::vector<double> t = c.per_byte();
+    ASSERT_EQ(t.size(), 9u);
+    for (const double x : t) EXPECT_GT(x, 0);
+    EXPECT_NEAR(t[0] * (1 << 20), 1e-3 - 1.05e-4, 1e-12);  // the median probe: the fifth smallest, 105 us
+    CaseResult slower = c;
+    for (auto& s : slower.samples) s.wall_s *= 10;
+    const RatioEstimate r = ratio_of(slower, c, 0.99);
+    EXPECT_GT(r.ratio, 10);
+    EXPECT_TRUE(std::isfinite(r.high));
+    EXPECT_GT(r.low, 1);
 }
 
 // p-values computed independently by enumerating every split of the pooled sample (exact, ties

@@ -317,11 +317,11 @@ TEST(BuiltinSuites, ACombinedRunGivesEachSuiteItsOwnBudget) {
         EXPECT_EQ(groups, s.groups.size()) << s.name;
         EXPECT_NEAR(shares, time_budget(s), 1e-6) << s.name;
     }
-    // Weighted groups take their weights' part: buffer-sweep's slow device 40 s of its 70.
+    // Weighted groups take their weights' part: buffer-sweep's slow device 20 s of its 47.
     const auto slow =
         std::find_if(all.groups.begin(), all.groups.end(), [](const Group& g) { return g.id == "buffer-sweep/slow"; });
     ASSERT_NE(slow, all.groups.end());
-    EXPECT_NEAR(slow->share, 40, 1e-9);
+    EXPECT_NEAR(slow->share, 20, 1e-9);
     // The five published ones fit in five minutes with room for what precedes the groups (the
     // ceilings); the new experiments (durable-log, small-files) come on top.
     double published = 0;

@@ -14,11 +14,25 @@ namespace iolab {
 
 std::vector<double> CaseResult::per_byte() const {
     const double asked = static_cast<double>(spec.workload.all_bytes());
+    // A net time (a tool's, a worker's) takes away the median of the case's fixed costs, not each
+    // run's own: a probe that a hiccup of the machine made longer than its run (a JVM round trip
+    // of 3 ms beside a copy of 0.9 ms) would make a time below zero, which no ratio can take.
+    const bool net = !samples.empty() &&
+                     std::all_of(samples.begin(), samples.end(), [](const Sample& smp) { return smp.fixed_s >= 0; });
+    double fixed = 0;
+    if (net) {
+        std::vector<double> costs;
+        costs.reserve(samples.size());
+        for (const auto& smp : samples) costs.push_back(smp.fixed_s);
+        fixed = summarize(costs).median;
+    }
     std::vector<double> out;
     out.reserve(samples.size());
     // Its own bytes: a stonewalled run moves fewer than asked (and an empty file counts one).
-    for (const auto& smp : samples)
-        out.push_back(smp.time_s() / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : std::max(1.0, asked)));
+    for (const auto& smp : samples) {
+        const double t = net ? (smp.wall_s - fixed) / smp.passes : smp.time_s();
+        out.push_back(t / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : std::max(1.0, asked)));
+    }
     return out;
 }
 

@@ -111,7 +111,7 @@ enum class StopReason {
     none,            // not measured (failed or skipped before its first sample)
     precise,         // its median's interval reached the precision target
     clearly_slower,  // racing: shown slower than its table's leader by more than the margin: out of the winner group
-    settled,         // racing: the last of its table still measured
+    settled,         // racing in a run with findings: no finding or knee needs more of it
     case_budget,     // its own time budget (--budget) was spent
     run_budget,      // the run's time budget (--time-budget) was spent
     count,           // the iterations asked for (--iterations N, or a time)
@@ -178,7 +178,8 @@ struct CaseResult {
     bool trusted() const { return ranked() && checked != Checked::none; }
     // A tool timed net of its fixed cost.
     bool net() const { return fixed.n > 0; }
-    // Seconds per byte of every sample, as ranks and ratios compare them (a tool's net time).
+    // Seconds per byte of every sample, as ranks and ratios compare them (a tool's or a worker's net
+    // time: less the median of its fixed costs).
     std::vector<double> per_byte() const;
 };
 

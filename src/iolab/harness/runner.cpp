@@ -202,7 +202,8 @@ constexpr double kFairShare = 4;
 // with. The leader and the cases a knee or finding holds samples on are never stopped as slower;
 // a case `holds` has just let go is looked at then. Every round, a
 // case past its fair share of the table's time stops too (with `holds`, a held one once it has
-// kHeldSamples).
+// kHeldSamples), and with `holds`, a case no finding or knee holds stops as settled once it has
+// kPlacedSamples: the run is for its findings, and its tables are answered from what they have.
 void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
     // The cases as they stand, with their statistics (finish() on a copy).
     std::vector<CaseResult> now(cases.size());
@@ -252,6 +253,9 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
             if (why == StopReason::none && open > 1 && n > (held[i] && holds ? kHeldSamples - 1 : kMinRaceSamples) &&
                 c.spent_s > kFairShare * middle)
                 why = StopReason::case_budget;
+            // In a run with findings, the time goes to what they need: a case none holds (any
+            // more) stops once its table can place it.
+            if (why == StopReason::none && holds && !held[i] && n >= kPlacedSamples) why = StopReason::settled;
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
             if (why != StopReason::none) {

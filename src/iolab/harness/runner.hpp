@@ -28,6 +28,9 @@ using HoldFn = std::function<std::vector<bool>(const std::vector<CaseResult>&)>;
 // With `holds`, a held case reaches this many samples before its fair share of the table's time
 // can stop it: the looks of sequential verdicts (findings.hpp) need a few.
 inline constexpr std::size_t kHeldSamples = 8;
+// With `holds`, a case nothing holds stops at this many samples: five against five are the
+// fewest for which the answers' 99 % interval of a comparison exists (ratio.hpp).
+inline constexpr std::size_t kPlacedSamples = 5;
 
 // Runs the cases of a group, interleaved. When a stop is requested (interrupt.hpp) it returns
 // at the next iteration boundary; the cases it cut short keep their samples and say so

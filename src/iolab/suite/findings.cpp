@@ -66,6 +66,12 @@ const CaseResult* select_from(const Selector& s, const std::vector<const CaseRes
     return pick;
 }
 
+// Whether a case can never decide a finding, however many samples it gets: its output is not
+// checked, or it was found cached where it had to be cold.
+bool hopeless(const CaseResult& c) {
+    return c.status != Status::ok || c.cold_unproven || (!c.samples.empty() && c.checked == Checked::none);
+}
+
 // Whether a finding or a knee needs the case measured.
 bool needs(const Finding& f, const CaseSpec& c) { return selects(f.faster, c) || selects(f.slower, c); }
 bool needs(const KneeSpec& k, const CaseSpec& c) {
@@ -219,7 +225,13 @@ std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std:
         const CaseResult* slow = select_from(t.finding.slower, all);
         // Looks come with the samples of the group measured now.
         if (fast && slow && !running(fast) && !running(slow)) continue;
-        // A look needs both cases fit to decide: measured, checked, cold where they must be.
+        // A look needs both cases fit to decide: measured, checked, cold where they must be. One
+        // that never can be (its output is not checked, or it was not proven cold) lets the
+        // finding go: more samples would not decide it, and it is judged at the end.
+        if (fast && slow && (hopeless(*fast) || hopeless(*slow))) {
+            t.hopeless = true;
+            continue;
+        }
         if (!fast || !slow || !fast->trusted() || !slow->trusted()) continue;
         // The look due: the last whose sample count both cases have reached (a skipped look
         // spends nothing).
@@ -235,8 +247,9 @@ std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std:
     std::vector<bool> held(now.size(), false);
     for (std::size_t i = 0; i < now.size(); ++i) {
         const CaseSpec& c = now[i].spec;
-        for (const Track& t : tracks_) held[i] = held[i] || (!t.decided && needs(t.finding, c));
-        for (const KneeSpec& k : knees_) held[i] = held[i] || needs(k, c);
+        for (const Track& t : tracks_) held[i] = held[i] || (!t.decided && !t.hopeless && needs(t.finding, c));
+        // A knee needs its sweep's points placed: it holds each until its table can place it.
+        for (const KneeSpec& k : knees_) held[i] = held[i] || (needs(k, c) && now[i].samples.size() < kPlacedSamples);
     }
     return held;
 }

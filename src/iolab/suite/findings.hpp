@@ -89,6 +89,7 @@ private:
         bool raced = false;  // its groups race within a time budget
         std::size_t looks = 0;
         std::optional<FindingResult> decided;
+        bool hopeless = false;  // a case of it can never decide it: it holds nothing
     };
     std::vector<Track> tracks_;
     std::vector<KneeSpec> knees_;
