@@ -3,10 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <vector>
 
+#include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/peers.hpp"
@@ -283,6 +288,30 @@ CaseResult durable_result(const char* name, std::uint64_t commits, const std::ve
     }
     finish(c, RunOptions{}, 1e-9);
     return c;
+}
+
+// A pg_test_fsync that prints more than any report is said to have done so (it read "printed no
+// '...' section"); one that never ends is ended at its deadline (run_process's, on sleep).
+TEST(Peers, APeerThatSaysTooMuchOrNeverEndsIsSaidSo) {
+    ScratchDir tools;
+    const std::string fake = tools.file("pg_test_fsync");
+    std::ofstream(fake) << "#!/bin/sh\nhead -c 2000000 /dev/zero | tr '\\0' x\n";
+    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("PATH", (tools.path() + ":" + path).c_str(), 1);
+    CaseSpec c;
+    c.strategy = Registry::builtin().find("durable.fsync");
+    c.workload.family = Family::durable;
+    ScratchDir scratch;
+    const Peers p = measure_peers({c}, scratch);
+    ::setenv("PATH", path.c_str(), 1);
+    EXPECT_TRUE(p.figures.empty());
+    EXPECT_NE(p.skipped.find("ran, but its output could not be read: larger than 1 MiB"), std::string::npos)
+        << p.skipped;
+    const ProcessResult r = run_process({"sleep", "1000"}, "/dev/null", -1, 1.0);
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_EQ(r.status, 128 + SIGKILL);
+    EXPECT_FALSE(run_process({"true"}, "/dev/null", -1, 60).timed_out);
 }
 
 // Beside the iolab case doing the same work: the ratio, and "yes" only when iolab's interval lies

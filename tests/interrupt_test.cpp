@@ -17,6 +17,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/checksum.hpp"
@@ -72,6 +73,43 @@ void interrupt_with(int sig, int expected_status) {
     EXPECT_EQ(j["cases"][0]["strategy"], "read.chunk");
     EXPECT_FALSE(j["groups"][0]["partial"].get<bool>());
     EXPECT_TRUE(j["groups"][1]["partial"].get<bool>());
+}
+
+// A signal while pg_test_fsync runs, after the cases: the message says the result files are
+// marked partial, and they are (they said "partial": false).
+TEST(Interrupt, ASignalWhileThePeerRunsMarksTheFilesPartialAsItSays) {
+    ScratchDir dir;
+    const std::string tools = dir.file("tools");
+    ASSERT_EQ(::mkdir(tools.c_str(), 0755), 0);
+    const std::string started = dir.file("peer-started");
+    const std::string fake = tools + "/pg_test_fsync";
+    std::ofstream(fake) << "#!/bin/sh\necho $$ > " << started << ".tmp && mv " << started << ".tmp " << started
+                        << "\nexec sleep 1000\n";
+    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("PATH", (tools + ":" + path).c_str(), 1);
+    const std::string json = dir.file("r.json");
+    const pid_t pid = spawn({"run", "-s", "durable.fsync", "--record", "4K", "--count", "16", "--iterations", "1",
+                             "--warmup", "0", "--dir", dir.path(), "--json", json},
+                            dir.file("out"));
+    ::setenv("PATH", path.c_str(), 1);
+    ASSERT_TRUE(wait_until([&] { return ::access(started.c_str(), F_OK) == 0; }, 180s)) << test::slurp(dir.file("out"));
+    ASSERT_EQ(::kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid, 30s), 143) << test::slurp(dir.file("out"));
+    const std::string said = test::slurp(dir.file("out"));
+    EXPECT_NE(said.find("the result files are marked partial"), std::string::npos) << said;
+    const auto j = nlohmann::json::parse(test::slurp(json));
+    EXPECT_TRUE(j["partial"].get<bool>());
+    // The peer (its pid, as it wrote it) ended with the run.
+    const int peer = std::stoi(test::slurp(started));
+    EXPECT_TRUE(wait_until(
+        [&] {
+            const std::string stat = test::slurp(fmt::format("/proc/{}/stat", peer));
+            const std::size_t close = stat.rfind(')');
+            return stat.empty() || (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+        },
+        20s))
+        << "the peer " << peer << " outlived the run";
 }
 
 TEST(Interrupt, SigintStopsChildrenRemovesScratchWritesPartialJson) { interrupt_with(SIGINT, 130); }

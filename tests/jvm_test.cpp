@@ -156,6 +156,19 @@ TEST(JvmMethods, ARunRecordsTheJvmItsFlagsAndEachRoundTrip) {
     const std::string jvm = j["environment"]["jvm"].get<std::string>();
     EXPECT_NE(jvm.find("-Xms256m -Xmx256m"), std::string::npos) << jvm;
     EXPECT_NE(jvm.find("iolab.worker.Worker"), std::string::npos) << jvm;
+    // docs/jvm.md shows the command line (at the default heap): the one recorded is that line.
+    const std::string doc = slurp(IOLAB_SOURCE_DIR "/docs/jvm.md");
+    const std::size_t from = doc.find("`java -X");
+    ASSERT_NE(from, std::string::npos);
+    std::string shown;
+    for (const char ch : doc.substr(from + 1, doc.find('`', from + 1) - from - 1))
+        if (ch != '\n' && ch != ' ')
+            shown += ch;
+        else if (!shown.empty() && shown.back() != ' ')
+            shown += ' ';  // the line's breaks and indents: one space
+    for (std::size_t at; (at = shown.find("1024m")) != std::string::npos;) shown.replace(at, 5, "256m");
+    ASSERT_NE(jvm.find("java -X"), std::string::npos) << jvm;
+    EXPECT_EQ(jvm.substr(jvm.find("java -X")), shown);
     EXPECT_EQ(j["options"]["jvm_heap_bytes"], 256u << 20);
     const auto& c = j["cases"].at(0);
     EXPECT_TRUE(c["verified"].get<bool>());
@@ -377,6 +390,53 @@ TEST(JvmWorker, AMethodThatThrowsOrCannotRunSaysWhy) {
     const CaseResult r = run_jvm_case("jvm.copy-channel", RunOptions{}, dir);
     EXPECT_EQ(r.status, Status::skipped);
     EXPECT_EQ(r.reason, "no such stream");
+}
+
+// A JVM that crashes as it starts prints lines of '#' and dies: the reason names how it ended, not
+// the '#' it said (it read "it said '#'").
+TEST(JvmWorker, AWorkerThatCrashesAsItStartsIsNamedBySignal) {
+    set_worker_command_for_tests({"sh", "-c", "echo '#'; echo '#'; kill -SEGV $$"});
+    ScratchDir dir;
+    const CaseResult r = run_jvm_case("jvm.read-stream-chunks", RunOptions{}, dir);
+    end_workers();
+    set_worker_command_for_tests({});
+    EXPECT_EQ(r.status, Status::failed);
+    EXPECT_NE(r.reason.find("did not start"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("was killed by signal 11 (SIGSEGV)"), std::string::npos) << r.reason;
+}
+
+// Once the worker did not start, the group's other JVM cases are skipped with that reason: each
+// start could take the whole start deadline again (seven cases took 420 s).
+TEST(JvmWorker, AfterAFailedStartTheGroupsOtherJvmCasesAreSkippedSayingWhy) {
+    set_worker_command_for_tests({"sh", "-c", "echo nope"});
+    ScratchDir dir;
+    std::vector<CaseSpec> specs;
+    for (const char* name : {"jvm.read-stream-chunks", "jvm.read-channel", "jvm.write-stream"}) {
+        CaseSpec c;
+        c.strategy = Registry::builtin().find(name);
+        c.workload = workload_for(*c.strategy, 64 * 1024, 4096);
+        specs.push_back(c);
+    }
+    RunOptions opts;
+    opts.warmup = Amount{0, 0};
+    opts.iterations = Amount{3, 0};
+    const std::vector<CaseResult> r = run_group(specs, opts, dir, system_clock());
+    // The next group starts afresh: its first case tries again.
+    const std::vector<CaseResult> again = run_group({specs.front()}, opts, dir, system_clock());
+    set_worker_command_for_tests({});
+    ASSERT_EQ(r.size(), 3u);
+    std::size_t failed = 0, skipped = 0;
+    for (const CaseResult& c : r) {
+        EXPECT_NE(c.reason.find("the JVM worker did not start: it said 'nope'"), std::string::npos) << c.reason;
+        failed += c.status == Status::failed;
+        skipped += c.status == Status::skipped;
+        if (c.status == Status::skipped) {
+            EXPECT_NE(c.reason.find("in an earlier case of this group"), std::string::npos) << c.reason;
+        }
+    }
+    EXPECT_EQ(failed, 1u);
+    EXPECT_EQ(skipped, 2u);
+    EXPECT_EQ(again.front().status, Status::failed) << again.front().reason;
 }
 
 // The worker client alone: its deadline holds for a greeting that never comes too.

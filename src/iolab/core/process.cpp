@@ -1,13 +1,17 @@
 #include "iolab/core/process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <vector>
@@ -88,7 +92,8 @@ __attribute__((no_sanitize("address", "thread", "undefined"))) int start_child(v
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path, int cwd_fd) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& stdout_path, int cwd_fd,
+                          double deadline_s) {
     const auto program = find_program(argv.at(0));
     if (!program) throw IoError(ENOENT, "find the program", argv[0]);
     int err[2];
@@ -122,15 +127,43 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     interrupt::add_child(pid);
     ::close(err[1]);
     ProcessResult r;
+    const auto start = std::chrono::steady_clock::now();
+    // Milliseconds left before the deadline (-1: none; 0: past it).
+    const auto left_ms = [&]() -> int {
+        if (deadline_s <= 0) return -1;
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return static_cast<int>(std::clamp((deadline_s - spent) * 1000, 0.0, 1e9));
+    };
+    const auto kill_it = [&] {
+        r.timed_out = true;
+        ::kill(-pid, SIGKILL);
+        ::kill(pid, SIGKILL);
+    };
     char buf[4096];
     for (;;) {
+        pollfd p{err[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, left_ms());
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {  // the deadline
+            kill_it();
+            break;
+        }
         const ssize_t n = ::read(err[0], buf, sizeof buf);
         if (n > 0 && r.errors.size() < 4096) r.errors.append(buf, static_cast<std::size_t>(n));
         if (n == 0 || (n < 0 && errno != EINTR)) break;
     }
     ::close(err[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    // Its standard error closed: it ends, or has handed that descriptor on and runs on.
+    for (;;) {
+        const pid_t w = ::waitpid(pid, &status, r.timed_out || deadline_s <= 0 ? 0 : WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) break;
+        if (left_ms() == 0)
+            kill_it();
+        else
+            ::usleep(10000);
     }
     interrupt::remove_child(pid);
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

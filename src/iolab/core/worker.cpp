@@ -158,8 +158,10 @@ std::string Worker::ask(const std::string& line, double deadline_s) {
                     ::usleep(1000);
                 std::string how = "closed its output";
                 if (info.si_pid == pid_)
-                    how = info.si_code == CLD_EXITED ? fmt::format("ended with status {}", info.si_status)
-                                                     : fmt::format("was killed by signal {}", info.si_status);
+                    how = info.si_code == CLD_EXITED
+                              ? fmt::format("ended with status {}", info.si_status)
+                              : fmt::format("was killed by signal {} (SIG{})", info.si_status,
+                                            ::sigabbrev_np(info.si_status) ? ::sigabbrev_np(info.si_status) : "?");
                 fail(how + (pending_.empty() ? "" : " in the middle of an answer"));
             }
             pending_.append(buf, static_cast<std::size_t>(n));

@@ -113,6 +113,11 @@ std::string pg_test_fsync_program() {
     return found;
 }
 
+namespace {
+constexpr int kPgTests = 16;                        // the tests pg_test_fsync -s N runs, N seconds each
+constexpr std::uint64_t kMaxPgOutput = 1ull << 20;  // its report is a few KiB
+}  // namespace
+
 Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch, int seconds) {
     Peers peers;
     if (std::none_of(plan.begin(), plan.end(), [](const CaseSpec& c) { return c.workload.family == Family::durable; }))
@@ -125,11 +130,23 @@ Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch
     // Its file and its output are made in the scratch folder, through its descriptor.
     const std::string out = scratch.at("pg_test_fsync.txt");
     peers.command = fmt::format("{} -s {} -f pg_test_fsync.out", program, seconds);
+    // It runs its 16 tests of `seconds` each: one that has not ended in twice that and a minute is
+    // stuck, and is ended.
+    const double deadline = 2.0 * kPgTests * seconds + 60;
     const ProcessResult r =
-        run_process({program, "-s", std::to_string(seconds), "-f", "pg_test_fsync.out"}, out, scratch.fd());
+        run_process({program, "-s", std::to_string(seconds), "-f", "pg_test_fsync.out"}, out, scratch.fd(), deadline);
     ::unlinkat(scratch.fd(), "pg_test_fsync.out", 0);
-    const std::optional<std::string> text = read_text_file(out, nullptr, 1u << 20);
+    std::string why;
+    const std::optional<std::string> text = read_text_file(out, &why, kMaxPgOutput);
     ::unlinkat(scratch.fd(), "pg_test_fsync.txt", 0);
+    if (r.timed_out) {
+        peers.skipped = fmt::format("pg_test_fsync had not ended after {:g} s and was ended", deadline);
+        return peers;
+    }
+    if (!text) {
+        peers.skipped = fmt::format("pg_test_fsync ran, but its output could not be read: {}", why);
+        return peers;
+    }
     if (r.status != 0) {
         peers.skipped = fmt::format("pg_test_fsync exited with status {}: {}", r.status, r.errors.substr(0, 200));
         return peers;

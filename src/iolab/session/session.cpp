@@ -268,6 +268,9 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
         if (!groups.measure(gi)) break;
     if (run.limits.measured() && !run.partial) remeasure_ceilings(run, scratch.path());
     if (settings.peers && !team().mpi() && !run.partial) run.peers = peers_of(plan_, scratch);
+    // A stop after the groups (the ceilings measured again, the peers) cut the run short all the
+    // same: what it left out is missing, and the files say so as the message does.
+    if (interrupt::requested()) run.partial = true;
     if (!settings.keep) scratch.remove();
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();

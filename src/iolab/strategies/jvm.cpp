@@ -44,6 +44,9 @@ struct Holder {
     std::uint64_t heap = 0;
     std::string version;
     std::vector<std::string> test_argv;
+    // Why the worker did not start in this group, once it failed to: the group's other JVM cases
+    // are skipped with it (each start could take the whole start deadline again).
+    std::string failed_start;
 };
 
 // Never destroyed: a worker left at exit is killed with iolab (its death signal).
@@ -120,10 +123,12 @@ std::vector<std::string> worker_environment() {
 Worker& worker_for(Holder& h, const Job& j) {
     const int fd = folder_fd(j);
     const auto folder = identity(fd);
-    if (h.worker && h.owner != ::getpid()) {
-        h.worker->abandon();  // the parent's
+    if (h.owner != ::getpid()) {
+        if (h.worker) h.worker->abandon();  // the parent's
         h.worker.reset();
+        h.failed_start.clear();
     }
+    if (!h.failed_start.empty()) throw CannotRun(h.failed_start);
     if (h.worker && h.worker->running() && h.keep_fd == fd && h.folder == folder && h.heap == j.worker_heap)
         return *h.worker;
     h.worker.reset();
@@ -136,17 +141,25 @@ Worker& worker_for(Holder& h, const Job& j) {
     std::string hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
     if (!hello.starts_with("ready ")) {
         // A JVM that cannot start says why in lines of '#' ("# There is insufficient memory ..."),
-        // on its standard output: the first line that says something.
+        // on its standard output: the first line that says something. One that crashed says only
+        // '#' lines and ends: how it ended is the reason.
+        std::string ended;
         for (int more = 0; more < 8 && hello.find_first_not_of("# ") == std::string::npos; ++more) {
             try {
                 hello = h.worker->greeting(1);
-            } catch (const WorkerFailed&) {
+            } catch (const WorkerFailed& e) {
+                ended = e.what();
                 break;
             }
         }
         h.worker.reset();
-        throw WorkerFailed(fmt::format("the JVM worker did not start: it said '{}', where 'ready ...' was expected",
-                                       one_line(hello.substr(0, 300))));
+        const std::string why =
+            !ended.empty() && hello.find_first_not_of("# ") == std::string::npos
+                ? fmt::format("the JVM worker did not start: {}", ended)
+                : fmt::format("the JVM worker did not start: it said '{}', where 'ready ...' was expected",
+                              one_line(hello.substr(0, 300)));
+        h.failed_start = why + " (in an earlier case of this group)";
+        throw WorkerFailed(why);
     }
     h.version = hello.substr(6);
     return *h.worker;
@@ -299,14 +312,27 @@ void end_workers() {
     std::lock_guard lock(h.mutex);
     if (h.worker && h.owner != ::getpid()) h.worker->abandon();
     h.worker.reset();
+    h.failed_start.clear();
 }
 
 std::vector<std::string> jvm_command(std::uint64_t heap) {
     const std::string mib = fmt::format("{}m", std::max<std::uint64_t>(heap >> 20, 1));
     // A fixed heap (JMH's advice); no performance-data file in /tmp; a crash report on the worker's
-    // standard error (iolab shows its last line), never a file in the current folder.
-    return {"java", "-Xms" + mib,     "-Xmx" + mib,         "-XX:-UsePerfData", "-XX:ErrorFile=/dev/stderr",
-            "-cp",  jvm_worker_jar(), "iolab.worker.Worker"};
+    // standard error (iolab shows its last line), and no core or JIT replay file: never a file in
+    // the current folder; the JVM's own messages on its standard error, never on its standard
+    // output (the protocol's). docs/jvm.md shows this line; a test holds the two alike.
+    return {"java",
+            "-Xms" + mib,
+            "-Xmx" + mib,
+            "-XX:-UsePerfData",
+            "-XX:ErrorFile=/dev/stderr",
+            "-XX:-CreateCoredumpOnCrash",
+            "-XX:ReplayDataFile=/dev/stderr",
+            "-Xlog:disable",
+            "-Xlog:all=warning:stderr",
+            "-cp",
+            jvm_worker_jar(),
+            "iolab.worker.Worker"};
 }
 
 std::string jvm_version() {
