@@ -4,8 +4,11 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/tree.hpp"
@@ -142,6 +145,57 @@ TEST(Files, AWriterThatLeavesAFileOutOrOneTooManyFails) {
         EXPECT_EQ(r.status, Status::failed) << extra;
         EXPECT_NE(r.reason.find(extra < 0 ? "36 of 37 files" : "38 entries"), std::string::npos) << r.reason;
     }
+}
+
+// Another process of the same user that can write the scratch folder puts a link in a destination:
+// its first folder a link to a folder outside. No method that writes, copies or removes a tree
+// follows it: each fails or works inside, and the folder outside keeps what it held and gains
+// nothing (files.write-ofstream wrote its files there: 102-167 of them, in a race).
+TEST(Files, NoMethodFollowsALinkInItsDestination) {
+    ScratchDir dir, other;
+    const std::string away = other.file("away");  // a user's folder, outside the scratch folder
+    ASSERT_EQ(::mkdir(away.c_str(), 0700), 0);
+    const std::string kept = away + "/kept";
+    const TreeShape t{20, 100, 2};
+    const Records content(DataSpec{}, t.file_size, t.files);
+    lay_out_tree(dir.fd(), "src", t, content);
+    int tried = 0;
+    for (const Strategy* s : Registry::builtin().match("files.*")) {
+        if (s->family == Family::files_read || s->skip_reason(dir.path())) continue;
+        SCOPED_TRACE(s->name);
+        std::ofstream(kept) << "a user's file";
+        // The destination as the run would leave it (a tree, for a removal; a folder, else), with
+        // d0 a link to the folder outside.
+        if (s->family == Family::files_remove)
+            lay_out_tree(dir.fd(), "dst", t, content);
+        else
+            ASSERT_EQ(::mkdirat(dir.fd(), "dst", 0700), 0);
+        std::filesystem::remove_all(dir.file("dst/d0"));
+        ASSERT_EQ(::symlinkat(away.c_str(), dir.fd(), "dst/d0"), 0);
+        Job j;
+        j.family = s->family;
+        j.src = dir.at("src");
+        j.dst = dir.at("dst");
+        j.files = t.files;
+        j.file_size = t.file_size;
+        j.folders = t.folders;
+        j.records = &content;
+        j.queue = 4;
+        j.buffer = 512;
+        try {
+            s->run(j);
+        } catch (const std::exception&) {  // refusing is right
+        }
+        EXPECT_EQ(test::slurp(kept), "a user's file");
+        std::size_t there = 0;
+        for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(away)) ++there;
+        EXPECT_EQ(there, 1u) << "files made outside the scratch folder";
+        for (const auto& e : std::filesystem::directory_iterator(away))
+            if (e.path() != kept) std::filesystem::remove_all(e.path());
+        std::filesystem::remove_all(dir.file("dst"));  // the link, not what it names
+        ++tried;
+    }
+    EXPECT_GE(tried, 14);
 }
 
 // A read and a copy of the same tree in one group share its input (one layout, one name).

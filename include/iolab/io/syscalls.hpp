@@ -103,6 +103,12 @@ public:
     bool synced() const noexcept { return synced_; }
     explicit operator bool() const noexcept { return fd_ >= 0; }
     void close();
+    // Gives the descriptor up (to a stream that closes it): this Fd no longer holds it.
+    int release() noexcept {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
 
 private:
     int fd_ = -1;

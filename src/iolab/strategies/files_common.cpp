@@ -11,7 +11,7 @@ namespace iolab::detail {
 
 TreeFolders open_tree(const std::string& path, unsigned folders) {
     TreeFolders t;
-    t.root = sys::open(path, O_RDONLY | O_DIRECTORY);
+    t.root = sys::open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     for (unsigned d = 0; d < folders; ++d)
         t.folder.push_back(sys::openat(t.root, fmt::format("d{}", d).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW));
     return t;

@@ -1,7 +1,10 @@
 // The files family's writes, copies and removals of a tree of many files, and the tools people
 // use for them (tar, cp -r, rm -r) in the same tables.
+#include <ext/stdio_filebuf.h>
+
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 
 #include <fmt/format.h>
 
@@ -44,19 +47,24 @@ void write_threads(const Job& j) {
     detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { create_file(j, t, i, false); });
 }
 
-// The everyday way: std::filesystem::create_directories, then a std::ofstream a file.
+// The everyday way: std::filesystem::create_directory for the folders, then a C++ stream for each
+// file. The stream is handed a descriptor opened through its folder's, never following a link
+// (std::ofstream opens by path: a folder swapped for a link mid-run led it outside the scratch
+// folder), so the root must be the one made here and each folder a folder.
 void write_ofstream(const Job& j) {
-    std::filesystem::create_directory(j.dst);
+    if (!std::filesystem::create_directory(j.dst))
+        throw IoError(EEXIST, "create the folder", j.dst);  // a destination does not exist before
     for (unsigned d = 0; d < j.folders; ++d) std::filesystem::create_directory(fmt::format("{}/d{}", j.dst, d));
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
     const TreeShape shape{j.files, j.file_size, j.folders};
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
-        std::ofstream out;
-        const std::string path = j.dst + "/" + tree_file(shape, i);
-        detail::open_stream(out, path, std::ios::out);
+        sys::Fd fd = sys::openat(t.of(i), FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
+        __gnu_cxx::stdio_filebuf<char> file(fd.release(), std::ios::out);  // it closes the descriptor
+        std::ostream out(&file);
         const std::span<const std::byte> b = detail::file_bytes(j, i);
         out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-        out.close();
-        if (!out) detail::stream_failed("write", path);
+        out.flush();
+        if (!out || !file.close()) detail::stream_failed("write", j.dst + "/" + tree_file(shape, i));
     });
 }
 
@@ -82,8 +90,10 @@ void copy_threads(const Job& j) {
     detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { copy_one(from, to, i); });
 }
 
-// The everyday way: std::filesystem::copy with copy_options::recursive.
+// The everyday way: std::filesystem::copy with copy_options::recursive, into a destination it
+// makes (one that was there already, or a link, is refused: copy would merge into it).
 void copy_std_filesystem(const Job& j) {
+    if (!std::filesystem::create_directory(j.dst)) throw IoError(EEXIST, "create the folder", j.dst);
     std::filesystem::copy(j.src, j.dst, std::filesystem::copy_options::recursive);
 }
 
@@ -224,7 +234,8 @@ constexpr StrategyDef kFileOps[] = {
     {.name = "files.write-io-uring", .params = kTree | kParamQueue, .run = write_files_uring, .unavailable = no_uring,
      .description = "io_uring: each file created into a registered slot, written, closed; Q files in flight"},
     {.name = "files.write-ofstream", .params = kTree, .flags = kUncounted, .run = write_ofstream,
-     .description = "std::filesystem::create_directory for the folders, a std::ofstream for each file"},
+     .description = "std::filesystem::create_directory for the folders, a C++ stream for each file (on a "
+                    "descriptor opened through its folder's)"},
     {.name = "files.copy-copy-file-range", .params = kTree, .run = copy_range,
      .description = "openat(2) both, copy_file_range(2) each file"},
     {.name = "files.copy-threads", .params = kTree | kParamQueue, .flags = kOwnThreads, .run = copy_threads,
