@@ -499,6 +499,10 @@ TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
     refused([](auto& j) { j["cases"][0]["samples"][0]["job_s"] = {1e7}; }, "job_s is not a time");
     refused([](auto& j) { j["cases"][0]["samples"][0]["resident"] = 3; }, "resident is not a fraction");
     refused([](auto& j) { j["cases"][0]["samples"][0] = 7; }, "a sample is malformed");
+    // A word for a flag ("yes" was read as not partial), and a file without its options.
+    refused([](auto& j) { j["partial"] = "yes"; }, "partial is \"yes\", not true or false");
+    refused([](auto& j) { j["groups"][0]["partial"] = 1; }, "a group's partial is 1, not true or false");
+    refused([](auto& j) { j.erase("options"); }, "it has no options object");
     nlohmann::json j = report_to_json(full_report());
     j["cases"][0]["samples"][0]["bytes"] = 1ull << 53;
     EXPECT_NO_THROW(read_report_json(j.dump(), "r.json"));

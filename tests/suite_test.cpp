@@ -99,26 +99,31 @@ TEST_P(SuiteLoaderErrors, NameFileLineAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, SuiteLoaderErrors,
-    testing::Values(Broken{"name = \"demo\"\n", "", "name", 1},                               // missing key
-                    Broken{"description = \"a demo\"", "description = 3", "description", 3},  // wrong type
-                    Broken{"\"copy.chunk\", \"copy.sendfile\"", "\"copy.chunkk\"", "copy.chunk",
-                           11},                                                                 // unknown strategy
-                    Broken{"buffer = [\"4K\", \"64K\"]", "chain = \"gzip>file\"", "gzip", 12},  // bad chain
-                    Broken{"buffer = [\"4K\", \"64K\"]", "buffer = \"12Q\"", "12Q", 12},        // bad size
-                    Broken{"at_least = 1.5", "at_least = 1.5\nwithin = 0.2", "exactly one", 20},
-                    Broken{"group = \"g\", strategy = \"copy.sendfile\"",
-                           "group = \"nope\", strategy = \"copy.sendfile\"", "nope", 18},
-                    Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
-                    Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
-                    Broken{"size = \"64K\"", "size = \"0\"", "from 1 byte to 2^60 bytes", 6},
-                    // A finding or knee naming a strategy its group does not run: refused at load.
-                    Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
-                           "slower = { group = \"g\", strategy = \"copy.splice\" }", "copy.splice", 18},
-                    Broken{"[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chunk\"",
-                           "[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chnuk\"", "copy.chnuk", 23},
-                    // Escape sequences and line breaks in names never reach a terminal.
-                    Broken{"name = \"demo\"", "name = \"de\\u001b[2Jmo\"", "control character", 2},
-                    Broken{"claim = \"chunk beats sendfile\"", "claim = \"chunk\\nbeats\"", "control character", 15}));
+    testing::Values(
+        Broken{"name = \"demo\"\n", "", "name", 1},                                        // missing key
+        Broken{"description = \"a demo\"", "description = 3", "description", 3},           // wrong type
+        Broken{"\"copy.chunk\", \"copy.sendfile\"", "\"copy.chunkk\"", "copy.chunk", 11},  // unknown strategy
+        Broken{"buffer = [\"4K\", \"64K\"]", "chain = \"gzip>file\"", "gzip", 12},         // bad chain
+        Broken{"buffer = [\"4K\", \"64K\"]", "buffer = \"12Q\"", "12Q", 12},               // bad size
+        Broken{"at_least = 1.5", "at_least = 1.5\nwithin = 0.2", "exactly one", 20},
+        // A ratio no run tells (it printed with 300 digits), and a case against itself.
+        Broken{"at_least = 1.5", "at_least = 1e308", "no run tells such a ratio", 19},
+        Broken{"published = 2.0", "published = 1e300", "no run tells such a ratio", 16},
+        Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
+               "slower = { group = \"g\", strategy = \"copy.chunk\", buffer = \"64K\" }", "with itself", 18},
+        Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope",
+               18},
+        Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
+        Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
+        Broken{"size = \"64K\"", "size = \"0\"", "from 1 byte to 2^60 bytes", 6},
+        // A finding or knee naming a strategy its group does not run: refused at load.
+        Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
+               "slower = { group = \"g\", strategy = \"copy.splice\" }", "copy.splice", 18},
+        Broken{"[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chunk\"",
+               "[[knee]]\ngroup = \"g\"\nstrategy = \"copy.chnuk\"", "copy.chnuk", 23},
+        // Escape sequences and line breaks in names never reach a terminal.
+        Broken{"name = \"demo\"", "name = \"de\\u001b[2Jmo\"", "control character", 2},
+        Broken{"claim = \"chunk beats sendfile\"", "claim = \"chunk\\nbeats\"", "control character", 15}));
 
 CaseResult crafted(const std::string& group, const char* strategy, std::size_t buffer, std::vector<double> walls) {
     CaseResult c;

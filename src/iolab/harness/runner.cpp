@@ -244,7 +244,8 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
             if (const std::size_t look = released[i] ? std::max<std::size_t>(1, looks_until(n)) : look_at(n);
                 look > 0) {
                 const double alpha = kRaceAlpha / std::ldexp(1.0, static_cast<int>(look));
-                if (precise(c.r, opts))
+                // A case a finding holds goes on while it is undecided, precise or not.
+                if (precise(c.r, opts) && !(held[i] && holds))
                     why = StopReason::precise;
                 else if (!held[i] && leader && &now[i] != leader &&
                          order_at(ratio_of(now[i], *leader, 1 - 2 * alpha), opts.margin) == Order::slower)

@@ -153,11 +153,20 @@ Environment read_environment(const json& env, const std::string& origin) {
     return e;
 }
 
+// `partial`, where it is given: true or false, never a word ("yes" read as not partial).
+bool partial_of(const json& j, const std::string& where, const std::string& origin) {
+    const auto p = j.find("partial");
+    if (p == j.end()) return false;
+    if (!p->is_boolean())
+        throw ResultFormatError(
+            fmt::format("{}: {}partial is {}, not true or false", origin, where, one_line(p->dump().substr(0, 40))));
+    return p->get<bool>();
+}
+
 ReportGroup read_group(const json& g, const std::string& origin) {
     if (!g.is_object()) throw ResultFormatError(fmt::format("{}: a group is not an object", origin));
-    const auto partial = g.find("partial");
     return {one_line(str(g, "id")), one_line(str(g, "title")), read_options(g.value("options", json::object()), origin),
-            partial != g.end() && partial->is_boolean() && partial->get<bool>()};
+            partial_of(g, "a group's ", origin)};
 }
 
 KneeResult read_knee(const json& k, const std::string& origin) {
@@ -346,8 +355,10 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     const json& j = sax.root;
     Report r;
     r.suite = one_line(str(j, "suite"));
-    const auto partial = j.find("partial");
-    r.partial = partial != j.end() && partial->is_boolean() && partial->get<bool>();
+    r.partial = partial_of(j, "", origin);
+    // Every file iolab writes has its options: without them its cases' figures cannot be read right.
+    if (const auto o = j.find("options"); o == j.end() || !o->is_object())
+        throw ResultFormatError(fmt::format("{}: it has no options object: not a result file of iolab's", origin));
     if (const auto env = j.find("environment"); env != j.end() && env->is_object())
         r.environment = read_environment(*env, origin);
     r.options = read_options(j.value("options", json::object()), origin);

@@ -262,6 +262,8 @@ void read_sides(const Reader& r, const toml::table& t, const GroupIndex& index, 
     }
 }
 
+constexpr double kMostRatio = 1e6;
+
 // A finding, or two: the claim judged on iolab's strategies and, with jvm_faster and jvm_slower,
 // on the published methods in the JVM.
 std::vector<Finding> read_finding(const Reader& r, const toml::table& t, const GroupIndex& index) {
@@ -280,6 +282,15 @@ std::vector<Finding> read_finding(const Reader& r, const toml::table& t, const G
     if ((f.at_least > 0) == (f.within > 0))
         r.fail_in(t, t.contains("within") ? "within" : "at_least",
                   "give exactly one of at_least (a ratio > 0) or within (a tolerance > 0)");
+    // Ratios a run can tell: up to a million (a byte per call against a page cache copy is some
+    // thousands).
+    for (const auto& [key, value] :
+         {std::pair{"at_least", f.at_least}, {"within", f.within}, {"published", f.published}})
+        if (!(value <= kMostRatio))
+            r.fail_in(t, key, fmt::format("{} is over {:g}: no run tells such a ratio", value, kMostRatio));
+    if (f.faster.group == f.slower.group && f.faster.strategies == f.slower.strategies &&
+        f.faster.params == f.slower.params && f.faster.slowest == f.slower.slowest)
+        r.fail_in(t, "slower", "faster and slower select the same case: the finding would compare it with itself");
     if (!t.contains("jvm_faster") && !t.contains("jvm_slower")) {
         if (t.contains("jvm_note"))
             r.fail_in(t, "jvm_note", "a note for the JVM's verdict needs jvm_faster and jvm_slower");
