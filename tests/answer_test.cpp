@@ -565,31 +565,43 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
 }
 
 // Twice as slow against a claim of 2x: no look can decide it, and the group's time ends it:
-// INCONCLUSIVE, saying so, with its interval across the threshold.
+// INCONCLUSIVE, saying so, with its interval across the threshold. So too when the cases are
+// precise within a few samples: a case a finding holds goes on while it is undecided (buffer-sweep's
+// pipeline stopped as precise at 8 samples with its interval [1.00x, 1.14x] across 1.05x); not
+// held, it stops as precise.
 TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
-    FakeRun run;
-    auto& [clock, dir] = run;
-    // ±15 %: within ±10 % of the median (stable), never within ±3 % (precise) in the time given.
-    const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 2'000'000, 0.15);
-    RunOptions opts;
-    opts.group_budget_s = 0.4;
-    const Suite suite = one_finding(2, opts);
-    Judge judge(suite);
-    std::size_t decided = 0;
-    judge.on_decided = [&](const FindingResult&) { ++decided; };
-    const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-    const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds);
-    EXPECT_EQ(decided, 0u);
-    EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
-    EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
-    EXPECT_GE(r[1].samples.size(), 16u);  // looked at seven times, at least
-    const auto v = judge.verdicts(r);
-    ASSERT_EQ(v.size(), 1u);
-    EXPECT_EQ(v[0].verdict, Verdict3::inconclusive);
-    EXPECT_NE(v[0].note.find("straddles >= 2.00x (undecided within the budget)"), std::string::npos) << v[0].note;
-    EXPECT_EQ(v[0].look, 0u);
-    EXPECT_LT(v[0].low, 2);
-    EXPECT_GE(v[0].high, 2);
+    // ±15 %: within ±10 % of the median (stable), never within ±3 % (precise) in the time given;
+    // ±0.5 %: precise within a few samples.
+    for (const double spread : {0.15, 0.005}) {
+        SCOPED_TRACE(spread);
+        FakeRun run;
+        auto& [clock, dir] = run;
+        const Strategy fast = fake("read.fast", 1'000'000, spread), slow = fake("read.slow", 2'000'000, spread);
+        RunOptions opts;
+        opts.group_budget_s = 0.4;
+        const Suite suite = one_finding(2, opts);
+        Judge judge(suite);
+        std::size_t decided = 0;
+        judge.on_decided = [&](const FindingResult&) { ++decided; };
+        const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
+        const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds);
+        EXPECT_EQ(decided, 0u);
+        EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
+        EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
+        EXPECT_GE(r[1].samples.size(), 16u);  // looked at seven times, at least
+        const auto v = judge.verdicts(r);
+        ASSERT_EQ(v.size(), 1u);
+        EXPECT_EQ(v[0].verdict, Verdict3::inconclusive);
+        EXPECT_NE(v[0].note.find("straddles >= 2.00x (undecided within the budget)"), std::string::npos) << v[0].note;
+        EXPECT_EQ(v[0].look, 0u);
+        EXPECT_LT(v[0].low, 2);
+        EXPECT_GE(v[0].high, 2);
+        if (spread > 0.01) continue;
+        clock.t = 0;
+        const auto free = run_group({in_group(fast), in_group(slow)}, opts, dir, clock);
+        EXPECT_EQ(free[0].stopped, StopReason::precise) << to_string(free[0].stopped);
+        EXPECT_LT(free[0].samples.size(), r[0].samples.size());
+    }
 }
 
 // In a run with findings the time goes to what they need: a case no finding holds stops as settled
