@@ -38,7 +38,7 @@ Table peers_table(const Report& report) {
     if (p.figures.empty() && p.skipped.empty()) return t;
     t.title = "pg_test_fsync beside iolab";
     if (!p.skipped.empty()) {
-        t.notes.push_back("pg_test_fsync did not run: " + p.skipped);
+        t.notes.push_back("no figures from pg_test_fsync: " + p.skipped);
         return t;
     }
     const std::size_t record = p.figures.front().record;
