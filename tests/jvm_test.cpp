@@ -406,37 +406,43 @@ TEST(JvmWorker, AWorkerThatCrashesAsItStartsIsNamedBySignal) {
 }
 
 // Once the worker did not start, the group's other JVM cases are skipped with that reason: each
-// start could take the whole start deadline again (seven cases took 420 s).
+// start could take the whole start deadline again (seven cases took 420 s). So whether it said
+// something else than its greeting or ended without one (as one past its deadline is ended).
 TEST(JvmWorker, AfterAFailedStartTheGroupsOtherJvmCasesAreSkippedSayingWhy) {
-    set_worker_command_for_tests({"sh", "-c", "echo nope"});
-    ScratchDir dir;
-    std::vector<CaseSpec> specs;
-    for (const char* name : {"jvm.read-stream-chunks", "jvm.read-channel", "jvm.write-stream"}) {
-        CaseSpec c;
-        c.strategy = Registry::builtin().find(name);
-        c.workload = workload_for(*c.strategy, 64 * 1024, 4096);
-        specs.push_back(c);
-    }
-    RunOptions opts;
-    opts.warmup = Amount{0, 0};
-    opts.iterations = Amount{3, 0};
-    const std::vector<CaseResult> r = run_group(specs, opts, dir, system_clock());
-    // The next group starts afresh: its first case tries again.
-    const std::vector<CaseResult> again = run_group({specs.front()}, opts, dir, system_clock());
-    set_worker_command_for_tests({});
-    ASSERT_EQ(r.size(), 3u);
-    std::size_t failed = 0, skipped = 0;
-    for (const CaseResult& c : r) {
-        EXPECT_NE(c.reason.find("the JVM worker did not start: it said 'nope'"), std::string::npos) << c.reason;
-        failed += c.status == Status::failed;
-        skipped += c.status == Status::skipped;
-        if (c.status == Status::skipped) {
-            EXPECT_NE(c.reason.find("in an earlier case of this group"), std::string::npos) << c.reason;
+    for (const auto& [command, said] : {std::pair{std::string("echo nope"), std::string("it said 'nope'")},
+                                        std::pair{std::string("exit 3"), std::string("ended with status 3")}}) {
+        SCOPED_TRACE(command);
+        set_worker_command_for_tests({"sh", "-c", command});
+        ScratchDir dir;
+        std::vector<CaseSpec> specs;
+        for (const char* name : {"jvm.read-stream-chunks", "jvm.read-channel", "jvm.write-stream"}) {
+            CaseSpec c;
+            c.strategy = Registry::builtin().find(name);
+            c.workload = workload_for(*c.strategy, 64 * 1024, 4096);
+            specs.push_back(c);
         }
+        RunOptions opts;
+        opts.warmup = Amount{0, 0};
+        opts.iterations = Amount{3, 0};
+        const std::vector<CaseResult> r = run_group(specs, opts, dir, system_clock());
+        // The next group starts afresh: its first case tries again.
+        const std::vector<CaseResult> again = run_group({specs.front()}, opts, dir, system_clock());
+        set_worker_command_for_tests({});
+        ASSERT_EQ(r.size(), 3u);
+        std::size_t failed = 0, skipped = 0;
+        for (const CaseResult& c : r) {
+            EXPECT_NE(c.reason.find("the JVM worker did not start"), std::string::npos) << c.reason;
+            EXPECT_NE(c.reason.find(said), std::string::npos) << c.reason;
+            failed += c.status == Status::failed;
+            skipped += c.status == Status::skipped;
+            if (c.status == Status::skipped) {
+                EXPECT_NE(c.reason.find("in an earlier case of this group"), std::string::npos) << c.reason;
+            }
+        }
+        EXPECT_EQ(failed, 1u);
+        EXPECT_EQ(skipped, 2u);
+        EXPECT_EQ(again.front().status, Status::failed) << again.front().reason;
     }
-    EXPECT_EQ(failed, 1u);
-    EXPECT_EQ(skipped, 2u);
-    EXPECT_EQ(again.front().status, Status::failed) << again.front().reason;
 }
 
 // The worker client alone: its deadline holds for a greeting that never comes too.

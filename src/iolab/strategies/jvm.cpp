@@ -138,7 +138,19 @@ Worker& worker_for(Holder& h, const Job& j) {
     h.keep_fd = fd;
     h.folder = folder;
     h.heap = j.worker_heap;
-    std::string hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
+    // A start that fails, however it fails (no greeting within the deadline, an end, a wrong
+    // greeting), is remembered for the group's other cases.
+    const auto failed = [&h](const std::string& why) {
+        h.worker.reset();
+        h.failed_start = why + " (in an earlier case of this group)";
+        return WorkerFailed(why);
+    };
+    std::string hello;
+    try {
+        hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
+    } catch (const WorkerFailed& e) {
+        throw failed(fmt::format("the JVM worker did not start: {}", e.what()));
+    }
     if (!hello.starts_with("ready ")) {
         // A JVM that cannot start says why in lines of '#' ("# There is insufficient memory ..."),
         // on its standard output: the first line that says something. One that crashed says only
@@ -152,14 +164,10 @@ Worker& worker_for(Holder& h, const Job& j) {
                 break;
             }
         }
-        h.worker.reset();
-        const std::string why =
-            !ended.empty() && hello.find_first_not_of("# ") == std::string::npos
-                ? fmt::format("the JVM worker did not start: {}", ended)
-                : fmt::format("the JVM worker did not start: it said '{}', where 'ready ...' was expected",
-                              one_line(hello.substr(0, 300)));
-        h.failed_start = why + " (in an earlier case of this group)";
-        throw WorkerFailed(why);
+        throw failed(!ended.empty() && hello.find_first_not_of("# ") == std::string::npos
+                         ? fmt::format("the JVM worker did not start: {}", ended)
+                         : fmt::format("the JVM worker did not start: it said '{}', where 'ready ...' was expected",
+                                       one_line(hello.substr(0, 300))));
     }
     h.version = hello.substr(6);
     return *h.worker;
