@@ -178,13 +178,17 @@ bool parse_count(std::string_view text, std::uint64_t& n) {
 
 // tar reads every file and writes the archive into a pipe (GNU tar reads nothing it would write
 // to /dev/null), whose bytes wc counts into the job's output. pipefail: tar's failure is the
-// pipeline's. In tar's defaults (GNU format, records of 20 blocks) the archive of the tree is a
+// pipeline's. In GNU format with records of 20 blocks (both given) the archive of the tree is a
 // 512-byte header for its root, each folder and each file, each file's bytes in whole 512-byte
 // blocks and two empty blocks, in records of 10,240 bytes: an archive of that size held every
 // byte of every file (its byte count checked, as dd's and fio's are).
 void read_tar(const Job& j) {
     const auto [fd, src] = here(j.src);
-    run_tree_tool({"bash", "-c", "set -o pipefail; tar -cf - \"$0\" | wc -c > \"$1\"", src, here(j.dst).second}, fd);
+    // The format and record size said, not taken from a build's defaults or TAR_OPTIONS.
+    run_tree_tool({"bash", "-c",
+                   "set -o pipefail; TAR_OPTIONS= tar --format=gnu --blocking-factor=20 -cf - \"$0\" | wc -c > \"$1\"",
+                   src, here(j.dst).second},
+                  fd);
     constexpr std::uint64_t kBlock = 512, kRecord = 20 * kBlock;
     const std::uint64_t blocks = 1 + j.folders + j.files * (1 + (j.file_size + kBlock - 1) / kBlock) + 2;
     const std::uint64_t expected = (blocks * kBlock + kRecord - 1) / kRecord * kRecord;
@@ -244,7 +248,8 @@ std::optional<std::string> no_uring(const std::string&) { return sys::uring_unav
 // clang-format off
 constexpr StrategyDef kFileOps[] = {
     {.name = "files.read-tar", .params = kTree, .flags = kTool | kOnlyReads, .run = read_tar,
-     .description = "tar -cf - TREE | wc -c (its failure fails the case: pipefail; the archive's size checked)",
+     .description = "tar --format=gnu --blocking-factor=20 -cf - TREE | wc -c (its failure fails the case: "
+                    "pipefail; the archive's size checked)",
      .program = "tar", .package = "tar"},
     {.name = "files.read-fio", .params = kTree, .flags = kTool | kOnlyReads, .run = read_fio,
      .description = "fio --opendir=TREE --rw=read, a block of the file's size (its byte count checked)",
