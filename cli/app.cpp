@@ -229,6 +229,7 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     // A smoke run measures nothing: no peer's 16 seconds either.
     settings.peers = settings.limits && !a.smoke;
     progress.attach(settings);
+    if (reports) settings.on_note = [](const std::string& note) { fmt::print(stderr, "iolab: {}\n", one_line(note)); };
     std::string kept;
     Report report(session.run(settings, &kept));
     progress.end();
@@ -252,6 +253,11 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     write_outputs(a, report);
     keep_baseline(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
+    if (!report.scratch_left.empty())
+        fmt::print(stderr,
+                   "iolab: the scratch folder {} stays: {}; once that is undone, 'iolab clean --dir {}' removes "
+                   "it\n",
+                   one_line(report.scratch_left), fmt::join(report.left, ", "), one_line(checked->dir));
     return run_status(a, report, true);
 }
 

@@ -25,6 +25,7 @@ std::string check_before_run(const RunArgs& a, const Session& session, const std
     if (drop && ::geteuid() != 0)
         throw InputError("drop_caches (--drop-caches) needs root: it writes /proc/sys/vm/drop_caches");
     session.check_memory();
+    session.check_descriptors();
     const std::string dir = checked_dir(dir_option);
     std::vector<ResultPath> results;
     for (const Exporter& e : exporters())

@@ -146,9 +146,9 @@ int clean(const std::string& parent, bool kept) {
                 } else {
                     ++left;
                     fmt::print(
-                        "left    {}{}: it could not be removed whole (what is left, and the proof that it "
+                        "left    {}{}: it could not be removed whole: {} (what is left, and the proof that it "
                         "is iolab's, stay for the next clean)\n",
-                        one_line(f.path), one_line(owner));
+                        one_line(f.path), one_line(owner), fmt::join(f.left, ", "));
                 }
                 break;
             case ScratchFolder::State::in_use: fmt::print("in use  {}{}\n", one_line(f.path), one_line(owner)); break;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/harness/params.hpp"
+#include "iolab/harness/plan.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
@@ -279,6 +280,61 @@ TEST(Export, AResultFileReadsBackWhole) {
     EXPECT_EQ(to_csv(back), to_csv(r));
     EXPECT_NE(to_csv(r).find(",1.286,1.2,1.4,0.0002,slower"), std::string::npos) << to_csv(r);
 }
+
+// The largest run the limits allow (kMaxCases cases sharing kMaxRunSamples samples; or the most
+// cases of kMaxJobs jobs each that keep an interval), every figure at full precision and the
+// timelines over kMaxSavedSpans, written as `--json` writes it: iolab reads it back whole.
+void expect_largest_reads_back(unsigned jobs) {
+    const Report fixed = full_report();
+    std::vector<CaseResult> kinds;  // each kind of case a file holds: plain, patterned, a tool, a timeline
+    for (const CaseResult& c : fixed.cases)
+        if (c.status == Status::ok) kinds.push_back(c);
+    CaseSpec one = kinds.front().spec;
+    one.workload.jobs = jobs;
+    std::size_t cases = kMaxCases;
+    while (samples_per_case({std::vector<CaseSpec>(cases, one)}, 1, 10000) < kMinSamples) --cases;
+    ASSERT_EQ(cases, jobs == 1 ? kMaxCases : kMaxRunSamples * 16 / (kMinSamples * (16 + jobs)));
+    const std::uint64_t each = samples_per_case({std::vector<CaseSpec>(cases, one)}, 1, 10000);
+    Report r = fixed;
+    r.cases.clear();
+    auto t = std::make_shared<Timeline>(2);
+    for (std::uint64_t k = 0; k < 60000; ++k) {
+        t->add(k % 2, {Timeline::Kind::read, true, k, 1'000'000'000'000 + 3 * k, 1 << 20});
+        t->add(k % 2, {Timeline::Kind::read, false, k, 1'000'000'000'001 + 3 * k, 1 << 20});
+    }
+    for (std::size_t i = 0; i < cases; ++i) {
+        CaseResult c = kinds[i % kinds.size()];
+        c.spec.workload.jobs = jobs;
+        const std::vector<Sample> from = c.samples;
+        c.samples.clear();
+        for (std::uint64_t k = 0; k < each; ++k) {
+            Sample s = from[k % from.size()];
+            s.wall_s *= 1 + 1e-13 * static_cast<double>(k + 1);  // seventeen digits
+            s.user_s = s.wall_s / 3;
+            s.sys_s = s.wall_s / 7;
+            s.minor_faults = s.vol_cs = s.invol_cs = 123456789;
+            s.resident = 1 / 3.0;
+            if (jobs > 1) s.job_s.assign(jobs, s.wall_s / 1.1);
+            c.samples.push_back(s);
+        }
+        c.timeline = i < 4 ? t : nullptr;  // 60,000 spans each: the first keeps them, the others their count
+        r.cases.push_back(std::move(c));
+    }
+    const std::string text = to_json(r);
+    EXPECT_LE(text.size(), kMaxResultFileBytes) << cases << " cases of " << each << " samples";
+    const Report back = read_report_json(text, "largest.json");
+    ASSERT_EQ(back.cases.size(), cases);
+    std::size_t kept = 0, timelines = 0;
+    for (const CaseResult& c : back.cases) {
+        kept += c.samples.size();
+        timelines += c.timeline && !c.timeline->lanes()[0].empty();
+    }
+    EXPECT_EQ(kept, cases * each);
+    EXPECT_EQ(timelines, 1u);
+}
+
+TEST(Export, TheLargestRunTheLimitsAllowReadsBack) { expect_largest_reads_back(1); }
+TEST(Export, TheLargestRunOfManyJobsTheLimitsAllowReadsBack) { expect_largest_reads_back(kMaxJobs); }
 
 // Every option a group ran with and every parameter of a case, set to something other than its
 // default, reads back from a result file as it was written (stonewall, shared_file and timeline

@@ -224,8 +224,24 @@ TEST(Parameters, TooManyCasesAreRefusedBeforeTheyAreMade) {
         build_plan(req);
         ADD_FAILURE() << "made";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("more than 100000 cases"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(fmt::format("more than {} cases", kMaxCases)), std::string::npos)
+            << e.what();
     }
+}
+
+// A run keeps at most kMaxRunSamples samples, shared by its cases by weight (a job's or rank's own
+// time a sixteenth of a sample), so that its result file stays one iolab reads back.
+TEST(Parameters, ARunsSamplesAreSharedWithinTheLimit) {
+    CaseSpec one;
+    one.workload.jobs = 1;
+    EXPECT_EQ(samples_per_case({{one}}, 1, 10000), 10000u);
+    EXPECT_EQ(samples_per_case({std::vector<CaseSpec>(kMaxCases / 2, one), std::vector<CaseSpec>(kMaxCases / 2, one)},
+                               1, 10000),
+              kMaxRunSamples / kMaxCases);
+    EXPECT_EQ(samples_per_case({std::vector<CaseSpec>(100, one)}, 4, 10000), kMaxRunSamples * 16 / (100 * (16 + 4)));
+    CaseSpec jobs = one;
+    jobs.workload.jobs = kMaxJobs;
+    EXPECT_EQ(samples_per_case({std::vector<CaseSpec>(3922, jobs)}, 1, 10000), 2u);
 }
 
 // A simulated device's figures read back as written; beyond the setting's range they are refused,

@@ -271,6 +271,15 @@ TEST(Settings, ToolsReadARelativeInputAndLongResultNamesWork) {
     const auto j = nlohmann::json::parse(test::slurp(dir.file(name)));
     ASSERT_EQ(j["cases"].size(), 4u);
     for (const auto& c : j["cases"]) EXPECT_EQ(c["status"], "ok") << c.dump();
+    // dd repeats by reading a longer input, and none is made of the user's: it reads it once a run
+    // (a 300 KB read asked for ~300 passes, so every figure was that many times too fast).
+    const std::string more = "cd " + dir.path() + " && " + IOLAB_BINARY +
+                             " run -s read.dd --input in.bin --iterations 3 --warmup 1 -q --dir . --json more.json "
+                             ">out 2>&1";
+    EXPECT_EQ(std::system(more.c_str()), 0) << test::slurp(dir.file("out"));
+    const auto dd = nlohmann::json::parse(test::slurp(dir.file("more.json")))["cases"][0];
+    ASSERT_EQ(dd["samples"].size(), 3u) << dd.dump();
+    for (const auto& smp : dd["samples"]) EXPECT_EQ(smp.value("passes", 1), 1) << smp.dump();
     const auto long_name = test::run_cli("run -s read.chunk --json " + dir.file(std::string(260, 'x')));
     EXPECT_EQ(long_name.status, 2);
     EXPECT_NE(long_name.err.find("the file name is longer than 255 bytes"), std::string::npos) << long_name.err;

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/interrupt.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -184,11 +185,45 @@ void ScratchDir::remove() {
     // Removed before it is forgotten: a signal in between still finds it to remove.
     remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
     interrupt::remove_cleanup_tree(dir_fd_);
+    left_ = what_stays(dir_fd_);
+}
+
+std::optional<std::vector<std::string>> entries_besides_bookkeeping(int dir_fd) {
+    const int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* d = fd >= 0 ? ::fdopendir(fd) : nullptr;
+    if (!d) {
+        if (fd >= 0) ::close(fd);
+        return std::nullopt;
+    }
+    std::vector<std::string> names;
+    while (dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n != "." && n != ".." && !ScratchDir::bookkeeping(n)) names.push_back(n);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::vector<std::string> what_stays(int dir_fd) {
+    std::vector<std::string> out;
+    const auto names = entries_besides_bookkeeping(dir_fd);
+    if (!names) return {"its entries cannot be listed"};
+    for (const auto& n : *names)
+        out.push_back(mount_point(dir_fd, n.c_str()) ? fmt::format("'{}' is a mount point", one_line(n))
+                                                     : fmt::format("'{}' could not be removed", one_line(n)));
+    return out;
 }
 
 void remove_scratch_tree(const ScratchTree& t) {
     if (t.dir_fd < 0) return;
-    empty_folder(t.dir_fd);
+    // Everything but the marker and the lock first: should anything stay (a filesystem mounted
+    // inside during the run), the folder stays proven iolab's, for `iolab clean` to name and take.
+    const auto first = entries_besides_bookkeeping(t.dir_fd);
+    if (!first) return;
+    for (const auto& n : *first) remove_tree_at(t.dir_fd, n);
+    if (const auto left = entries_besides_bookkeeping(t.dir_fd); !left || !left->empty()) return;
+    for (const char* n : {kScratchKept, kScratchMarker, kScratchLock}) ::unlinkat(t.dir_fd, n, 0);
     // The name goes only if it still is this folder: a link or another folder put in its place
     // (or the folder renamed away) is left alone.
     struct stat st {};

@@ -5,6 +5,7 @@
 // folder it can prove is iolab's and no live run holds.
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,8 +48,11 @@ public:
     // For tests: called with the folder's path after each step of making it (the folder made, the
     // lock in place, the marker written), to look at it as clean would in between.
     static void (*on_step)(const std::string& path);
-    // Removes the folder now (the destructor then does nothing). Safe to call twice.
+    // Removes the folder now (the destructor then does nothing). Safe to call twice. What could
+    // not be removed stays, with the marker and the lock, for `iolab clean`; left() says what.
     void remove();
+    // After remove(): what stayed in the folder and why ("'d1' is a mount point"); empty: gone.
+    const std::vector<std::string>& left() const { return left_; }
 
 private:
     // The lock made and taken under a name of its own, renamed into place, then the marker.
@@ -64,6 +68,7 @@ private:
     int lock_fd_ = -1;  // the flock'ed "lock" file inside: held while the folder is in use
     bool keep_ = false;
     bool removed_ = false;
+    std::vector<std::string> left_;
 };
 
 // What a scratch folder's removal needs, held by descriptors: its parent, its name there, the
@@ -75,7 +80,14 @@ struct ScratchTree {
     dev_t dev = 0;
     ino_t ino = 0;
 };
+// Everything in it but the marker and the lock first; then, if nothing else stayed, those and the
+// folder itself.
 void remove_scratch_tree(const ScratchTree& t);
+// The names in a scratch folder besides the marker, the lock and "kept", sorted; nullopt when it
+// cannot be listed.
+std::optional<std::vector<std::string>> entries_besides_bookkeeping(int dir_fd);
+// What stays in a scratch folder besides its bookkeeping, and why, one line each.
+std::vector<std::string> what_stays(int dir_fd);
 
 // An iolab.* folder under a parent, as clean sees it.
 struct ScratchFolder {
@@ -90,6 +102,7 @@ struct ScratchFolder {
     std::string owner;  // "pid 1234 started 2026-11-30T13:45:02Z", from the lock
     std::string why;    // for foreign: "its mode is 0755, not 0700"
     bool removed = false;
+    std::vector<std::string> left;  // tried and not removed: what stayed ("'d1' is a mount point")
 };
 // Every folder directly under parent whose name starts with "iolab.", and what it is. With
 // remove_stale (and remove_kept), the stale (and kept) ones are removed, each while its lock is

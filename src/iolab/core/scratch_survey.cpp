@@ -159,27 +159,10 @@ std::vector<ScratchFolder> survey_scratch(const std::string& parent, bool remove
             // With its lock held: no run takes a folder of a killed run back, but a second clean
             // would find it held. The proof goes last: a folder that cannot be emptied (a file
             // that will not go) is still proven at the next clean.
-            const auto others = [&] {
-                std::vector<std::string> entries;
-                const int inner = ::openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                DIR* d = inner >= 0 ? ::fdopendir(inner) : nullptr;
-                if (!d) {
-                    if (inner >= 0) ::close(inner);
-                    return std::optional<std::vector<std::string>>();
-                }
-                while (dirent* e = ::readdir(d)) {
-                    const std::string n = e->d_name;
-                    if (n != "." && n != ".." && !ScratchDir::bookkeeping(n)) entries.push_back(n);
-                }
-                ::closedir(d);
-                return std::optional(entries);
-            };
-            if (const auto first = others())
-                for (const auto& n : *first) remove_tree_at(dfd, n);
-            if (const auto left = others(); left && left->empty())
-                remove_scratch_tree(ScratchTree{pfd, name, dfd, id.st_dev, id.st_ino});
+            remove_scratch_tree(ScratchTree{pfd, name, dfd, id.st_dev, id.st_ino});
             struct stat st {};
             f.removed = ::fstatat(pfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0;
+            if (!f.removed) f.left = what_stays(dfd);
         }
         for (int fd : {lfd, dfd})
             if (fd >= 0) ::close(fd);

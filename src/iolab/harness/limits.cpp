@@ -352,4 +352,23 @@ void hold_to_ceilings(std::vector<CaseResult>& cases, const Limits& limits,
     }
 }
 
+double sync_seconds(const std::string& dir) {
+    try {
+        ScratchDir scratch(dir);
+        const sys::Fd fd = sys::open(scratch.at("sync-probe"), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC);
+        std::vector<double> took;
+        for (int i = 0; i < 5; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            const char byte = 'x';
+            sys::write_all(fd, &byte, 1);
+            sys::fdatasync(fd);
+            took.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        std::sort(took.begin(), took.end());
+        return took[took.size() / 2];
+    } catch (const IoError&) {
+        return 0;  // no room, or the filesystem refused: no estimate
+    }
+}
+
 }  // namespace iolab

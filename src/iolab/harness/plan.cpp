@@ -180,6 +180,31 @@ std::uint64_t tree_bytes(const Workload& w) {
 
 }  // namespace
 
+std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, unsigned ranks,
+                               std::uint64_t max_iterations) {
+    std::uint64_t sixteenths = 0;  // what one sample of every case weighs
+    for (const auto& cases : plan)
+        for (const auto& c : cases)
+            sixteenths += 16 + (c.workload.jobs > 1 ? c.workload.jobs : 0) + (ranks > 1 ? ranks : 0);
+    if (sixteenths == 0) return max_iterations;
+    return std::min(max_iterations, kMaxRunSamples * 16 / sixteenths);
+}
+
+std::uint64_t syncs_per_iteration(const CaseSpec& c) {
+    const Workload& w = c.workload;
+    if (w.family != Family::durable) return 0;
+    // Group commit: a sync covers at most one record of each producer.
+    const std::uint64_t per_sync = c.strategy && c.strategy->honours(kParamProducers) ? w.producers : 1;
+    return saturating_mul(w.jobs, (w.count + per_sync - 1) / per_sync);
+}
+
+std::uint64_t descriptors_needed(const CaseSpec& c) {
+    const Workload& w = c.workload;
+    const std::uint64_t folders = is_tree(w.family) ? (w.family == Family::files_copy ? 2ull : 1ull) * w.folders : 0;
+    // Besides: the tree's root (or the file and its output), and a few of the strategy's own.
+    return saturating_mul(w.jobs, folders + w.queue + 8);
+}
+
 std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
     std::uint64_t in = 0, out = 0;
     std::set<std::string> inputs;

@@ -73,8 +73,26 @@ inline constexpr unsigned kMaxProducers = 1024;          // threads handing reco
 inline constexpr std::uint64_t kMaxFiles = 100'000'000;  // files in one tree
 inline constexpr unsigned kMaxFolders = 1'000'000;       // folders in one tree
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
-inline constexpr std::size_t kMaxCases = 100000;            // in one run, all groups together
+inline constexpr std::size_t kMaxCases = 10000;             // in one run, all groups together
 inline constexpr std::uint64_t kMaxCaseBytes = 1ull << 60;  // what one case may read, write or copy
+
+// The samples one run keeps, all cases together, so that its result file stays within what
+// `iolab report` reads back (kMaxResultFileBytes). A sample of a case with several jobs or ranks
+// keeps each one's time besides, at a sixteenth of a sample each.
+inline constexpr std::uint64_t kMaxRunSamples = 200'000;
+inline constexpr std::uint64_t kMinSamples = 3;  // fewer and a case has no interval
+// The most samples each case of the run may keep (at most `max_iterations`): kMaxRunSamples shared
+// evenly by weight. Below kMinSamples the run cannot be kept whole: the caller refuses it.
+std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, unsigned ranks,
+                               std::uint64_t max_iterations);
+
+// Descriptors a case holds open at once, besides the process's own: a tree's folders (twice for a
+// copy: both trees), its queue of files in flight, for each job.
+std::uint64_t descriptors_needed(const CaseSpec& c);
+
+// The sync calls one iteration of a case makes at least (a durable case's records, a group commit's
+// batches), all jobs together; 0 for a case that makes no sync per record.
+std::uint64_t syncs_per_iteration(const CaseSpec& c);
 
 // Memory a case holds at once: its buffers (times the queue depth or vector length) and, for
 // writes, the records it writes (twice more for a compressed chain, decoded to verify it).

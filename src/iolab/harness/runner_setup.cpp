@@ -141,6 +141,8 @@ constexpr std::uint64_t kLongestInput = 256ull << 20;
 unsigned passes_for(const CaseState& c, const RunOptions& opts, const Sample& one) {
     const Strategy& s = *c.r.spec.strategy;
     if (!s.repeats() || opts.cache == CacheMode::cold) return 1;
+    // A tool that repeats by a longer input has none made of the user's (--input): one pass.
+    if (s.long_input() && !c.r.spec.workload.input.empty()) return 1;
     const double work = one.tool_s >= 0 ? one.tool_s : one.fixed_s >= 0 ? one.wall_s - one.fixed_s : -1;
     if (work < 0 && one.tool_s < 0 && one.fixed_s < 0) return 1;
     unsigned n =

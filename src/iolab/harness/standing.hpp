@@ -63,6 +63,9 @@ struct Standing {
     std::size_t ranked() const;                      // how many places have a rank
 };
 
+// A case is kept out of the winner group by one of the fastest this many (larger tables).
+inline constexpr std::size_t kMaxRivals = 64;
+
 // The standing of one table's cases (any order; one family of one group).
 Standing stand(const std::vector<const CaseResult*>& cases, Comparator& cmp);
 Standing stand(const std::vector<const CaseResult*>& cases, double margin = kDefaultMargin);

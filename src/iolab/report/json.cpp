@@ -16,7 +16,9 @@ namespace iolab {
 
 namespace {
 
-constexpr std::size_t kMaxSavedSpans = 50000;
+// Spans a result file keeps, all timelines together: a timeline beyond them keeps its figures and
+// its count of spans (a --timeline run of many copies stays within what iolab reads back).
+constexpr std::size_t kMaxSavedSpans = 100000;
 
 nlohmann::json environment_json(const Environment& e) {
     nlohmann::json j{{"iolab_version", e.iolab_version},
@@ -78,7 +80,7 @@ nlohmann::json latency_json(const Latency& l, double ops_per_s) {
             {"ops_per_slice", l.slices()}};
 }
 
-nlohmann::json timeline_json(const Timeline& t) {
+nlohmann::json timeline_json(const Timeline& t, std::size_t& spans_left) {
     const auto o = t.overlap();
     nlohmann::json j = {{"span_s", o.span_s},
                         {"read_busy_s", o.read_busy_s},
@@ -89,7 +91,8 @@ nlohmann::json timeline_json(const Timeline& t) {
     // report made later from this file can draw it; a huge one only as a count.
     const auto spans = t.spans();
     j["lanes"] = t.lanes().size();
-    if (spans.size() <= kMaxSavedSpans) {
+    if (spans.size() <= spans_left) {
+        spans_left -= spans.size();
         nlohmann::json events = nlohmann::json::array();
         const std::uint64_t origin = spans.empty() ? 0 : spans.front().begin_ns;
         for (const auto& e : spans)
@@ -102,7 +105,7 @@ nlohmann::json timeline_json(const Timeline& t) {
     return j;
 }
 
-nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& hosts) {
+nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& hosts, std::size_t& spans_left) {
     nlohmann::json stats = c.stats;
     stats["throughput_mib_s"] = c.throughput_mib_s;
     nlohmann::json j{{"strategy", c.name()},
@@ -133,7 +136,7 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
     if (c.status != Status::ok) j["reason"] = c.reason;
     if (const auto ranks = rank_figures(c, hosts); !ranks.empty()) j["ranks"] = ranks_json(ranks);
     if (c.latency) j["latency"] = latency_json(*c.latency, c.ops_per_s);
-    if (c.timeline) j["timeline"] = timeline_json(*c.timeline);
+    if (c.timeline) j["timeline"] = timeline_json(*c.timeline, spans_left);
     return j;
 }
 
@@ -336,8 +339,9 @@ void add_ceiling(nlohmann::json& j, const Report& r, const CaseResult& c) {
 
 nlohmann::json report_to_json(const Report& r) {
     nlohmann::json cases = nlohmann::json::array();
+    std::size_t spans_left = kMaxSavedSpans;
     for (const auto& c : r.cases) {
-        cases.push_back(case_json(c, r.environment.hosts));
+        cases.push_back(case_json(c, r.environment.hosts, spans_left));
         add_ceiling(cases.back(), r, c);
     }
     nlohmann::json groups = nlohmann::json::array();

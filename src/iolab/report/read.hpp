@@ -18,7 +18,7 @@ struct ResultFormatError : InputError {
 // one line naming the origin and what is wrong.
 Report read_report_json(std::string_view text, const std::string& origin);
 // The largest result file read back (docs/safety.md).
-inline constexpr std::uint64_t kMaxResultFileBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxResultFileBytes = 256ull << 20;
 Report read_report_file(const std::string& path);
 
 }  // namespace iolab

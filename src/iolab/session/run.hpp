@@ -39,6 +39,10 @@ struct Run {
     std::string noise;
     // Interrupted: the cases measured before the signal are here (those it cut short say so).
     bool partial = false;
+    // The scratch folder, when it could not be removed whole, and what stayed in it and why (a
+    // filesystem mounted inside during the run); it stays proven iolab's, for `iolab clean`.
+    std::string scratch_left;
+    std::vector<std::string> left;
 };
 
 }  // namespace iolab

@@ -15,11 +15,13 @@
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/limits.hpp"
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
+#include "iolab/sys/open_files.hpp"
 
 namespace iolab {
 
@@ -185,7 +187,35 @@ private:
     std::size_t first_ = 0;  // index of the group's first case in the whole run
 };
 
+// A case whose one iteration makes so many synced writes that it would take longer than this here
+// is named before the run, with the estimate (one iteration is measured whatever the budget).
+constexpr double kLongIterationS = 10;
+
+std::string roughly(double s) {
+    if (s >= 2 * 3600) return fmt::format("{:.1f} hours", s / 3600);
+    if (s >= 120) return fmt::format("{:.0f} minutes", s / 60);
+    return fmt::format("{:.0f} s", s);
+}
+
 }  // namespace
+
+std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>>& plan, const std::string& dir) {
+    std::vector<std::string> out;
+    double sync_s = -1;  // measured when a case syncs
+    for (const auto& cases : plan)
+        for (const auto& c : cases) {
+            const std::uint64_t syncs = syncs_per_iteration(c);
+            if (syncs == 0) continue;
+            if (sync_s < 0) sync_s = sync_seconds(dir);
+            const double estimate = static_cast<double>(syncs) * sync_s;
+            if (estimate > kLongIterationS)
+                out.push_back(fmt::format(
+                    "{}: one iteration makes {} synced writes, about {} here (one took {}); a larger --record, or a "
+                    "smaller --size or --count, makes it shorter",
+                    c.label(), syncs, roughly(estimate), format_seconds(sync_s)));
+        }
+    return out;
+}
 
 std::uint64_t free_space(const std::string& dir) {
     struct statvfs st {};
@@ -203,6 +233,31 @@ Session::Session(Suite suite) : suite_(std::move(suite)) {
             throw InputError(
                 fmt::format("the run has more than {} cases in all; narrow --strategy or the lists", kMaxCases));
         plan_.push_back(std::move(cases));
+    }
+    keep_within_samples();
+}
+
+// Every case keeps at most its share of kMaxRunSamples, so that the run's result file is one iolab
+// reads back: a run asking for more (a count of iterations, or too many cases to keep three
+// samples each) is refused, naming what it asks.
+void Session::keep_within_samples() {
+    const auto ranks = static_cast<unsigned>(team().size());
+    const std::string on = ranks > 1 ? fmt::format(" on {} ranks", ranks) : std::string();
+    for (auto& g : suite_.groups) {
+        const std::uint64_t cap = samples_per_case(plan_, ranks, g.options.max_iterations);
+        const Amount& it = g.options.iterations;
+        const bool counted = !it.adaptive && it.seconds == 0;
+        if (!counted && cap < kMinSamples)
+            throw InputError(fmt::format(
+                "the run's {} cases{} can keep {} samples each, fewer than the {} an interval needs: a run keeps at "
+                "most {} in all (a job's or rank's own time counts a sixteenth); narrow --strategy or the lists",
+                size(), on, cap, kMinSamples, kMaxRunSamples));
+        if (counted && it.count > cap)
+            throw InputError(fmt::format(
+                "--iterations {} keeps more samples than a run may: its {} cases{} can keep {} each ({} in all, a "
+                "job's or rank's own time counting a sixteenth); measure fewer iterations or cases",
+                it.count, size(), on, cap, kMaxRunSamples));
+        g.options.max_iterations = cap;
     }
 }
 
@@ -225,6 +280,20 @@ void Session::check_memory() const {
                                 c.label(), format_size(memory_needed(c)), format_size(limit)));
 }
 
+void Session::check_descriptors() const {
+    // Besides a case's own: the process's (its scratch folder, lock, standard streams, a ring).
+    constexpr std::uint64_t kOwn = 64;
+    const sys::OpenFiles limit = sys::open_files();
+    for (const auto& cases : plan_)
+        for (const auto& c : cases)
+            if (const std::uint64_t need = saturating_add(descriptors_needed(c), kOwn); need > limit.soft)
+                throw InputError(fmt::format(
+                    "{} would hold about {} files open at once (a descriptor for each of its folders, twice for a "
+                    "copy, for each job); this process may open {} (ulimit -n, hard limit {}): fewer --folders or "
+                    "--jobs, or a higher limit",
+                    c.label(), need, limit.soft, limit.hard));
+}
+
 void Session::check_space(const std::string& dir, unsigned ranks) const {
     std::uint64_t needed = 0;
     for (const auto& cases : plan_) needed = std::max(needed, scratch_needed(cases));
@@ -237,11 +306,15 @@ void Session::check_space(const std::string& dir, unsigned ranks) const {
     // Trees of files need inodes too (a filesystem that counts none, as btrfs, has no limit).
     std::uint64_t inodes = 0;
     for (const auto& cases : plan_) inodes = std::max(inodes, scratch_inodes_needed(cases));
+    // A margin of 1,000 besides them: the run's own files, and what others make meanwhile.
+    constexpr std::uint64_t kInodeMargin = 1000;
     inodes = saturating_mul(inodes, ranks);
     struct statvfs st {};
-    if (inodes > 0 && ::statvfs(dir.c_str(), &st) == 0 && st.f_files > 0 && st.f_favail < inodes + 1000)
-        throw InputError(fmt::format("not enough free inodes in '{}': the trees of files need {} and {} are free", dir,
-                                     inodes, static_cast<std::uint64_t>(st.f_favail)));
+    if (inodes > 0 && ::statvfs(dir.c_str(), &st) == 0 && st.f_files > 0 && st.f_favail < inodes + kInodeMargin)
+        throw InputError(fmt::format(
+            "not enough free inodes in '{}': the trees of files need {} and the run {} more besides ({} in all), and "
+            "{} are free",
+            dir, inodes, kInodeMargin, inodes + kInodeMargin, static_cast<std::uint64_t>(st.f_favail)));
 }
 
 Run Session::run(const SessionSettings& settings, std::string* kept_scratch) const {
@@ -260,6 +333,8 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     run.environment = collect_environment(scratch.path());
     join_team(run, suite_, scratch, settings.scratch_parent);
     for (const auto& g : suite_.groups) run.groups.push_back({g.id, g.title, g.options, false});
+    if (settings.on_note)
+        for (const std::string& note : long_iterations(plan_, scratch.path())) settings.on_note(note);
     Groups groups(*this, settings, scratch, run);
     // Measured once (a second or less, more for a cold table: a file of its size is read from the
     // device). Not under MPI: a ceiling is one process's, and the ranks' work is all of theirs.
@@ -271,7 +346,13 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     // A stop after the groups (the ceilings measured again, the peers) cut the run short all the
     // same: what it left out is missing, and the files say so as the message does.
     if (interrupt::requested()) run.partial = true;
-    if (!settings.keep) scratch.remove();
+    if (!settings.keep) {
+        scratch.remove();
+        if (!scratch.left().empty()) {
+            run.scratch_left = scratch.path();
+            run.left = scratch.left();
+        }
+    }
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();
     // The JVM the jvm.* cases ran in, with the heap of the first group that ran one.

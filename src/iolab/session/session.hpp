@@ -26,13 +26,16 @@ struct SessionSettings {
     // Called as a look decides a finding before the run ends (sequential verdicts): (the finding,
     // how many are decided now, how many the suite has).
     std::function<void(const FindingResult&, std::size_t, std::size_t)> on_finding;
+    // Called before the first case with what the run should know before it waits (a case whose one
+    // iteration would take long here, and about how long).
+    std::function<void(const std::string&)> on_note;
 };
 
 class Session {
 public:
     // Builds every group's cases (a plain run is a suite of one group without findings). Throws
     // InputError for a plan that cannot be run: an unknown strategy, values that do not fit, more
-    // cases than kMaxCases in all.
+    // cases than kMaxCases in all, or more samples than kMaxRunSamples (plan.hpp) in all.
     explicit Session(Suite suite);
 
     const Suite& suite() const { return suite_; }
@@ -42,6 +45,8 @@ public:
 
     // Throws InputError naming the case that would hold more than half of this machine's memory.
     void check_memory() const;
+    // Throws InputError naming the case that would hold more files open than this process may.
+    void check_descriptors() const;
     // Throws InputError when the filesystem holding `dir` has less free space than the largest
     // group's files, times `ranks` (the ranks of an MPI job sharing it), and a margin.
     void check_space(const std::string& dir, unsigned ranks = 1) const;
@@ -52,9 +57,16 @@ public:
     Run run(const SessionSettings& settings, std::string* kept_scratch = nullptr) const;
 
 private:
+    void keep_within_samples();
+
     Suite suite_;
     std::vector<std::vector<CaseSpec>> plan_;
 };
+
+// What the run should be told before it waits: each case whose one iteration would make so many
+// synced writes that it takes more than 10 s here (a synced append measured in dir), with the
+// estimate.
+std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>>& plan, const std::string& dir);
 
 // Free bytes for an unprivileged writer on the filesystem holding dir.
 std::uint64_t free_space(const std::string& dir);
