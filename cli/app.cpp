@@ -246,6 +246,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     }
     if (!a.quiet) fmt::print("{}", render_terminal(report, terminal_options(a.all)));
     // Quiet, a gate still says why it failed: its tripped and broken cases, and its verdict.
+    if (a.quiet && report.baseline && !report.baseline->machine.empty())
+        fmt::print(stderr, "iolab: {}\n", report.baseline->machine);
     if (a.quiet && report.baseline && report.baseline->gate_failed()) {
         for (const std::string& l : gate_lines(*report.baseline)) fmt::print(stderr, "iolab: {}\n", l);
         fmt::print(stderr, "iolab: {}\n", comparison_lines(*report.baseline).back());

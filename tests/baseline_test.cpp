@@ -15,6 +15,7 @@
 #include "iolab/io/profile.hpp"
 #include "iolab/report/compare.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/report/json.hpp"
 #include "iolab/report/read.hpp"
 #include "iolab/report/report.hpp"
 #include "iolab/session/calibrate.hpp"
@@ -240,6 +241,35 @@ TEST(Gate, WhatCannotBeComparedFailsTheGate) {
     GateSettings allow = gate_at(0.05);
     allow.allow_missing = true;
     EXPECT_FALSE(compare_runs(a, zero, "a", "zero", allow).gate_failed());
+}
+
+// A baseline from another machine (64 CPUs, tmpfs) is compared, and said so, naming what differs;
+// the same machine under another kernel, or a few MiB of memory apart, is not another machine.
+TEST(Gate, ABaselineFromAnotherMachineIsSaidSo) {
+    Report here;
+    here.cases = {case_of("read.chunk", 1)};
+    here.environment.cpu_model = "AMD EPYC";
+    here.environment.cpus = 2;
+    here.environment.memory_bytes = 24ull << 30;
+    here.environment.fs_type = "ext4";
+    here.environment.kernel = "6.1.0";
+    Report same = here;
+    same.environment.kernel = "6.18.0";
+    same.environment.memory_bytes -= 40ull << 20;
+    EXPECT_EQ(compare_runs(same, here, "base", "this run", gate_at(0.05)).machine, "");
+    Report big = here;
+    big.environment.cpus = 64;
+    big.environment.fs_type = "tmpfs";
+    const Comparison c = compare_runs(big, here, "base", "this run", gate_at(0.05));
+    EXPECT_EQ(c.machine,
+              "the runs were measured on other machines: cpus 64 against 2; scratch filesystem tmpfs against ext4; "
+              "their times differ by more than code");
+    const auto lines = comparison_lines(c);
+    EXPECT_NE(std::find(lines.begin(), lines.end(), c.machine), lines.end());
+    // Kept in a result file, and read back.
+    Report with = here;
+    with.baseline = c;
+    EXPECT_EQ(read_report_json(report_to_json(with).dump(), "r.json").baseline->machine, c.machine);
 }
 
 // Forty thousand samples a side: the ratio's interval and the U test count pairs without listing

@@ -263,7 +263,8 @@ TEST(Export, AResultFileReadsBackWhole) {
                             "",
                             0.083,
                             "measured by iolab calibrate here",
-                            false};
+                            false,
+                            "the runs were measured on other machines: cpus 64 against 2"};
     const nlohmann::json first = report_to_json(r);
     const Report back = read_report_json(first.dump(), "r.json");
     EXPECT_EQ(report_to_json(back).dump(2), first.dump(2));

@@ -111,6 +111,13 @@ INSTANTIATE_TEST_SUITE_P(
         Broken{"published = 2.0", "published = 1e300", "no run tells such a ratio", 16},
         Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
                "slower = { group = \"g\", strategy = \"copy.chunk\", buffer = \"64K\" }", "with itself", 18},
+        // The same case however it is written (65536 is 64K, a list of one is its name), on either runtime.
+        Broken{"slower = { group = \"g\", strategy = \"copy.sendfile\" }",
+               "slower = { group = \"g\", strategy = [\"copy.chunk\"], buffer = \"65536\" }", "with itself", 18},
+        Broken{"at_least = 1.5",
+               "at_least = 1.5\njvm_faster = { group = \"g\", strategy = \"copy.sendfile\" }\n"
+               "jvm_slower = { group = \"g\", strategy = \"copy.sendfile\" }",
+               "jvm_faster and jvm_slower select the same case", 21},
         Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope",
                18},
         Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},

@@ -111,6 +111,29 @@ std::string options_warning(const Report& before, const Report& after) {
     return "";
 }
 
+// Runs measured on other machines: what differs of what makes a machine fast (its processors,
+// memory, the scratch folder's filesystem and device). Not the kernel nor the date: a gate is
+// there to catch what those change.
+std::string machine_warning(const Environment& b, const Environment& a) {
+    std::vector<std::string> differ;
+    const auto text = [&](const char* what, const std::string& x, const std::string& y) {
+        if (x != y)
+            differ.push_back(fmt::format("{} {} against {}", what, x.empty() ? "unknown" : one_line(x),
+                                         y.empty() ? "unknown" : one_line(y)));
+    };
+    text("processor", b.cpu_model, a.cpu_model);
+    if (b.cpus != a.cpus) differ.push_back(fmt::format("cpus {} against {}", b.cpus, a.cpus));
+    // The same machine reports slightly other totals under another kernel.
+    const double mem_b = static_cast<double>(b.memory_bytes), mem_a = static_cast<double>(a.memory_bytes);
+    if (std::fabs(mem_b - mem_a) > 0.05 * std::max(mem_b, mem_a))
+        differ.push_back(fmt::format("memory {} against {}", format_size(b.memory_bytes), format_size(a.memory_bytes)));
+    text("scratch filesystem", b.fs_type, a.fs_type);
+    text("device", b.device_model, a.device_model);
+    if (differ.empty()) return "";
+    return fmt::format("the runs were measured on other machines: {}; their times differ by more than code",
+                       fmt::join(differ, "; "));
+}
+
 std::string ratio_text(double x) { return x > 0 && x < 0.01 ? fmt::format("{:.3g}", x) : fmt::format("{:.3f}", x); }
 
 }  // namespace
@@ -126,6 +149,7 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
     out.allow_missing = gate.allow_missing;
     out.ranks = rank_warning(before, after);
     out.options = options_warning(before, after);
+    out.machine = machine_warning(before.environment, after.environment);
     if (before.partial || after.partial)
         out.partial = fmt::format("a signal stopped {}: its cases not measured before it are missing here",
                                   before.partial && after.partial ? "both runs"
@@ -228,6 +252,7 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
         out.push_back(fmt::format("{} case(s) only in {} (added): {}", c.added.size(), c.after, some(c.added)));
     if (!c.ranks.empty()) out.push_back(c.ranks);
     if (!c.options.empty()) out.push_back(c.options);
+    if (!c.machine.empty()) out.push_back(c.machine);
     if (!c.partial.empty()) out.push_back(c.partial);
     out.push_back(fmt::format(
         "intervals: the {:.0f}% interval of the ratio (Hodges-Lehmann, Moses; the calibrated envelope for {} case(s) "

@@ -60,6 +60,9 @@ struct Comparison {
     double between = 0;     // the between-run margin every interval is widened by
     std::string between_source;
     bool allow_missing = false;  // cases in `missing` do not fail the gate
+    // How the machines the runs were measured on differ ("cpus 64 against 2; scratch filesystem
+    // tmpfs against ext4"), or "": said beside the verdict, which it does not change.
+    std::string machine;
 
     std::size_t significant() const;
     std::size_t tripped() const;

@@ -269,7 +269,8 @@ nlohmann::json baseline_json(const Comparison& c) {
             {"broken", c.broken},        {"not_compared", c.not_compared},
             {"partial", c.partial},      {"options", c.options},
             {"missing", c.missing},      {"allow_missing", c.allow_missing},
-            {"between_runs", c.between}, {"between_runs_source", c.between_source}};
+            {"between_runs", c.between}, {"between_runs_source", c.between_source},
+            {"machine", c.machine}};
 }
 
 }  // namespace

@@ -228,6 +228,7 @@ public:
         c.ranks = text(b, "ranks", false);
         c.partial = text(b, "partial", false);
         c.options = text(b, "options", false);
+        c.machine = text(b, "machine", false);
         // Absent from files older than the between-run margin: none.
         if (b.contains("between_runs")) c.between = number(b, "between_runs", 0, 10);
         c.between_source = text(b, "between_runs_source", false);
