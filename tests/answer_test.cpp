@@ -490,7 +490,9 @@ TEST(Sequential, TheLooksAndTheEndSpendAlphaInAll) {
     }
 }
 
-Suite one_finding(double at_least, const RunOptions& opts) {
+// A suite of one group "g" with one finding: `faster` at least `at_least` times as fast as `slower`.
+Suite one_finding(double at_least, const RunOptions& opts, const char* faster = "read.fast",
+                  const char* slower = "read.slow") {
     Suite s;
     s.name = "t";
     Group g;
@@ -499,8 +501,8 @@ Suite one_finding(double at_least, const RunOptions& opts) {
     s.groups.push_back(g);
     Finding f;
     f.claim = "slow is slower";
-    f.faster = Selector{"g", {"read.fast"}, {}, false};
-    f.slower = Selector{"g", {"read.slow"}, {}, false};
+    f.faster = Selector{"g", {faster}, {}, false};
+    f.slower = Selector{"g", {slower}, {}, false};
     f.at_least = at_least;
     s.findings.push_back(f);
     return s;
@@ -635,29 +637,25 @@ TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     EXPECT_GT(plain[3].samples.size(), kPlacedSamples);
 }
 
+// A case of group "g" that ran and whose output was checked, without samples yet.
+CaseResult checked_case(const char* strategy) {
+    CaseResult c;
+    c.spec = in_group(*Registry::builtin().find(strategy));
+    c.status = Status::ok;
+    c.checked = Checked::content;
+    return c;
+}
+
 // A knee holds each point of its sweep until its table can place it (kPlacedSamples), not to the
 // end; a finding one of whose cases can never decide it (its output unchecked) holds nothing.
 TEST(Sequential, AKneeHoldsItsPointsUntilPlacedAndAHopelessFindingNothing) {
-    Suite s;
-    Group g;
-    g.id = "g";
-    s.groups.push_back(g);
+    Suite s = one_finding(2, RunOptions{}, "read.pread-chunk", "read.cat");
     KneeSpec k;
     k.group = "g";
     k.strategy = "read.chunk";
     s.knees.push_back(k);
-    Finding f;
-    f.faster = Selector{"g", {"read.pread-chunk"}, {}, false};
-    f.slower = Selector{"g", {"read.cat"}, {}, false};
-    f.at_least = 2;
-    s.findings.push_back(f);
-    const char* names[] = {"read.chunk", "read.pread-chunk", "read.cat"};
-    std::vector<CaseResult> now(3);
-    for (std::size_t i = 0; i < 3; ++i) {
-        now[i].spec = in_group(*Registry::builtin().find(names[i]));
-        now[i].status = Status::ok;
-        now[i].checked = Checked::content;
-    }
+    std::vector<CaseResult> now;
+    for (const char* name : {"read.chunk", "read.pread-chunk", "read.cat"}) now.push_back(checked_case(name));
     const auto add_sample = [&](CaseResult& c) {
         Sample x;
         x.wall_s = 1e-3 * (1 + 0.01 * static_cast<double>(c.samples.size()));
@@ -688,12 +686,8 @@ TEST(Sequential, AKneeHoldsItsPointsUntilPlacedAndAHopelessFindingNothing) {
 // Looks come only for findings raced in this process, and with the group measured now: a group of
 // fixed iterations or in child processes is judged at the end, and so is a finding of groups over.
 TEST(Sequential, OnlyFindingsRacedNowAreLookedAt) {
-    std::vector<CaseResult> cases(2);
-    const char* names[] = {"read.chunk", "read.pread-chunk"};
+    std::vector<CaseResult> cases = {checked_case("read.chunk"), checked_case("read.pread-chunk")};
     for (std::size_t k = 0; k < 2; ++k) {
-        cases[k].spec = in_group(*Registry::builtin().find(names[k]));
-        cases[k].status = Status::ok;
-        cases[k].checked = Checked::content;
         for (int i = 0; i < 16; ++i) {
             Sample x;
             x.wall_s = (k == 0 ? 1e-3 : 1e-2) * (1 + 0.01 * i);
@@ -702,17 +696,7 @@ TEST(Sequential, OnlyFindingsRacedNowAreLookedAt) {
         }
     }
     const auto decided = [&](const RunOptions& opts, bool now) {
-        Suite s;
-        Group g;
-        g.id = "g";
-        g.options = opts;
-        s.groups.push_back(g);
-        Finding f;
-        f.faster = Selector{"g", {"read.chunk"}, {}, false};
-        f.slower = Selector{"g", {"read.pread-chunk"}, {}, false};
-        f.at_least = 2;
-        s.findings.push_back(f);
-        Judge judge(s);
+        Judge judge(one_finding(2, opts, "read.chunk", "read.pread-chunk"));
         now ? judge.hold({}, cases) : judge.hold(cases, {});
         return judge.decided();
     };
@@ -751,15 +735,9 @@ int wrong_verdicts(int findings, std::size_t end, bool judged, int& at_looks) {
     at_looks = 0;
     for (int i = 0; i < findings; ++i) {
         const double truth = i % 2 ? 3.0 : 1.25;
-        Suite s;
-        Group g;  // raced in this process: its findings are looked at
-        g.id = "g";
-        s.groups.push_back(g);
-        Finding f;
-        f.faster = Selector{"g", {"read.chunk"}, {}, false};
-        f.slower = Selector{"g", {"read.pread-chunk"}, {}, false};
-        (i % 2 ? f.at_least : f.within) = i % 2 ? 3.0 : 0.25;
-        s.findings.push_back(f);
+        // Raced in this process: its findings are looked at.
+        Suite s = one_finding(i % 2 ? 3.0 : 0, RunOptions{}, "read.chunk", "read.pread-chunk");
+        if (i % 2 == 0) s.findings[0].within = 0.25;
         Judge judge(s);
         std::vector<CaseResult> now = blank;
         for (std::size_t n = 1; n <= end && judge.decided() == 0; ++n) {

@@ -12,11 +12,10 @@
 
 namespace iolab {
 
-std::vector<double> CaseResult::per_byte() const {
-    const double asked = static_cast<double>(spec.workload.all_bytes());
-    // A net time (a tool's, a worker's) takes away the median of the case's fixed costs, not each
-    // run's own: a probe that a hiccup of the machine made longer than its run (a JVM round trip
-    // of 3 ms beside a copy of 0.9 ms) would make a time below zero, which no ratio can take.
+std::vector<double> CaseResult::times() const {
+    // Less the median of the case's fixed costs, not each run's own: a probe that a hiccup of the
+    // machine made longer than its run (a JVM round trip of 3 ms beside a copy of 0.9 ms) would
+    // make a time below zero, which no ratio can take.
     const bool net = !samples.empty() &&
                      std::all_of(samples.begin(), samples.end(), [](const Sample& smp) { return smp.fixed_s >= 0; });
     double fixed = 0;
@@ -24,15 +23,20 @@ std::vector<double> CaseResult::per_byte() const {
         std::vector<double> costs;
         costs.reserve(samples.size());
         for (const auto& smp : samples) costs.push_back(smp.fixed_s);
-        fixed = summarize(costs).median;
+        fixed = median(costs);
     }
     std::vector<double> out;
     out.reserve(samples.size());
+    for (const auto& smp : samples) out.push_back((smp.wall_s - fixed) / smp.passes);
+    return out;
+}
+
+std::vector<double> CaseResult::per_byte() const {
+    const double asked = static_cast<double>(spec.workload.all_bytes());
+    std::vector<double> out = times();
     // Its own bytes: a stonewalled run moves fewer than asked (and an empty file counts one).
-    for (const auto& smp : samples) {
-        const double t = net ? (smp.wall_s - fixed) / smp.passes : smp.time_s();
-        out.push_back(t / (smp.bytes > 0 ? static_cast<double>(smp.bytes) : std::max(1.0, asked)));
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] /= samples[i].bytes > 0 ? static_cast<double>(samples[i].bytes) : std::max(1.0, asked);
     return out;
 }
 
@@ -76,12 +80,12 @@ namespace {
 // The case's statistics from its samples: times, and a tool's gross and fixed times, where every
 // sample has a fixed cost; whether it is stable. Returns the samples' times.
 std::vector<double> summarize_samples(CaseResult& r) {
-    std::vector<double> walls, times, fixed;
+    std::vector<double> walls, fixed;
     for (const auto& smp : r.samples) {
         walls.push_back(smp.wall_s);
-        times.push_back(smp.time_s());
         if (smp.fixed_s >= 0) fixed.push_back(smp.fixed_s);
     }
+    const std::vector<double> times = r.times();
     r.stats = summarize(times);
     // A tool's figures are net of its fixed cost only where every sample has one.
     const bool net = !fixed.empty() && fixed.size() == r.samples.size();
@@ -127,7 +131,9 @@ void set_rates(CaseResult& r) {
     if (std::any_of(r.samples.begin(), r.samples.end(),
                     [&](const Sample& s) { return s.bytes != r.samples[0].bytes; })) {
         std::vector<double> rates;
-        for (const auto& s : r.samples) rates.push_back(static_cast<double>(s.bytes) / s.time_s() / (1 << 20));
+        const std::vector<double> times = r.times();
+        for (std::size_t i = 0; i < times.size(); ++i)
+            rates.push_back(static_cast<double>(r.samples[i].bytes) / times[i] / (1 << 20));
         r.throughput_mib_s = std::max(0.0, median(rates));
     }
     if (r.spec.workload.patterned || r.spec.workload.item_bytes() > 0) {

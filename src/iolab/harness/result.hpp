@@ -72,8 +72,6 @@ struct Sample {
     // How many times the tool did the work in this run (fio --loops: so that its job outlasts the
     // 10 ms steps in which fio notices that a job has ended). Bytes and times are per pass.
     unsigned passes = 1;
-    // The time the case is ranked by: the wall time, less a tool's fixed cost, per pass.
-    double time_s() const { return (fixed_s >= 0 ? wall_s - fixed_s : wall_s) / passes; }
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.
@@ -178,8 +176,11 @@ struct CaseResult {
     bool trusted() const { return ranked() && checked != Checked::none; }
     // A tool timed net of its fixed cost.
     bool net() const { return fixed.n > 0; }
-    // Seconds per byte of every sample, as ranks and ratios compare them (a tool's or a worker's net
-    // time: less the median of its fixed costs).
+    // Seconds per pass of every sample, the one time every figure, rank, ratio and stop rule is of:
+    // the wall time, or where every sample has a fixed cost (a tool's, a worker's) the net time,
+    // less the median of those costs.
+    std::vector<double> times() const;
+    // The same per byte moved, as ranks and ratios compare them.
     std::vector<double> per_byte() const;
 };
 

@@ -149,10 +149,7 @@ constexpr std::size_t kMinRaceSamples = 5;
 constexpr double kRaceAlpha = 0.01;
 
 bool precise(const CaseResult& r, const RunOptions& opts) {
-    std::vector<double> times;
-    times.reserve(r.samples.size());
-    for (const auto& smp : r.samples) times.push_back(smp.time_s());
-    const Summary st = summarize(times);
+    const Summary st = summarize(r.times());
     return st.n >= opts.min_iterations && st.median > 0 && st.median_confidence >= kMedianConfidence &&
            st.median_precision() <= opts.precision;
 }
@@ -193,19 +190,8 @@ bool stop_agreed() {
 // the whole group's share).
 constexpr double kFairShare = 4;
 
-// Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
-// each family of the group (a table), a case is looked at when its sample count reaches 1, 2, 3,
-// 5, 8, 12, ... (ratio.hpp): it stops when it is precise; when the table's leader (the fastest
-// median, whatever its spread) is shown faster than it by more than the margin, by the interval
-// of their comparison at that look's confidence, so that it cannot be in the winner group. The
-// last case of a table goes on until it is precise: its figure is what a later run is compared
-// with. The leader and the cases a knee or finding holds samples on are never stopped as slower;
-// a case `holds` has just let go is looked at then. Every round, a
-// case past its fair share of the table's time stops too (with `holds`, a held one once it has
-// kHeldSamples), and with `holds`, a case no finding or knee holds stops as settled once it has
-// kPlacedSamples: the run is for its findings, and its tables are answered from what they have.
-void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
-    // The cases as they stand, with their statistics (finish() on a copy).
+// The cases as they stand, with their statistics (finish() on a copy).
+std::vector<CaseResult> snapshot(const std::vector<CaseState>& cases, const RunOptions& opts) {
     std::vector<CaseResult> now(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
         now[i].spec = cases[i].r.spec;
@@ -214,7 +200,68 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         now[i].checked = cases[i].checked;
         finish(now[i], opts, 1e-9);
     }
-    // A case a finding has just let go is looked at now, whatever its count.
+    return now;
+}
+
+// A table (one family of the group) as racing finds it after a round: its leader (the fastest
+// median of its ranked cases, whatever its spread), how many of its cases are still measured, and
+// the median time those have spent.
+struct RaceTable {
+    const CaseResult* leader = nullptr;
+    std::size_t open = 0;
+    double middle = 0;
+};
+
+RaceTable race_table(Family f, const std::vector<CaseState>& cases, const std::vector<CaseResult>& now) {
+    RaceTable t;
+    std::vector<double> spent;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (now[i].spec.workload.family != f) continue;
+        if (now[i].ranked() && !now[i].samples.empty() &&
+            (!t.leader || now[i].throughput_mib_s > t.leader->throughput_mib_s))
+            t.leader = &now[i];
+        if (!cases[i].done) spent.push_back(cases[i].spent_s);
+    }
+    t.open = spent.size();
+    t.middle = spent.empty() ? 0 : summarize(spent).median;
+    return t;
+}
+
+// Why racing stops one unfinished case of table t after this round, or none. `findings`: the run
+// has findings or knees (racing's hold function); `held`: one of them holds this case; `released`:
+// one has just let it go.
+StopReason race_stop(const CaseState& c, const CaseResult& now, const RaceTable& t, bool findings, bool held,
+                     bool released, const RunOptions& opts) {
+    const std::size_t n = now.samples.size();
+    if (const std::size_t look = released ? std::max<std::size_t>(1, looks_until(n)) : look_at(n); look > 0) {
+        const double alpha = kRaceAlpha / std::ldexp(1.0, static_cast<int>(look));
+        // A case a finding holds goes on while it is undecided, precise or not.
+        if (precise(c.r, opts) && !(held && findings)) return StopReason::precise;
+        if (!held && t.leader && &now != t.leader &&
+            order_at(ratio_of(now, *t.leader, 1 - 2 * alpha), opts.margin) == Order::slower)
+            return StopReason::clearly_slower;
+    }
+    if (t.open > 1 && n > (held && findings ? kHeldSamples - 1 : kMinRaceSamples) && c.spent_s > kFairShare * t.middle)
+        return StopReason::case_budget;
+    // In a run with findings, the time goes to what they need: a case none holds (any more) stops
+    // once its table can place it.
+    if (findings && !held && n >= kPlacedSamples) return StopReason::settled;
+    return StopReason::none;
+}
+
+// Racing, after a round: the unfinished cases whose place in an answer is decided stop. Within
+// each family of the group (a table), a case is looked at when its sample count reaches 1, 2, 3,
+// 5, 8, 12, ... (ratio.hpp): it stops when it is precise; when the table's leader is shown faster
+// than it by more than the margin, by the interval of their comparison at that look's confidence,
+// so that it cannot be in the winner group. The last case of a table still measured has no fair
+// share to pass: outside a findings run it goes on until it is precise, as its figure is what a
+// later run is compared with. The leader and the cases a knee or finding holds
+// samples on are never stopped as slower; a case `holds` has just let go is looked at then. Every
+// round, a case past its fair share of the table's time stops too (with `holds`, a held one once
+// it has kHeldSamples), and with `holds`, a case no finding or knee holds stops as settled once it
+// has kPlacedSamples: the run is for its findings, and its tables are answered from what they have.
+void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<bool>& held, const HoldFn& holds) {
+    const std::vector<CaseResult> now = snapshot(cases, opts);
     std::vector<bool> released(cases.size(), false);
     if (holds) {
         std::vector<bool> still = holds(now);
@@ -223,45 +270,16 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         held = std::move(still);
     }
     for (Family f : kAllFamilies) {
-        const CaseResult* leader = nullptr;
-        for (std::size_t i = 0; i < cases.size(); ++i)
-            if (now[i].ranked() && now[i].spec.workload.family == f && !now[i].samples.empty() &&
-                (!leader || now[i].throughput_mib_s > leader->throughput_mib_s))
-                leader = &now[i];
-        std::size_t open = 0;  // cases of the family still measured
-        std::vector<double> spent;
-        for (std::size_t i = 0; i < cases.size(); ++i)
-            if (!cases[i].done && now[i].spec.workload.family == f) {
-                ++open;
-                spent.push_back(cases[i].spent_s);
-            }
-        const double middle = spent.empty() ? 0 : summarize(spent).median;
+        RaceTable t = race_table(f, cases, now);
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
-            const std::size_t n = now[i].samples.size();
-            if (c.done || now[i].spec.workload.family != f || n == 0) continue;
-            StopReason why = StopReason::none;
-            if (const std::size_t look = released[i] ? std::max<std::size_t>(1, looks_until(n)) : look_at(n);
-                look > 0) {
-                const double alpha = kRaceAlpha / std::ldexp(1.0, static_cast<int>(look));
-                // A case a finding holds goes on while it is undecided, precise or not.
-                if (precise(c.r, opts) && !(held[i] && holds))
-                    why = StopReason::precise;
-                else if (!held[i] && leader && &now[i] != leader &&
-                         order_at(ratio_of(now[i], *leader, 1 - 2 * alpha), opts.margin) == Order::slower)
-                    why = StopReason::clearly_slower;
-            }
-            if (why == StopReason::none && open > 1 && n > (held[i] && holds ? kHeldSamples - 1 : kMinRaceSamples) &&
-                c.spent_s > kFairShare * middle)
-                why = StopReason::case_budget;
-            // In a run with findings, the time goes to what they need: a case none holds (any
-            // more) stops once its table can place it.
-            if (why == StopReason::none && holds && !held[i] && n >= kPlacedSamples) why = StopReason::settled;
+            if (c.done || now[i].spec.workload.family != f || now[i].samples.empty()) continue;
+            StopReason why = race_stop(c, now[i], t, static_cast<bool>(holds), held[i], released[i], opts);
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));
             if (why != StopReason::none) {
                 stop(c, why);
-                --open;
+                --t.open;
             }
         }
     }

@@ -78,8 +78,9 @@ json case_json(const CaseResult& c, const Standing::Place* place = nullptr, cons
     std::tie(j["low"], j["high"]) = throughput_interval(c);
     // And in measured order, a sample without a throughput keeping its place (null).
     json samples = json::array(), order = json::array();
-    for (const auto& s : c.samples) {
-        const json v = s.time_s() > 0 ? json(static_cast<double>(s.bytes) / s.time_s() / (1 << 20)) : json();
+    const std::vector<double> times = c.times();
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        const json v = times[i] > 0 ? json(static_cast<double>(c.samples[i].bytes) / times[i] / (1 << 20)) : json();
         if (!v.is_null()) samples.push_back(v);
         order.push_back(v);
     }
