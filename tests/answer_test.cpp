@@ -683,6 +683,33 @@ TEST(Sequential, AKneeHoldsItsPointsUntilPlacedAndAHopelessFindingNothing) {
     EXPECT_EQ(hopeless.verdicts(now)[0].verdict, Verdict3::inconclusive);
 }
 
+// A side whose every case failed or was skipped holds the other side no longer; and whether a
+// finding can be decided is asked each round: a side whose pick was unchecked holds again once a
+// checked case overtakes it.
+TEST(Sequential, AFindingLetsGoOfAGoneSideAndHoldsAgainWhenItsPickIsFit) {
+    std::vector<CaseResult> now = {checked_case("read.chunk"), checked_case("read.cat")};
+    Sample x;
+    x.wall_s = 1e-3;
+    x.bytes = 1 << 20;
+    now[0].samples = {x};
+    now[1].status = Status::skipped;
+    EXPECT_EQ(Judge(one_finding(2, RunOptions{}, "read.chunk", "read.cat")).hold({}, now),
+              (std::vector<bool>{false, false}));
+    // The faster side: cat (its output unchecked) or chunk, whichever is faster; pread-chunk slower.
+    Suite s = one_finding(2, RunOptions{}, "read.chunk", "read.pread-chunk");
+    s.findings[0].faster.strategies.push_back("read.cat");
+    now = {checked_case("read.chunk"), checked_case("read.cat"), checked_case("read.pread-chunk")};
+    for (auto& c : now) c.samples = {x};
+    now[1].checked = Checked::none;
+    now[0].throughput_mib_s = 900;
+    now[1].throughput_mib_s = 1000;
+    now[2].throughput_mib_s = 100;
+    Judge judge(s);
+    EXPECT_EQ(judge.hold({}, now), (std::vector<bool>{false, false, false}));  // cat's pick: hopeless
+    now[0].throughput_mib_s = 1100;
+    EXPECT_EQ(judge.hold({}, now), (std::vector<bool>{true, true, true}));  // chunk's: held again
+}
+
 // Looks come only for findings raced in this process, and with the group measured now: a group of
 // fixed iterations or in child processes is judged at the end, and so is a finding of groups over.
 TEST(Sequential, OnlyFindingsRacedNowAreLookedAt) {

@@ -72,6 +72,17 @@ bool hopeless(const CaseResult& c) {
     return c.status != Status::ok || c.cold_unproven || (!c.samples.empty() && c.checked == Checked::none);
 }
 
+// Whether a selector's side is gone: it matches cases, and every one failed or was skipped.
+bool gone(const Selector& s, const std::vector<const CaseResult*>& cases) {
+    bool any = false;
+    for (const CaseResult* c : cases)
+        if (matches(s, *c)) {
+            if (c->status == Status::ok) return false;
+            any = true;
+        }
+    return any;
+}
+
 // Whether a finding or a knee needs the case measured.
 bool needs(const Finding& f, const CaseSpec& c) { return selects(f.faster, c) || selects(f.slower, c); }
 bool needs(const KneeSpec& k, const CaseSpec& c) {
@@ -226,12 +237,12 @@ std::vector<bool> Judge::hold(const std::vector<CaseResult>& earlier, const std:
         // Looks come with the samples of the group measured now.
         if (fast && slow && !running(fast) && !running(slow)) continue;
         // A look needs both cases fit to decide: measured, checked, cold where they must be. One
-        // that never can be (its output is not checked, or it was not proven cold) lets the
-        // finding go: more samples would not decide it, and it is judged at the end.
-        if (fast && slow && (hopeless(*fast) || hopeless(*slow))) {
-            t.hopeless = true;
-            continue;
-        }
+        // that never can be (its output is not checked, or it was not proven cold), or a side whose
+        // every case failed or was skipped, lets the finding go: more samples would not decide it,
+        // and it is judged at the end. Asked again every round: a side's pick may change.
+        t.hopeless = gone(t.finding.faster, all) || gone(t.finding.slower, all) ||
+                     (fast && slow && (hopeless(*fast) || hopeless(*slow)));
+        if (t.hopeless) continue;
         if (!fast || !slow || !fast->trusted() || !slow->trusted()) continue;
         // The look due: the last whose sample count both cases have reached (a skipped look
         // spends nothing).
