@@ -60,19 +60,15 @@ const std::string& RunArgs::output(std::string_view option) const {
 
 // Every setting given on the command line replaces the suite's value in every group.
 void apply_overrides(const RunArgs& a, Suite& suite) {
-    // --time-budget is shared by racing: with what turns racing off, it would do nothing.
-    if (a.given("time_budget")) {
-        for (const char* key : {"precision", "budget"})
-            if (a.given(key))
-                throw InputError(
-                    fmt::format("--time-budget and --{} exclude each other: --time-budget races the "
-                                "cases, --{} measures each to its own target",
-                                key, key));
-        if (a.given("iterations") && a.values.at("iterations") != std::vector<std::string>{"auto"})
-            throw InputError("--time-budget needs --iterations auto: a fixed count or time is not raced");
-        if (a.smoke)
-            throw InputError("--time-budget and --smoke exclude each other: a smoke run measures each case once");
-    }
+    check_given_together(
+        [&](std::string_view key) {
+            if (key == "iterations=auto")
+                return a.given("iterations") && a.values.at("iterations") == std::vector<std::string>{"auto"};
+            return a.given(key);
+        },
+        Syntax::command_line);
+    if (a.given("time_budget") && a.smoke)
+        throw InputError("--time-budget and --smoke exclude each other: a smoke run measures each case once");
     if (!a.input.empty() && a.given("size"))
         throw InputError("--size and --input exclude each other: the input's size is used");
     const std::uint64_t input_size = a.input.empty() ? 0 : checked_input(a);

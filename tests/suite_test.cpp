@@ -121,6 +121,11 @@ INSTANTIATE_TEST_SUITE_P(
         Broken{"group = \"g\", strategy = \"copy.sendfile\"", "group = \"nope\", strategy = \"copy.sendfile\"", "nope",
                18},
         Broken{"iterations = \"3\"", "iterations = \"3\"\ncolour = \"red\"", "colour", 8},
+        // A time budget with what turns racing off in the same table: it would do nothing.
+        Broken{"iterations = \"3\"", "iterations = \"auto\"\ntime_budget = \"10s\"\nprecision = \"5%\"",
+               "time_budget and precision exclude each other", 8},
+        Broken{"iterations = \"3\"", "time_budget = \"10s\"\niterations = \"3\"", "time_budget needs iterations auto",
+               7},
         Broken{"size = \"64K\"", "size = \"64K", "", 6},  // TOML syntax
         Broken{"size = \"64K\"", "size = \"0\"", "from 1 byte to 2^60 bytes", 6},
         // A finding or knee naming a strategy its group does not run: refused at load.

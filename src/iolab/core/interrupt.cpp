@@ -189,7 +189,6 @@ void request(int signo) {
     g_remote.compare_exchange_strong(none, signo);
 }
 
-void simulate(int signo) { g_signal.store(signo); }
 void reset_for_tests() {
     g_signal.store(0);
     g_remote.store(0);

@@ -43,8 +43,6 @@ void remove_child(pid_t pgid);
 // reaches it. Async-signal-safe.
 void prepare_child(pid_t parent);
 
-// For tests: behave as if the signal had arrived during a run (no watcher needed).
-void simulate(int signo);
 void reset_for_tests();
 
 }  // namespace iolab::interrupt

@@ -1,9 +1,12 @@
 #pragma once
-// Every parameter of a run, in one table, as fio's option table: each row names its key, says
-// what it takes and its range (one parser for the command line, suite files and result files),
-// which strategies take it, and how it is kept. The command line (--key), suite files
-// (key = value), the crossing of a plan into cases, labels, table cells, CSV columns, a result
-// file's params and options, `iolab list` and the MPI plan fingerprint all read this table.
+// The parameters of a run's cases and its measurement settings, in one table, as fio's option
+// table: each row names its key, says what it takes and its range (one parser for the command
+// line, suite files and result files), which strategies take it, and how it is kept. The command
+// line (--key), suite files (key = value), the crossing of a plan into cases, labels, table cells,
+// CSV columns, a result file's params and options, `iolab list` and the MPI plan fingerprint all
+// read this table. What says where and how a run works rather than what it measures (--input,
+// --dir, --mpi, --mpi-timeout, the result files) is the command line's own (cli/run_options.cpp).
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,10 +69,9 @@ struct Parameter {
 };
 
 std::span<const Parameter> parameters();
-// Its two parts: the rows of params.cpp, and the case parameters of the durable and files
-// families (params_families.cpp), which parameters() puts after the other case parameters.
+// The rows of params.cpp; parameters() puts the durable and files families' own rows
+// (params_families.cpp) after its case parameters.
 std::span<const Parameter> core_parameters();
-std::span<const Parameter> family_parameters();
 const Parameter* find_parameter(std::string_view key);
 std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice" or "byte_slice"
 
@@ -78,6 +80,11 @@ std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice
 void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options);
 // The rules that join two settings (drop_caches needs cache = cold). Throws InputError.
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax);
+// The rules between settings given together, on one command line or in one table of a suite
+// (--time-budget races the cases: with --precision, --budget or a fixed --iterations it would do
+// nothing). `given(key)` says whether a key was given; `given("iterations=auto")` whether
+// iterations was given as auto. Throws InputError naming both.
+void check_given_together(const std::function<bool(std::string_view)>& given, Syntax syntax);
 
 // The cases a strategy makes of a plan: every value of every parameter it takes, crossed (the
 // first value of one it does not take). plan.cpp finishes each.

@@ -1,5 +1,5 @@
-// The case parameters of the durable family (group commit's producers) and of the files family
-// (the tree's shape): rows of the parameter table (params.cpp), kept here to keep each file short.
+// The case parameters only the durable family (group commit's producers) and the files family (the
+// tree's shape) take: the rows these kinds add to the parameter table of params.cpp.
 #include <algorithm>
 #include <vector>
 
@@ -70,8 +70,6 @@ constexpr Parameter kFamilyParameters[] = {
 };
 
 }  // namespace
-
-std::span<const Parameter> family_parameters() { return kFamilyParameters; }
 
 std::span<const Parameter> parameters() {
     // The families' case parameters after the others (params.cpp), before the settings.

@@ -1,6 +1,7 @@
 // What the parameter table is used for: applying a setting, the rules that join settings,
 // reading a case parameter, and crossing a plan's values into cases.
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -40,6 +41,21 @@ void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, Pl
         }
         throw InputError(one_line(fmt::format("invalid {} '{}': {}", setting_name(s.key, syntax), value, detail)));
     }
+}
+
+void check_given_together(const std::function<bool(std::string_view)>& given, Syntax syntax) {
+    // The run's time budget is shared by racing: with what turns racing off it would do nothing.
+    if (!given("time_budget")) return;
+    for (const char* key : {"precision", "budget"})
+        if (given(key))
+            throw InputError(
+                fmt::format("{} and {} exclude each other: {} races the cases, {} measures each to its "
+                            "own target",
+                            setting_name("time_budget", syntax), setting_name(key, syntax),
+                            setting_name("time_budget", syntax), setting_name(key, syntax)));
+    if (given("iterations") && !given("iterations=auto"))
+        throw InputError(fmt::format("{} needs {} auto: a fixed count or time is not raced",
+                                     setting_name("time_budget", syntax), setting_name("iterations", syntax)));
 }
 
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax) {

@@ -1,7 +1,7 @@
 #pragma once
 // A report as one document, built once from a run: an ordered list of typed sections. The terminal,
-// Markdown, HTML and JSON exporters only draw it; the order of the sections is written once, in
-// build_document (document.cpp).
+// Markdown and HTML exporters draw it, in the order build_document (document.cpp) writes once; the
+// JSON takes its answers from it and everything else from the run, and the CSV is the run's cases.
 #include <optional>
 #include <string>
 #include <vector>

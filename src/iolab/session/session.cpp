@@ -59,7 +59,6 @@ void join_team(Run& run, const Suite& suite, const ScratchDir& scratch, const st
     if (!seen.ok()) throw AgreedInputError(seen.why);
 }
 
-// The ceilings of the tables' kinds of work, each once.
 // The peers' figures for the plan's work, after its cases (a peer's failure is said, not fatal).
 Peers peers_of(const std::vector<std::vector<CaseSpec>>& plan, const ScratchDir& scratch) {
     std::vector<CaseSpec> all;
@@ -75,6 +74,7 @@ Peers peers_of(const std::vector<std::vector<CaseSpec>>& plan, const ScratchDir&
     }
 }
 
+// The ceilings of the tables' kinds of work, each once.
 std::vector<CeilingKey> ceiling_keys(const Suite& suite, const std::vector<std::vector<CaseSpec>>& plan) {
     std::vector<CeilingKey> keys;
     for (std::size_t gi = 0; gi < plan.size(); ++gi)

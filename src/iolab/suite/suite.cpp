@@ -183,6 +183,23 @@ struct GroupIndex {
     }
 };
 
+// The rules between the settings one table gives together (check_given_together).
+void given_together(const Reader& r, const toml::table& t) {
+    try {
+        check_given_together(
+            [&](std::string_view key) {
+                if (key == "iterations=auto") {
+                    const auto v = t["iterations"].value<std::string>();
+                    return v && *v == "auto";
+                }
+                return t.contains(key);
+            },
+            Syntax::suite);
+    } catch (const InputError& e) {
+        r.fail_in(t, "time_budget", e.what());
+    }
+}
+
 // A [[group]] table on the suite's [defaults], its plan checked and built (the strategies it runs
 // go to the index).
 Group read_group(const Reader& r, const toml::table& t, const Group& defaults, GroupIndex& index) {
@@ -200,6 +217,7 @@ Group read_group(const Reader& r, const toml::table& t, const Group& defaults, G
     if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
     grp.plan.given.clear();  // the group's own settings, held to its strategies below
     r.settings(t, grp.plan, grp.options);
+    given_together(r, t);
     try {
         check_settings(grp.plan, grp.options, Syntax::suite);  // on the group's final settings
     } catch (const InputError& e) {
@@ -227,6 +245,7 @@ void read_groups(const Reader& r, const toml::table& doc, Suite& s, GroupIndex& 
         if (!t) r.fail(d, "defaults", "expected a table");
         r.only(*t, setting_keys({}), "[defaults]");
         r.settings(*t, defaults.plan, defaults.options);
+        given_together(r, *t);
     }
     const toml::node* groups = doc.get("group");
     if (!groups || !groups->is_array_of_tables())
