@@ -12,6 +12,12 @@
 
 namespace iolab {
 
+// A rate in MiB/s as items of `item_bytes` each per second (commits, files, operations): the one
+// conversion the figures, the answer and the JSON share.
+inline double items_per_s(double mib_s, std::uint64_t item_bytes) {
+    return item_bytes > 0 ? mib_s * static_cast<double>(1 << 20) / static_cast<double>(item_bytes) : 0;
+}
+
 // How write.chain is fed: whole records, or one byte per call (Workload::feed_bytes).
 inline constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 

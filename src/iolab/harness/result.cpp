@@ -144,7 +144,7 @@ void set_rates(CaseResult& r) {
         // From the throughput, so that the two agree (under --stonewall both are the median of
         // the samples' rates).
         const Workload& w = r.spec.workload;
-        r.ops_per_s = r.throughput_mib_s * (1 << 20) / static_cast<double>(w.patterned ? w.block : w.item_bytes());
+        r.ops_per_s = items_per_s(r.throughput_mib_s, w.patterned ? w.block : w.item_bytes());
     }
 }
 

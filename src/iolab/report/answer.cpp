@@ -56,16 +56,15 @@ std::string Answer::text() const {
     if (winner.empty()) return out + no_winner;
     const auto rate = [&](double x) {
         if (item == 0) return format_rate(x);
-        return fmt::format("{} {}/s", format_figure(x * static_cast<double>(1 << 20) / static_cast<double>(item)),
-                           item_name);
+        return fmt::format("{} {}/s", format_figure(items_per_s(x, item)), item_name);
     };
     const auto n_of = [](std::size_t n, const std::string& v) {
         return fmt::format("{}n={}", v.empty() ? "" : "varies " + v + ", ", n);
     };
     out += fmt::format("{}, {}", winner, rate(mib_s));
     if (item > 0 && low > 0 && high > 0) {
-        const double per = static_cast<double>(1 << 20) / static_cast<double>(item);
-        out += fmt::format(" ({}-{}, {})", format_figure(low * per), format_figure(high * per), n_of(samples, varies));
+        out += fmt::format(" ({}-{}, {})", format_figure(items_per_s(low, item)),
+                           format_figure(items_per_s(high, item)), n_of(samples, varies));
     } else if (item == 0 && low > 0 && high > 0) {
         std::string range = interval_text(mib_s, low, high);  // " (a-b GiB/s)"
         range.insert(range.size() - 1, ", " + n_of(samples, varies));

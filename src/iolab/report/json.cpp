@@ -240,7 +240,7 @@ nlohmann::json answers_json(const std::vector<Answer>& answers) {
         if (!a.winner.empty()) {
             j["mib_s"] = a.mib_s;
             j["interval_mib_s"] = interval_or_null(a.low, a.high);
-            if (a.item > 0) j[fmt::format("{}_per_s", a.item_name)] = a.mib_s * (1 << 20) / static_cast<double>(a.item);
+            if (a.item > 0) j[fmt::format("{}_per_s", a.item_name)] = items_per_s(a.mib_s, a.item);
         } else {
             j["no_winner"] = a.no_winner;
         }
