@@ -256,10 +256,10 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     keep_baseline(a, report);
     if (!kept.empty()) fmt::print(stderr, "scratch folder kept: {}\n", kept);
     if (!report.scratch_left.empty())
-        fmt::print(stderr,
-                   "iolab: the scratch folder {} stays: {}; once that is undone, 'iolab clean --dir {}' removes "
-                   "it\n",
-                   one_line(report.scratch_left), fmt::join(report.left, ", "), one_line(checked->dir));
+        fmt::print(stderr, "iolab: the scratch folder {} stays: {}; once that is undone, {}\n",
+                   one_line(report.scratch_left), fmt::join(report.left, ", "),
+                   report.left_proven ? fmt::format("'iolab clean --dir {}' removes it", one_line(checked->dir))
+                                      : std::string("rmdir removes it (it is empty)"));
     return run_status(a, report, true);
 }
 

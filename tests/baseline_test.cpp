@@ -257,6 +257,13 @@ TEST(Gate, ABaselineFromAnotherMachineIsSaidSo) {
     same.environment.kernel = "6.18.0";
     same.environment.memory_bytes -= 40ull << 20;
     EXPECT_EQ(compare_runs(same, here, "base", "this run", gate_at(0.05)).machine, "");
+    // What a run does not say (an older file's missing fields) is no difference.
+    Report unsaid = here;
+    unsaid.environment.cpus = 0;
+    unsaid.environment.memory_bytes = 0;
+    unsaid.environment.fs_type.clear();
+    unsaid.environment.cpu_model.clear();
+    EXPECT_EQ(compare_runs(unsaid, here, "base", "this run", gate_at(0.05)).machine, "");
     Report big = here;
     big.environment.cpus = 64;
     big.environment.fs_type = "tmpfs";

@@ -63,7 +63,11 @@ INSTANTIATE_TEST_SUITE_P(
         // 21 cases of 10,000 samples: more than a run keeps (its file would be more than iolab reads).
         BadInput{"run -s read.chunk --size 64K --buffer 1K,2K,3K,4K,5K,6K,7K,8K,9K,10K,11K,12K,13K,14K,15K,16K,17K,"
                  "18K,19K,20K,21K --iterations 10000",
-                 "--iterations 10000 keeps more samples than a run may: its 21 cases can keep 9523 each"},
+                 "10000 iterations keep more samples than a run may: its 21 cases can keep 9523 each"},
+        // Each of --forks children keeps its samples: 64 x 10,000 of two cases are more.
+        BadInput{"run -s read.chunk --size 4K --buffer 2K,4K --iterations 10000 --forks 64",
+                 "10000 iterations in each of 64 forks keep more samples than a run may: its 2 cases can keep 1562 "
+                 "each"},
         BadInput{"run --suite-file /dev/zero", "not a regular file"},  // never read without end
         BadInput{"compare /dev/zero /dev/zero", "not a regular file"},
         BadInput{"run -s read.chunk --size 64K --json /dev/null --force", "a device"},

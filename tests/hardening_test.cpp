@@ -287,6 +287,7 @@ TEST(Clean, AMountMadeInARunsFolderIsNamedAndTheFolderStaysProven) {
     if (!mounted) GTEST_SKIP() << "cannot mount a tmpfs here";
     EXPECT_EQ(run.scratch_left, folder);
     EXPECT_EQ(run.left, std::vector<std::string>{"'mnt' is a mount point"});
+    EXPECT_TRUE(run.left_proven);
     EXPECT_TRUE(exists(folder + "/.iolab-scratch"));
     EXPECT_TRUE(exists(folder + "/lock"));
     std::vector<std::string> inside;
@@ -327,6 +328,17 @@ TEST(Limits, ATreeOfMoreFoldersThanTheProcessMayOpenIsRefusedUpFront) {
               "at once (a descriptor for each of its "
               "folders, twice for a copy, for each job); this process may open 64 (ulimit -n, hard limit 64): "
               "fewer --folders or --jobs, or a higher limit\n");
+    // fio opens every file of its job at once, and a copy holds two files for each in flight.
+    for (const char* args : {"-s files.read-fio --files 300 --folders 1",
+                             "-s files.copy-io-uring --files 100 "
+                             "--folders 1 --queue 20"}) {
+        const std::string cmd = "sh -c 'ulimit -n 100 && exec " + std::string(IOLAB_BINARY) + " run " + args +
+                                " --iterations 2 --quiet --dir " + dir.path() + "' >" + refused + " 2>&1";
+        status = std::system(cmd.c_str());
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 2) << args << ": " << test::slurp(refused);
+        EXPECT_NE(test::slurp(refused).find("this process may open 100"), std::string::npos) << test::slurp(refused);
+    }
 }
 
 // A filesystem short of inodes: the refusal says the trees' need and the margin besides it.

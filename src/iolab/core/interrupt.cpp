@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,8 +53,16 @@ void say(const std::string& text) {
     g_mutex.lock();
     for (pid_t pg : g_children) ::kill(-pg, SIGKILL);
     for (const auto& f : g_files) ::unlink(f.c_str());
-    for (const auto& t : g_trees) remove_scratch_tree(t);
-    say(std::string(why) + (g_trees.empty() ? "" : "; scratch folder removed"));
+    bool stays = false;
+    for (const auto& t : g_trees) {
+        remove_scratch_tree(t);
+        struct stat st {};
+        stays = stays || ::fstatat(t.parent_fd, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    }
+    say(std::string(why) + (g_trees.empty() ? ""
+                            : stays         ? "; the scratch folder stays, for 'iolab clean' (something in it could "
+                                              "not be removed)"
+                                            : "; scratch folder removed"));
     ::_exit(status);
 }
 

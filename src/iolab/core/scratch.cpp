@@ -185,7 +185,11 @@ void ScratchDir::remove() {
     // Removed before it is forgotten: a signal in between still finds it to remove.
     remove_scratch_tree(ScratchTree{parent_fd_, name_, dir_fd_, st.st_dev, st.st_ino});
     interrupt::remove_cleanup_tree(dir_fd_);
+    // Gone, or what stayed (in it, or its name in a parent that would not let it go).
+    if (::fstatat(parent_fd_, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
     left_ = what_stays(dir_fd_);
+    // Emptied, marker and lock too, and then its name would not go: clean can no longer prove it.
+    left_proven_ = ::fstatat(dir_fd_, kScratchMarker, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 std::optional<std::vector<std::string>> entries_besides_bookkeeping(int dir_fd) {
@@ -212,6 +216,7 @@ std::vector<std::string> what_stays(int dir_fd) {
     for (const auto& n : *names)
         out.push_back(mount_point(dir_fd, n.c_str()) ? fmt::format("'{}' is a mount point", one_line(n))
                                                      : fmt::format("'{}' could not be removed", one_line(n)));
+    if (out.empty()) out.push_back("the folder itself could not be removed (is its parent immutable?)");
     return out;
 }
 

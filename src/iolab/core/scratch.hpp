@@ -53,6 +53,8 @@ public:
     void remove();
     // After remove(): what stayed in the folder and why ("'d1' is a mount point"); empty: gone.
     const std::vector<std::string>& left() const { return left_; }
+    // Whether what stayed still holds its marker and lock, for `iolab clean` to prove and take.
+    bool left_proven() const { return left_proven_; }
 
 private:
     // The lock made and taken under a name of its own, renamed into place, then the marker.
@@ -69,6 +71,7 @@ private:
     bool keep_ = false;
     bool removed_ = false;
     std::vector<std::string> left_;
+    bool left_proven_ = false;
 };
 
 // What a scratch folder's removal needs, held by descriptors: its parent, its name there, the

@@ -200,9 +200,14 @@ std::uint64_t syncs_per_iteration(const CaseSpec& c) {
 
 std::uint64_t descriptors_needed(const CaseSpec& c) {
     const Workload& w = c.workload;
-    const std::uint64_t folders = is_tree(w.family) ? (w.family == Family::files_copy ? 2ull : 1ull) * w.folders : 0;
+    const bool copy = w.family == Family::files_copy;
+    std::uint64_t open = is_tree(w.family) ? (copy ? 2ull : 1ull) * w.folders : 0;
+    // Files in flight: a copy holds two for each (its source and its destination, both registered
+    // with an io_uring); fio opens every file of its job before it reads one.
+    open = saturating_add(open, saturating_mul(copy ? 2 : 1, w.queue));
+    if (is_tree(w.family) && c.strategy && c.strategy->name == "files.read-fio") open = saturating_add(open, w.files);
     // Besides: the tree's root (or the file and its output), and a few of the strategy's own.
-    return saturating_mul(w.jobs, folders + w.queue + 8);
+    return saturating_mul(w.jobs, saturating_add(open, 8));
 }
 
 std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {

@@ -116,16 +116,17 @@ std::string options_warning(const Report& before, const Report& after) {
 // there to catch what those change.
 std::string machine_warning(const Environment& b, const Environment& a) {
     std::vector<std::string> differ;
+    // What either run does not say (an older file, a field left out) is not a difference.
     const auto text = [&](const char* what, const std::string& x, const std::string& y) {
-        if (x != y)
-            differ.push_back(fmt::format("{} {} against {}", what, x.empty() ? "unknown" : one_line(x),
-                                         y.empty() ? "unknown" : one_line(y)));
+        if (!x.empty() && !y.empty() && x != y)
+            differ.push_back(fmt::format("{} {} against {}", what, one_line(x), one_line(y)));
     };
     text("processor", b.cpu_model, a.cpu_model);
-    if (b.cpus != a.cpus) differ.push_back(fmt::format("cpus {} against {}", b.cpus, a.cpus));
+    if (b.cpus > 0 && a.cpus > 0 && b.cpus != a.cpus)
+        differ.push_back(fmt::format("cpus {} against {}", b.cpus, a.cpus));
     // The same machine reports slightly other totals under another kernel.
     const double mem_b = static_cast<double>(b.memory_bytes), mem_a = static_cast<double>(a.memory_bytes);
-    if (std::fabs(mem_b - mem_a) > 0.05 * std::max(mem_b, mem_a))
+    if (mem_b > 0 && mem_a > 0 && std::fabs(mem_b - mem_a) > 0.05 * std::max(mem_b, mem_a))
         differ.push_back(fmt::format("memory {} against {}", format_size(b.memory_bytes), format_size(a.memory_bytes)));
     text("scratch filesystem", b.fs_type, a.fs_type);
     text("device", b.device_model, a.device_model);

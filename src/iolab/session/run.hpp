@@ -43,6 +43,7 @@ struct Run {
     // filesystem mounted inside during the run); it stays proven iolab's, for `iolab clean`.
     std::string scratch_left;
     std::vector<std::string> left;
+    bool left_proven = false;  // with its marker and lock: `iolab clean` takes it
 };
 
 }  // namespace iolab

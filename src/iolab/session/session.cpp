@@ -244,19 +244,23 @@ void Session::keep_within_samples() {
     const auto ranks = static_cast<unsigned>(team().size());
     const std::string on = ranks > 1 ? fmt::format(" on {} ranks", ranks) : std::string();
     for (auto& g : suite_.groups) {
-        const std::uint64_t cap = samples_per_case(plan_, ranks, g.options.max_iterations);
+        // With --forks each child keeps its own samples of every case, pooled.
+        const unsigned forks = std::max(1u, g.options.forks);
+        const std::uint64_t cap = samples_per_case(plan_, ranks, g.options.max_iterations * forks) / forks;
         const Amount& it = g.options.iterations;
         const bool counted = !it.adaptive && it.seconds == 0;
         if (!counted && cap < kMinSamples)
             throw InputError(fmt::format(
-                "the run's {} cases{} can keep {} samples each, fewer than the {} an interval needs: a run keeps at "
-                "most {} in all (a job's or rank's own time counts a sixteenth); narrow --strategy or the lists",
-                size(), on, cap, kMinSamples, kMaxRunSamples));
+                "the run's {} cases{} can keep {} samples each{}, fewer than the {} an interval needs: a run keeps "
+                "at most {} in all (a job's or rank's own time counts a sixteenth); narrow --strategy or the lists",
+                size(), on, cap, forks > 1 ? fmt::format(" in each of {} forks", forks) : std::string(), kMinSamples,
+                kMaxRunSamples));
         if (counted && it.count > cap)
             throw InputError(fmt::format(
-                "--iterations {} keeps more samples than a run may: its {} cases{} can keep {} each ({} in all, a "
+                "{} iterations{} keep more samples than a run may{}: its {} cases{} can keep {} each ({} in all, a "
                 "job's or rank's own time counting a sixteenth); measure fewer iterations or cases",
-                it.count, size(), on, cap, kMaxRunSamples));
+                it.count, forks > 1 ? fmt::format(" in each of {} forks", forks) : std::string(),
+                g.id.empty() ? std::string() : fmt::format(" (group '{}')", g.id), size(), on, cap, kMaxRunSamples));
         g.options.max_iterations = cap;
     }
 }
@@ -351,6 +355,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
         if (!scratch.left().empty()) {
             run.scratch_left = scratch.path();
             run.left = scratch.left();
+            run.left_proven = scratch.left_proven();
         }
     }
     interrupt::set_stoppable(false);
