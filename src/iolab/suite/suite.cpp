@@ -141,6 +141,11 @@ public:
             if (std::find(selector_keys.begin(), selector_keys.end(), name) == selector_keys.end())
                 fail(&v, name, fmt::format("unknown selector key; expected one of {}", fmt::join(selector_keys, ", ")));
             const auto values = list(*t, name);
+            // A selector names one case's value: a list would have been taken for its first.
+            if (values.size() != 1)
+                fail(&v, name,
+                     fmt::format("a selector picks one value of {}; expected one, not a list of {}", name,
+                                 values.size()));
             s.params.emplace_back(std::string(name), values.front());
         }
         return s;
