@@ -17,6 +17,7 @@
 #include "iolab/core/sink.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 #include "iolab/sys/uring.hpp"
@@ -364,8 +365,7 @@ double sync_seconds(const std::string& dir) {
             sys::fdatasync(fd);
             took.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         }
-        std::sort(took.begin(), took.end());
-        return took[took.size() / 2];
+        return median(took);
     } catch (const IoError&) {
         return 0;  // no room, or the filesystem refused: no estimate
     }

@@ -13,6 +13,7 @@
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/measure_steps.hpp"
+#include "iolab/harness/plan.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
@@ -123,9 +124,7 @@ Checked verify_output(const Fixture& fx, const Job& job, const std::string& who,
 
 void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who) {
     if (w.family != Family::durable) return;
-    // Group commit: a sync covers at most one record of each producer.
-    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
-    const std::uint64_t needed = (w.count + per_sync - 1) / per_sync;
+    const std::uint64_t needed = syncs_per_job(s, w);
     if (made.syncs() < needed)
         differs(
             fmt::format("{}{} sync calls (fsync, fdatasync, O_DSYNC writes) for {} records; at least {} make "

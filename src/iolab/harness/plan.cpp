@@ -190,12 +190,15 @@ std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, u
     return std::min(max_iterations, kMaxRunSamples * 16 / sixteenths);
 }
 
-std::uint64_t syncs_per_iteration(const CaseSpec& c) {
-    const Workload& w = c.workload;
+std::uint64_t syncs_per_job(const Strategy& s, const Workload& w) {
     if (w.family != Family::durable) return 0;
     // Group commit: a sync covers at most one record of each producer.
-    const std::uint64_t per_sync = c.strategy && c.strategy->honours(kParamProducers) ? w.producers : 1;
-    return saturating_mul(w.jobs, (w.count + per_sync - 1) / per_sync);
+    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
+    return (w.count + per_sync - 1) / per_sync;
+}
+
+std::uint64_t syncs_per_iteration(const CaseSpec& c) {
+    return c.strategy ? saturating_mul(c.workload.jobs, syncs_per_job(*c.strategy, c.workload)) : 0;
 }
 
 std::uint64_t descriptors_needed(const CaseSpec& c) {

@@ -90,8 +90,10 @@ std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, u
 // copy: both trees), its queue of files in flight, for each job.
 std::uint64_t descriptors_needed(const CaseSpec& c);
 
-// The sync calls one iteration of a case makes at least (a durable case's records, a group commit's
-// batches), all jobs together; 0 for a case that makes no sync per record.
+// The sync calls one job of a durable case makes at least to make every record durable when its call
+// returns (one a record; a group commit's, one a batch of its producers' records); 0 for other
+// families. And one iteration of a case, all jobs together.
+std::uint64_t syncs_per_job(const Strategy& s, const Workload& w);
 std::uint64_t syncs_per_iteration(const CaseSpec& c);
 
 // Memory a case holds at once: its buffers (times the queue depth or vector length) and, for

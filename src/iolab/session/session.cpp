@@ -243,10 +243,12 @@ Session::Session(Suite suite) : suite_(std::move(suite)) {
 void Session::keep_within_samples() {
     const auto ranks = static_cast<unsigned>(team().size());
     const std::string on = ranks > 1 ? fmt::format(" on {} ranks", ranks) : std::string();
+    // Every case's share of the run's samples, weighed once for all the groups.
+    const std::uint64_t share = samples_per_case(plan_, ranks, UINT64_MAX);
     for (auto& g : suite_.groups) {
         // With --forks each child keeps its own samples of every case, pooled.
         const unsigned forks = std::max(1u, g.options.forks);
-        const std::uint64_t cap = samples_per_case(plan_, ranks, g.options.max_iterations * forks) / forks;
+        const std::uint64_t cap = std::min(g.options.max_iterations * forks, share) / forks;
         const Amount& it = g.options.iterations;
         const bool counted = !it.adaptive && it.seconds == 0;
         if (!counted && cap < kMinSamples)
