@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/family.hpp"
 #include "iolab/core/names.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/environment.hpp"
@@ -74,8 +75,8 @@ CommandLine::CommandLine(CLI::App& app) {
 void CommandLine::add_inspecting(CLI::App& app) {
     list = app.add_subcommand("list", "List the strategies, with availability here");
     list->add_option("--family", family,
-                     "Only this family: read, write, copy, durable, files-read, files-write, files-copy or "
-                     "files-remove; files: the four of trees of files; jvm: the published methods run in the JVM");
+                     "Only this family: " + family_names() +
+                         "; files: the four of trees of files; jvm: the published methods run in the JVM");
     list->add_flag("--names", names, "One name per line");
     info = app.add_subcommand("info", "Describe this machine and the scratch filesystem");
     info->add_option("--dir", info_dir, "The folder whose filesystem to describe");

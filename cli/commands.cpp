@@ -51,11 +51,12 @@ int list_strategies(const std::string& family_filter, bool names_only) {
         family = parse_family(family_filter);
         if (!family)
             throw InputError(
-                fmt::format("unknown family '{}': expected {}; or files, or jvm", family_filter, names_of(kFamilies)));
+                fmt::format("unknown family '{}': expected {}; or files, or jvm", family_filter, family_names()));
     }
     const std::string dir = default_scratch_parent();
     bool first = true;
-    for (Family f : kAllFamilies) {
+    for (const FamilyRow& row : kFamilyRows) {
+        const Family f = row.family;
         if ((family && f != *family) || (trees && !is_tree(f))) continue;
         std::vector<const Strategy*> of;
         for (const auto& s : Registry::builtin().all())

@@ -170,9 +170,9 @@ TEST(Registry, ReflinkIsSkippedWithAReasonOrWorks) {
 TEST(Strategies, DestinationThatExistsIsNeverOverwritten) {
     ScratchDir dir;
     for (const auto& s : Registry::builtin().all()) {
-        // A removal's output is the tree it removes (laid out for it).
+        // A removal's output is the tree it removes, a replacement's the files it replaces (laid out for them).
         if (s.family == Family::read || s.family == Family::files_read || s.family == Family::files_remove ||
-            s.skip_reason(dir.path()))
+            s.family == Family::replace || s.skip_reason(dir.path()))
             continue;
         Workload w = workload_for(s, 4097, 4096);
         w.files = 5;

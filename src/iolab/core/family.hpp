@@ -1,33 +1,71 @@
 #pragma once
-// What a strategy does: read, write or copy a file, append records each durable when its call
-// returns, or read, write, copy or remove a tree of many small files (core/tree.hpp).
+// The kinds of work, one row each: what a strategy does (read, write or copy a file, append
+// durable records, work on a tree of many files, replace files safely), the shape of its work and
+// the unit of its rate. A kind's behaviour lives in its module (strategies/kind.hpp).
+#include <iterator>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "iolab/core/names.hpp"
 
 namespace iolab {
 
-enum class Family { read, write, copy, durable, files_read, files_write, files_copy, files_remove };
-inline constexpr Named<Family> kFamilies[] = {{Family::read, "read"},
-                                              {Family::write, "write"},
-                                              {Family::copy, "copy"},
-                                              {Family::durable, "durable"},
-                                              {Family::files_read, "files-read"},
-                                              {Family::files_write, "files-write"},
-                                              {Family::files_copy, "files-copy"},
-                                              {Family::files_remove, "files-remove"}};
-// Every family, in the order of the tables.
-inline constexpr Family kAllFamilies[] = {Family::read,       Family::write,       Family::copy,
-                                          Family::durable,    Family::files_read,  Family::files_write,
-                                          Family::files_copy, Family::files_remove};
-// Works on a tree of many files (Workload::files, file_size, folders) rather than on one file.
-inline bool is_tree(Family f) {
-    return f == Family::files_read || f == Family::files_write || f == Family::files_copy || f == Family::files_remove;
+enum class Family { read, write, copy, durable, files_read, files_write, files_copy, files_remove, replace };
+
+// What a kind works on: one file (read, copy), records it writes from nothing (write, durable), a
+// tree of `files` files (core/tree.hpp), or `count` files each replaced in turn (replace).
+enum class Shape { file, records, tree, set };
+
+struct FamilyRow {
+    Family family;
+    std::string_view name;
+    Shape shape;
+    // What its rate also counts ("commits", "files", "replacements"), each Workload::item_bytes()
+    // long; empty: its rate is in bytes alone.
+    std::string_view items;
+    // The everyday way of doing it, which an answer compares its winner with.
+    std::string_view everyday;
+};
+
+// The registration list of kinds, in the order of the tables.
+inline constexpr FamilyRow kFamilyRows[] = {
+    {Family::read, "read", Shape::file, "", "read.stdio-chunk"},
+    {Family::write, "write", Shape::records, "", "write.record-stdio"},
+    {Family::copy, "copy", Shape::file, "", "copy.std-filesystem"},
+    {Family::durable, "durable", Shape::records, "commits", "durable.fsync"},
+    {Family::files_read, "files-read", Shape::tree, "files", "files.read-ifstream"},
+    {Family::files_write, "files-write", Shape::tree, "files", "files.write-ofstream"},
+    {Family::files_copy, "files-copy", Shape::tree, "files", "files.copy-std-filesystem"},
+    {Family::files_remove, "files-remove", Shape::tree, "files", "files.remove-std-filesystem"},
+    {Family::replace, "replace", Shape::set, "replacements", "replace.rename-fsync"},
+};
+
+inline const FamilyRow& row_of(Family f) {
+    for (const auto& r : kFamilyRows)
+        if (r.family == f) return r;
+    return kFamilyRows[0];
 }
+inline Shape shape_of(Family f) { return row_of(f).shape; }
+// Works on a tree of many files (Workload::files, file_size, folders) rather than on one file.
+inline bool is_tree(Family f) { return shape_of(f) == Shape::tree; }
 // A write of records (Workload::record * count bytes) from nothing: the write and durable families.
-inline bool writes_records(Family f) { return f == Family::write || f == Family::durable; }
-inline std::string_view to_string(Family f) { return name_of(kFamilies, f); }
-inline std::optional<Family> parse_family(std::string_view s) { return value_of(kFamilies, s); }
+inline bool writes_records(Family f) { return shape_of(f) == Shape::records; }
+inline std::string_view to_string(Family f) { return row_of(f).name; }
+inline std::optional<Family> parse_family(std::string_view s) {
+    for (const auto& r : kFamilyRows)
+        if (r.name == s) return r.family;
+    return std::nullopt;
+}
+// "read, write, … or replace": every family's name, for errors.
+inline std::string family_names() {
+    std::string out;
+    for (const auto& r : kFamilyRows)
+        out += (out.empty()                                                  ? ""
+                : r.family == kFamilyRows[std::size(kFamilyRows) - 1].family ? " or "
+                                                                             : ", ") +
+               std::string(r.name);
+    return out;
+}
 
 }  // namespace iolab

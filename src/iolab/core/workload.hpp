@@ -53,13 +53,21 @@ struct Workload {
     // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const {
         if (patterned) return op_count() * block;
-        if (is_tree(family)) return files * file_size;
-        return writes_records(family) ? record * count : size;
+        switch (shape_of(family)) {
+            case Shape::file: return size;
+            case Shape::records: return record * count;
+            case Shape::tree: return files * file_size;
+            case Shape::set: return count * file_size;
+        }
+        return size;
     }
-    // What its rate also counts, and the bytes of one: a durable case's commits (a record each), a
-    // tree's files; none (0) for the rest, whose rate is in bytes alone.
-    std::uint64_t item_bytes() const { return family == Family::durable ? record : is_tree(family) ? file_size : 0; }
-    const char* item_name() const { return family == Family::durable ? "commits" : "files"; }
+    // What its rate also counts (FamilyRow::items), and the bytes of one: a durable case's commits (a
+    // record each), a tree's files, a set's replacements (a file each); none (0) for the rest.
+    std::uint64_t item_bytes() const {
+        if (row_of(family).items.empty()) return 0;
+        return shape_of(family) == Shape::records ? record : file_size;
+    }
+    std::string_view item_name() const { return row_of(family).items; }
     // Bytes of all its jobs together.
     std::uint64_t all_bytes() const { return bytes() * jobs; }
 };

@@ -16,22 +16,10 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/pattern.hpp"
 #include "iolab/core/units.hpp"
-#include "iolab/harness/fixture_tree.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
-
-std::string Verdict::describe() const {
-    if (!tree.empty()) return tree;
-    if (count_only) return fmt::format("the tool reported {} bytes, expected {}", actual_bytes, expected_bytes);
-    if (crc32)
-        return fmt::format("CRC-32 {:#010x}, expected {:#010x} ({} bytes, expected {})", actual, expected, actual_bytes,
-                           expected_bytes);
-    return fmt::format("{} {:#018x}, expected {:#018x} ({} bytes, expected {})",
-                       mode == VerifyMode::full ? "checksum" : "sampled fingerprint", actual, expected, actual_bytes,
-                       expected_bytes);
-}
 
 namespace {
 
@@ -123,7 +111,7 @@ std::uint64_t operations_reference(const Workload& w, std::uint64_t first) {
 }
 
 std::string input_name(const Workload& w, unsigned job) {
-    if (is_tree(w.family)) return detail::tree_input_name(w, job);
+    if (const KindModule* k = kind_module(w.family)) return k->input_name(w, job);
     return fmt::format("input-{}-{}-{}.in", data_token(w.data), w.size, job);
 }
 
@@ -134,7 +122,7 @@ std::string shared_input_name(const Workload& w, unsigned parts) {
 namespace {
 
 std::shared_ptr<const Input> make_input(const Workload& w, const std::string& generated_path) {
-    if (is_tree(w.family)) return detail::make_tree_input(w, generated_path);
+    if (const KindModule* k = kind_module(w.family)) return k->make_input(w, generated_path);
     auto in = std::make_shared<Input>();
     if (!w.input.empty()) {
         // The user's file: read once here for the reference, never created nor removed.
@@ -161,7 +149,7 @@ std::shared_ptr<const Input> make_input(const Workload& w, const std::string& ge
 
 InputPool::~InputPool() {
     for (const auto& [key, in] : inputs_)
-        if (in->owned) in->tree ? detail::remove_tree_path(in->path) : void(::unlink(in->path.c_str()));
+        if (in->owned) in->remove ? in->remove(in->path) : void(::unlink(in->path.c_str()));
     for (const auto& path : made_) ::unlink(path.c_str());
 }
 
@@ -170,11 +158,9 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     if (records || !w.input.empty()) job = 0;
     const std::size_t unit = !records ? 0 : w.patterned ? w.block : w.record;
     const std::uint64_t bytes = !records ? w.size : w.patterned ? w.span_bytes() : w.bytes();
-    // A tree laid out (reads and copies share it) or only its digest (writes, removals).
-    const bool laid_out = w.family == Family::files_read || w.family == Family::files_copy;
-    const auto key = is_tree(w.family)
-                         ? std::make_tuple(laid_out ? 3 : 4, to_string(w.data), w.files, std::to_string(w.folders), job,
-                                           std::size_t(w.file_size))
+    // A kind's module names its inputs by what they hold: one name, one input.
+    const auto key = kind_module(w.family)
+                         ? std::make_tuple(3, std::string(), std::uint64_t(0), input_name(w, job), job, std::size_t(0))
                          : std::make_tuple(records ? 1 + w.patterned : 0, to_string(w.data), bytes, w.input, job, unit);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
     const std::string path = dir_.at(input_name(w, job));
@@ -262,10 +248,10 @@ std::uint32_t Fixture::input_crc32() const {
 }
 
 Fixture::~Fixture() {
-    if (is_tree(w_.family)) {
+    if (kind_) {
         try {  // never throws out of a destructor
-            detail::remove_tree_path(dst_);
-            if (input_.use_count() == 1 && input_->owned) detail::remove_tree_path(input_->path);
+            kind_->remove(dst_);
+            if (input_.use_count() == 1 && input_->owned) kind_->remove(input_->path);
         } catch (const std::exception&) {
         }
         return;
@@ -295,10 +281,10 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.files = w_.files;
     j.file_size = w_.file_size;
     j.folders = w_.folders;
-    if (is_tree(w_.family)) {
+    if (kind_) {
         tree_.reset();
         j.tree = &tree_;
-        if (w_.family == Family::files_remove) detail::lay_out_for_removal(w_, *input_, dst_);  // before the clock
+        if (kind_->before_run) kind_->before_run(w_, *input_, dst_);  // before the clock
     }
     j.chain = w_.chain;
     j.feed_bytes = w_.feed_bytes;
@@ -337,7 +323,7 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
 }
 
 Verdict Fixture::verify(const Job& job) const {
-    if (is_tree(w_.family)) return detail::verify_tree(w_, *input_, job, checked_);
+    if (kind_) return kind_->verify(w_, *input_, job, checked_);
     Verdict v;
     v.expected_bytes = w_.bytes();
     // A patterned write is checked by the whole file it left: the span.
@@ -394,7 +380,7 @@ Verdict Fixture::verify(const Job& job) const {
 }
 
 void Fixture::remove_output() const {
-    if (is_tree(w_.family)) return detail::remove_tree_path(dst_);
+    if (kind_) return kind_->remove(dst_);
     if (makes_output_ && ::unlink(dst_.c_str()) != 0 && errno != ENOENT) throw IoError(errno, "remove", dst_);
 }
 

@@ -14,36 +14,10 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/sink.hpp"
 #include "iolab/core/workload.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/strategies/strategy.hpp"
 
 namespace iolab {
-
-struct Verdict {
-    bool ok = false;
-    bool checked = true;      // false: the strategy leaves no output to check
-    bool count_only = false;  // only the byte count could be checked (dd, fio)
-    std::uint64_t expected = 0;
-    std::uint64_t actual = 0;
-    std::uint64_t expected_bytes = 0;
-    std::uint64_t actual_bytes = 0;
-    VerifyMode mode = VerifyMode::full;
-    bool crc32 = false;            // a reader elsewhere's CRC-32 (Sink::take_crc32), in place of XXH3
-    std::string tree;              // a tree of files that is not as it should be: how (files family)
-    std::string describe() const;  // "checksum 0x… expected 0x… (n bytes, expected m)"
-};
-
-// An input a case reads or copies (a file), or the records it writes (memory), with the
-// digests of its bytes.
-struct Input {
-    std::string path;                        // reads and copies
-    std::shared_ptr<const Records> records;  // writes
-    FileDigest digest;
-    // A shared file (--shared-file): the digests of each job's part, in order.
-    std::vector<FileDigest> parts;
-    bool owned = false;  // created here: removed with the pool
-    bool tree = false;   // a tree of files (files family): path is its folder; digest its TreeSum's sum
-    std::uint64_t files = 0;
-};
 
 // The inputs of a group of cases: one per distinct (data, size) or user file, created once.
 class InputPool {
@@ -131,6 +105,7 @@ public:
 
 private:
     Workload w_;
+    const KindModule* kind_ = kind_module(w_.family);  // the kind's own fixture, or null: one file
     std::shared_ptr<const Input> input_;
     std::shared_ptr<const Input> long_;  // use_long_input's, or none
     std::string dst_;

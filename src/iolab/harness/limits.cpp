@@ -150,7 +150,7 @@ std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts) {
     const Strategy& s = *c.strategy;
     std::vector<CeilingKey> out;
     // None for writes, and none for several jobs at once (a ceiling is one thread's).
-    if (writes_records(w.family) || is_tree(w.family) || w.jobs > 1) return out;
+    if (shape_of(w.family) != Shape::file || w.jobs > 1) return out;
     const std::uint64_t moved = std::min<std::uint64_t>(w.bytes(), kLimitSizeCap);
     if (opts.cache != CacheMode::warm || s.bypasses_cache())
         out.push_back({LimitKind::device, std::min<std::uint64_t>(w.size, kLimitSizeCap), 0});

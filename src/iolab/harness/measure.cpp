@@ -73,8 +73,8 @@ double prepare_input(const Fixture& fx, const RunOptions& opts) {
 void run_with_sync(const Strategy& s, const Job& job, const RunOptions& opts) {
     s.run(job);
     // A durable case's records are durable already: a sync after it would only add to its time. A
-    // tree has no one file to sync (files.write-fsync-* are the synced writes of trees).
-    if (job.family != Family::read && job.family != Family::durable && !is_tree(job.family) &&
+    // tree or a set has no one file to sync (files.write-fsync-*, replace.* make their own syncs).
+    if (job.family != Family::read && job.family != Family::durable && !kind_module(job.family) &&
         opts.sync != SyncPolicy::none) {
         const sys::Fd out = sys::open(job.dst, O_RDONLY);
         opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
@@ -123,13 +123,15 @@ Checked verify_output(const Fixture& fx, const Job& job, const std::string& who,
 }
 
 void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who) {
-    if (w.family != Family::durable) return;
     const std::uint64_t needed = syncs_per_job(s, w);
-    if (made.syncs() < needed)
-        differs(
-            fmt::format("{}{} sync calls (fsync, fdatasync, O_DSYNC writes) for {} records; at least {} make "
-                        "every record durable when its call returns",
-                        who, made.syncs(), w.count, needed));
+    if (made.syncs() >= needed) return;
+    if (s.syncs > 0)
+        differs(fmt::format("{}{} sync calls (fsync, fdatasync) for {} {}; {} make each survive a crash", who,
+                            made.syncs(), w.count, w.item_name(), needed));
+    differs(
+        fmt::format("{}{} sync calls (fsync, fdatasync, O_DSYNC writes) for {} records; at least {} make "
+                    "every record durable when its call returns",
+                    who, made.syncs(), w.count, needed));
 }
 
 Checked weaker(Checked a, Checked b) {

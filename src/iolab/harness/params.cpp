@@ -174,9 +174,9 @@ constexpr Parameter kParameters[] = {
          },
      .print_case = [](const C& c) { return std::to_string(c.workload.seed); }},
     {.key = "count",
-     .help = "Records per written file (default: size / record)",
-     .expected = "a number of records, 1 or more",
-     .takes = kParamRecord,
+     .help = "Records per written file (default: size / record); files replaced in turn (replace, default 1000)",
+     .expected = "a number of records or files, 1 or more",
+     .takes = kParamRecord | kParamSet,
      .apply =
          [](V v, P& p, O&) {
              const Amount a = parse_amount(v, "", false);
@@ -185,7 +185,7 @@ constexpr Parameter kParameters[] = {
          },
      .take =
          [](const P& p, std::size_t, C& c) {
-             if (p.count && takes(c, kParamRecord)) c.workload.count = *p.count;
+             if (p.count && takes(c, kParamRecord | kParamSet)) c.workload.count = *p.count;
          },
      .print_case = [](const C& c) { return std::to_string(c.workload.count); }},
     // A write's size is its records: setting it sets the count (plan.cpp then applies count).

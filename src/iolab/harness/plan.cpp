@@ -52,7 +52,7 @@ std::string case_key(const CaseSpec& c) {
 void check_input(const PlanRequest& req, const std::vector<const Strategy*>& strategies) {
     if (req.input.empty()) return;
     for (const Strategy* s : strategies) {
-        if (writes_records(s->family))
+        if (writes_records(s->family) || shape_of(s->family) == Shape::set)
             throw InputError(
                 fmt::format("with --input only read and copy strategies run (the input is never written); {} is a "
                             "{} strategy",
@@ -162,6 +162,9 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     // compressed chain's output is decoded whole to be verified.
     std::uint64_t data = 0;
     const std::uint64_t unit = w.patterned ? w.block : w.record;
+    if (shape_of(s.family) == Shape::set)
+        data = saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
+                              std::min<std::uint64_t>(w.bytes(), Records::kSpread));
     if (writes_records(s.family))
         data = saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
                               std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
@@ -191,6 +194,7 @@ std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, u
 }
 
 std::uint64_t syncs_per_job(const Strategy& s, const Workload& w) {
+    if (s.syncs > 0) return saturating_mul(s.syncs, w.count);  // each item's own (a replacement)
     if (w.family != Family::durable) return 0;
     // Group commit: a sync covers at most one record of each producer.
     const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
@@ -218,6 +222,7 @@ std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
     std::set<std::string> inputs;
     for (const auto& c : plan) {
         const Workload& w = c.workload;
+        if (shape_of(w.family) == Shape::set) out = std::max(out, saturating_mul(w.count + 2, w.jobs));
         if (!is_tree(w.family)) continue;
         const std::uint64_t tree = saturating_mul(w.files + w.folders + 1, w.jobs);
         if (w.family != Family::files_read) out = std::max(out, tree);
@@ -246,6 +251,11 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
                              cw.jobs, 0)
                     .second)
                 in = saturating_add(in, b);
+            continue;
+        }
+        if (shape_of(cw.family) == Shape::set) {  // the old files, and a new one beside each in turn
+            const std::uint64_t per_file = (cw.file_size + 4095) / 4096 * 4096;
+            out = std::max(out, saturating_mul(saturating_mul(cw.count + 1, per_file), cw.jobs));
             continue;
         }
         const std::uint64_t b = !writes_records(cw.family) ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();

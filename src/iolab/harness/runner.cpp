@@ -269,7 +269,8 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         for (std::size_t i = 0; i < cases.size(); ++i) released[i] = held[i] && !still[i];
         held = std::move(still);
     }
-    for (Family f : kAllFamilies) {
+    for (const FamilyRow& row : kFamilyRows) {
+        const Family f = row.family;
         RaceTable t = race_table(f, cases, now);
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];

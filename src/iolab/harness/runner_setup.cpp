@@ -46,7 +46,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
                "descriptors; --rank-shift cannot shift it";
     if (shares_file(opts, w) && !s.does_parts())
         return "works on whole files only; --shared-file gives each job a part of one file";
-    if (opts.stonewall && (s.family == Family::durable || is_tree(s.family)))
+    if (opts.stonewall && (s.family == Family::durable || kind_module(s.family)))
         return "--stonewall counts what a stopped job did by its output's bytes; a durable log laid out "
                "beforehand, or a tree of files, does not tell";
     if (opts.stonewall && (s.external() || s.worker() || s.own_threads()))

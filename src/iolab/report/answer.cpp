@@ -37,19 +37,7 @@ std::string interval_text(double mib_s, double low, double high) {
 
 }  // namespace
 
-std::string_view everyday_strategy(Family f) {
-    switch (f) {
-        case Family::read: return "read.stdio-chunk";
-        case Family::write: return "write.record-stdio";
-        case Family::copy: return "copy.std-filesystem";
-        case Family::durable: return "durable.fsync";
-        case Family::files_read: return "files.read-ifstream";
-        case Family::files_write: return "files.write-ofstream";
-        case Family::files_copy: return "files.copy-std-filesystem";
-        case Family::files_remove: return "files.remove-std-filesystem";
-    }
-    return {};
-}
+std::string_view everyday_strategy(Family f) { return row_of(f).everyday; }
 
 std::string Answer::text() const {
     std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";

@@ -128,9 +128,11 @@ std::string table_name(const RankedTable& t) {
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) {
         const Workload& w = t.cases.front()->spec.workload;
-        where = is_tree(w.family)             ? fmt::format("{} files of {}", w.files, format_size(w.file_size))
-                : w.family == Family::durable ? fmt::format("{} records of {}", w.count, format_size(w.record))
-                                              : format_size(t.cases.front()->spec.whole_bytes());
+        const Shape shape = shape_of(w.family);
+        where = shape == Shape::tree  ? fmt::format("{} files of {}", w.files, format_size(w.file_size))
+                : shape == Shape::set ? fmt::format("{} files of {}", w.count, format_size(w.file_size))
+                : w.item_bytes() > 0  ? fmt::format("{} records of {}", w.count, format_size(w.record))
+                                      : format_size(t.cases.front()->spec.whole_bytes());
     }
     return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
                        to_string(g.options.cache));
@@ -141,10 +143,10 @@ namespace {
 // The columns of a ranked table, in order, and below how many terminal columns each gives way.
 // A durable table's rate is in commits (records) per second, a tree's in files per second (items),
 // with MiB/s beside it.
-std::vector<Column> ranked_columns(bool limits, bool cached, const char* items) {
+std::vector<Column> ranked_columns(bool limits, bool cached, std::string_view items) {
     std::vector<Column> cols = {{"#"}, {"strategy", true}, {"params", true}, {"median", false, 80}};
-    if (items) cols.push_back({fmt::format("{}/s", items)});
-    cols.push_back({"MiB/s", false, items ? 100u : 0u});
+    if (!items.empty()) cols.push_back({fmt::format("{}/s", items)});
+    cols.push_back({"MiB/s", false, items.empty() ? 0u : 100u});
     cols.push_back({fmt::format("±{:.0f}%", kMedianConfidence * 100)});
     if (limits) cols.push_back({"of limit", false, 100});
     cols.push_back({"vs best", false, 80});
@@ -162,7 +164,7 @@ std::vector<Column> ranked_columns(bool limits, bool cached, const char* items) 
 struct RowFrame {
     const CaseResult* best = nullptr;
     bool limits = false, cached = false;
-    const char* items = nullptr;  // the rate's items ("commits", "files"), or bytes
+    std::string_view items;  // the rate's items ("commits", "files"), or bytes
 };
 
 // A case without a rank: failed, skipped or not ranked, and why.
@@ -196,7 +198,7 @@ std::string interval_cell(const CaseResult& c) {
 std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* ceiling, const RowFrame& frame) {
     const CaseResult& c = *p.c;
     std::vector<std::string> cells = {p.rank_text(), c.name(), c.spec.label_params(), median_cell(c)};
-    if (frame.items) cells.push_back(fmt::format("{:.0f}", c.ops_per_s));
+    if (!frame.items.empty()) cells.push_back(fmt::format("{:.0f}", c.ops_per_s));
     cells.push_back(fmt::format("{:.1f}", c.throughput_mib_s));
     cells.push_back(interval_cell(c));
     if (frame.limits)
@@ -281,9 +283,9 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, Family f,
     const bool limits = std::any_of(rt.standing.places.begin(), rt.standing.places.end(), [&](const auto& p) {
         return p.c->ranked() && has_interval(*p.c) && ceiling_for(report.limits, p.c->spec, g.options);
     });
-    const bool cached = g.options.cache == CacheMode::cold && !writes_records(f);
+    const bool cached = g.options.cache == CacheMode::cold && !writes_records(f) && shape_of(f) != Shape::set;
     const Workload& w0 = cases.front()->spec.workload;
-    const char* items = w0.item_bytes() > 0 ? w0.item_name() : nullptr;
+    const std::string_view items = w0.item_bytes() > 0 ? w0.item_name() : std::string_view();
     t.columns = ranked_columns(limits, cached, items);
     add_rows(rt, report, {rt.standing.pick ? rt.standing.pick : rt.standing.leader, limits, cached, items});
     add_case_notes(rt);
@@ -299,7 +301,8 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
     for (const ReportGroup* g : groups)
-        for (Family f : kAllFamilies) {
+        for (const FamilyRow& row : kFamilyRows) {
+            const Family f = row.family;
             std::vector<const CaseResult*> cases;
             for (const auto& c : report.cases)
                 if (c.spec.workload.family == f && c.spec.group == g->id) cases.push_back(&c);

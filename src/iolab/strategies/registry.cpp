@@ -34,6 +34,7 @@ void Registry::add(std::span<const StrategyDef> defs) {
         s.bug = d.bug;
         s.params = d.params;
         s.flags = d.flags;
+        s.syncs = d.syncs;
         s.run = d.run;
         if (d.decode_output) s.decode_output = d.decode_output;
         if (d.unavailable) s.unavailable = d.unavailable;
@@ -83,6 +84,7 @@ const Registry& Registry::builtin() {
         register_patterned_strategies(reg);
         register_durable_strategies(reg);
         register_files_strategies(reg);
+        register_replace_strategies(reg);
         register_jvm_strategies(reg);
         return reg;
     }();

@@ -35,6 +35,7 @@ enum Param : unsigned {
     kParamJvm = 1u << 7,        // runs in a JVM worker: its heap and its deadline
     kParamProducers = 1u << 8,  // threads handing records to one writer (group commit)
     kParamTree = 1u << 9,       // a tree of files: how many, of what size, over how many folders
+    kParamSet = 1u << 10,       // a set of files replaced in turn: how many (count), of what size (file_size)
 };
 
 class Timeline;
@@ -135,6 +136,9 @@ struct Strategy {
     std::string bug;
     unsigned params = 0;
     unsigned flags = 0;
+    // The sync calls each item (a replacement) needs to survive a crash: the harness counts them, and
+    // a run that made fewer fails (the durable family's rule is its own: syncs_per_job).
+    unsigned syncs = 0;
     // For outputs that are not a plain copy of the input (compressed chains): the checksum and
     // size of the data the output file decodes to. Empty: the file itself is the output.
     std::function<FileDigest(const Job&)> decode_output;
@@ -174,6 +178,7 @@ struct StrategyDef {
     std::string_view name;
     unsigned params = 0;
     unsigned flags = 0;
+    unsigned syncs = 0;  // Strategy::syncs
     void (*run)(const Job&) = nullptr;
     std::optional<std::string> (*unavailable)(const std::string& dir) = nullptr;
     FileDigest (*decode_output)(const Job&) = nullptr;
@@ -216,5 +221,6 @@ void register_patterned_strategies(Registry& r);
 void register_jvm_strategies(Registry& r);
 void register_durable_strategies(Registry& r);
 void register_files_strategies(Registry& r);
+void register_replace_strategies(Registry& r);
 
 }  // namespace iolab

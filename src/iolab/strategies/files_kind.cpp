@@ -1,5 +1,6 @@
-#include "iolab/harness/fixture_tree.hpp"
-
+// The module of the files family (strategies/kind.hpp): a tree of files as the input (read, copy),
+// as the reference only (write), or laid out afresh before each run at the output (remove), and
+// the verification of what a run left.
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -7,9 +8,11 @@
 
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
+#include "iolab/core/tree.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/sys/error.hpp"
 
-namespace iolab::detail {
+namespace iolab {
 
 namespace {
 
@@ -20,21 +23,28 @@ std::pair<int, std::string> place_of(const std::string& path) {
     return *split;
 }
 
-}  // namespace
+TreeShape tree_shape(const Workload& w) { return {w.files, w.file_size, w.folders}; }
 
-TreeShape shape_of(const Workload& w) { return {w.files, w.file_size, w.folders}; }
+// Reads and copies share a tree laid out; writes and removals keep its digests alone.
+bool laid_out(const Workload& w) { return w.family == Family::files_read || w.family == Family::files_copy; }
 
 std::string tree_input_name(const Workload& w, unsigned job) {
-    return fmt::format("tree-{}-{}x{}-{}-{}", to_string(w.data), w.files, w.file_size, w.folders, job);
+    return fmt::format("tree-{}{}-{}x{}-{}-{}", laid_out(w) ? "" : "digest-", to_string(w.data), w.files, w.file_size,
+                       w.folders, job);
+}
+
+void remove_tree_path(const std::string& path) {
+    const auto [fd, name] = place_of(path);
+    remove_tree(fd, name);
 }
 
 std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::string& path) {
     auto in = std::make_shared<Input>();
-    in->tree = true;
-    const TreeShape t = shape_of(w);
+    in->remove = remove_tree_path;
+    const TreeShape t = tree_shape(w);
     auto content = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.files);
     TreeSum s;
-    if (w.family == Family::files_read || w.family == Family::files_copy) {
+    if (laid_out(w)) {
         const auto [fd, name] = place_of(path);
         s = lay_out_tree(fd, name, t, *content);
         in->path = path;
@@ -49,14 +59,10 @@ std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::strin
     return in;
 }
 
-void remove_tree_path(const std::string& path) {
-    const auto [fd, name] = place_of(path);
-    remove_tree(fd, name);
-}
-
 void lay_out_for_removal(const Workload& w, const Input& in, const std::string& dst) {
+    if (w.family != Family::files_remove) return;
     const auto [fd, name] = place_of(dst);
-    lay_out_tree(fd, name, shape_of(w), *in.records);
+    lay_out_tree(fd, name, tree_shape(w), *in.records);
 }
 
 Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool checked) {
@@ -93,7 +99,7 @@ Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool che
     } else {
         const auto [fd, name] = place_of(job.dst);
         try {
-            s = digest_tree(fd, name, shape_of(w), &entries);
+            s = digest_tree(fd, name, tree_shape(w), &entries);
         } catch (const IoError& e) {
             v.tree = fmt::format("the output tree cannot be read: {}", e.what());
             return v;
@@ -108,4 +114,15 @@ Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool che
     return v;
 }
 
-}  // namespace iolab::detail
+}  // namespace
+
+const KindModule& files_kind() {
+    static const KindModule m{.input_name = tree_input_name,
+                              .make_input = make_tree_input,
+                              .before_run = lay_out_for_removal,
+                              .verify = verify_tree,
+                              .remove = remove_tree_path};
+    return m;
+}
+
+}  // namespace iolab

@@ -1,0 +1,69 @@
+#pragma once
+// A kind of work's module: what it owns beyond its strategies, for the kinds whose work is not one
+// file (a tree of files, a set of files replaced): its input, each run's output laid out before the
+// clock, the check of what a run left, and its removal. The harness's fixture calls through it.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iolab/core/checksum.hpp"
+#include "iolab/core/family.hpp"
+#include "iolab/core/records.hpp"
+#include "iolab/core/sink.hpp"
+#include "iolab/core/workload.hpp"
+#include "iolab/strategies/strategy.hpp"
+
+namespace iolab {
+
+struct Verdict {
+    bool ok = false;
+    bool checked = true;      // false: the strategy leaves no output to check
+    bool count_only = false;  // only the byte count could be checked (dd, fio)
+    std::uint64_t expected = 0;
+    std::uint64_t actual = 0;
+    std::uint64_t expected_bytes = 0;
+    std::uint64_t actual_bytes = 0;
+    VerifyMode mode = VerifyMode::full;
+    bool crc32 = false;            // a reader elsewhere's CRC-32 (Sink::take_crc32), in place of XXH3
+    std::string tree;              // what is wrong with a kind's output, in its words (trees, sets)
+    std::string describe() const;  // "checksum 0x… expected 0x… (n bytes, expected m)"
+};
+
+// An input a case reads or copies (a file), or the records it writes (memory), with the
+// digests of its bytes.
+struct Input {
+    std::string path;                        // reads and copies
+    std::shared_ptr<const Records> records;  // writes
+    FileDigest digest;
+    // A shared file (--shared-file): the digests of each job's part, in order.
+    std::vector<FileDigest> parts;
+    bool owned = false;  // created here: removed with the pool
+    // Made by a kind's module (KindModule): how to remove it (an owned input, an output).
+    void (*remove)(const std::string& path) = nullptr;
+    std::uint64_t files = 0;
+};
+
+// The hooks of a kind whose work is not one file. Paths are names in a folder held by descriptor
+// (ScratchDir::at).
+struct KindModule {
+    // The name of its input in the scratch folder (from what it holds: every rank of an MPI job
+    // names it alike), and the input made there or only its digests.
+    std::string (*input_name)(const Workload& w, unsigned job) = nullptr;
+    std::shared_ptr<const Input> (*make_input)(const Workload& w, const std::string& path) = nullptr;
+    // Lays out what a run needs at its output, before the clock (may be null).
+    void (*before_run)(const Workload& w, const Input& in, const std::string& dst) = nullptr;
+    // What a run left (`checked` false: a tool that reads into nothing of iolab's).
+    Verdict (*verify)(const Workload& w, const Input& in, const Job& job, bool checked) = nullptr;
+    // Removes what is at path (an output or an input it made), if anything.
+    void (*remove)(const std::string& path) = nullptr;
+};
+
+// The module of a family, or null for the kinds of one file (the fixture's own).
+const KindModule* kind_module(Family f);
+
+// Each kind's module (the registration list is kinds.cpp).
+const KindModule& files_kind();
+const KindModule& replace_kind();
+
+}  // namespace iolab

@@ -1,0 +1,149 @@
+// The module of the replace family (strategies/kind.hpp): before each run, a folder of `count`
+// files of `file_size` bytes holding the old content, written back to the device as a file about
+// to be saved over has long been; afterwards, the check that every file holds its new content
+// whole and nothing else is left in the folder (no temporary, no old file under another name).
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
+#include "iolab/core/tree.hpp"
+#include "iolab/strategies/files_common.hpp"
+#include "iolab/strategies/kind.hpp"
+#include "iolab/sys/error.hpp"
+
+namespace iolab {
+
+namespace {
+
+using detail::FileName;
+
+std::pair<int, std::string> place_of(const std::string& path) {
+    const auto split = split_fd_path(path);
+    if (!split) throw std::logic_error("a set's path is not in a folder held by descriptor: " + path);
+    return *split;
+}
+
+// The set's name in the scratch folder; nothing is made there (the records are in memory).
+std::string set_input_name(const Workload& w, unsigned job) {
+    return fmt::format("set-{}-{}x{}-{}", to_string(w.data), w.count, w.file_size, job);
+}
+
+void remove_set(const std::string& path) {
+    const auto [fd, name] = place_of(path);
+    remove_tree(fd, name);
+}
+
+// The new content: record i is file i's.
+std::shared_ptr<const Input> make_set_input(const Workload& w, const std::string&) {
+    auto in = std::make_shared<Input>();
+    auto records = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.count);
+    in->digest = records->digest();
+    in->records = std::move(records);
+    in->files = w.count;
+    in->remove = remove_set;
+    return in;
+}
+
+// The old files: each byte of file i the complement of its new one (so no old byte passes for a new
+// one, whatever the data), all written back with one syncfs(2).
+void lay_out_old(const Workload& w, const Input& in, const std::string& dst) {
+    const sys::Fd parent = sys::open(dst.substr(0, dst.rfind('/')), O_RDONLY | O_DIRECTORY);
+    const std::string name = dst.substr(dst.rfind('/') + 1);
+    sys::mkdirat(parent, name.c_str());
+    const sys::Fd dir = sys::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    std::vector<std::byte> old(w.file_size);
+    for (std::uint64_t i = 0; i < w.count; ++i) {
+        const auto b = in.records->at(i);
+        for (std::size_t k = 0; k < b.size(); ++k) old[k] = ~b[k];
+        sys::Fd f = sys::openat(dir, FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
+        sys::write_all(f, old.data(), b.size());
+        f.close();
+    }
+    if (::syncfs(dir.get()) != 0) throw IoError(errno, "syncfs", dst);
+}
+
+// The names in the folder, but . and ..
+std::vector<std::string> names_in(const sys::Fd& dir) {
+    std::vector<std::string> out;
+    DIR* d = ::fdopendir(::dup(dir.get()));
+    if (!d) throw IoError(errno, "list", dir.path());
+    while (const dirent* e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
+    ::closedir(d);
+    return out;
+}
+
+// What is wrong with file i (empty: it holds its new content whole).
+std::string wrong_file(const sys::Fd& dir, std::uint64_t i, std::span<const std::byte> want,
+                       std::vector<std::byte>& buf, std::uint64_t& bytes) {
+    const FileName name(i);
+    sys::Fd f;
+    try {
+        f = sys::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW);
+    } catch (const IoError& e) {
+        return fmt::format("{} cannot be opened: {}", name.c_str(), e.what());
+    }
+    buf.resize(want.size() + 1);
+    const std::size_t n = sys::read_full(f, buf.data(), buf.size());
+    bytes += n;
+    if (n != want.size()) return fmt::format("{} holds {} bytes, not {}", name.c_str(), n, want.size());
+    if (std::memcmp(buf.data(), want.data(), n) != 0) {
+        bool old = true;  // the old content whole: the file was not replaced
+        for (std::size_t k = 0; k < n && old; ++k) old = buf[k] == ~want[k];
+        return fmt::format("{} {}", name.c_str(), old ? "still holds its old content" : "holds neither content whole");
+    }
+    return {};
+}
+
+Verdict verify_set(const Workload& w, const Input& in, const Job& job, bool) {
+    Verdict v;
+    v.expected = in.digest.checksum;
+    v.expected_bytes = in.digest.size;
+    sys::Fd dir;
+    try {
+        dir = sys::open(job.dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    } catch (const IoError& e) {
+        v.tree = fmt::format("the folder of files cannot be opened: {}", e.what());
+        return v;
+    }
+    std::vector<std::byte> buf;
+    std::uint64_t bytes = 0;
+    for (std::uint64_t i = 0; i < w.count; ++i)
+        if (std::string why = wrong_file(dir, i, in.records->at(i), buf, bytes); !why.empty()) {
+            v.tree = why;
+            return v;
+        }
+    const std::vector<std::string> names = names_in(dir);
+    if (names.size() != w.count) {
+        for (const auto& n : names)
+            if (!n.starts_with('f') || n.find('.') != std::string::npos) {
+                v.tree = fmt::format("'{}' is left in the folder ({} entries, expected {})", n, names.size(), w.count);
+                return v;
+            }
+        v.tree = fmt::format("the folder holds {} entries, expected {}", names.size(), w.count);
+        return v;
+    }
+    v.actual = v.expected;
+    v.actual_bytes = bytes;
+    v.ok = bytes == v.expected_bytes;
+    return v;
+}
+
+}  // namespace
+
+const KindModule& replace_kind() {
+    static const KindModule m{.input_name = set_input_name,
+                              .make_input = make_set_input,
+                              .before_run = lay_out_old,
+                              .verify = verify_set,
+                              .remove = remove_set};
+    return m;
+}
+
+}  // namespace iolab
