@@ -161,7 +161,9 @@ TEST(Replay, FindingsAtTheirThresholdAreWrongAtMostOnePercentOfTheTime) {
 TEST(Replay, TheReplicateRunsFindingsAreDecidedByTheirIntervals) {
     const Report r = recorded("rep");
     std::vector<Suite> suites;
-    for (const auto& name : replication_suites()) suites.push_back(builtin_suite(name));
+    // The recording predates the safe-save suite: its findings would have no cases.
+    for (const auto& name : replication_suites())
+        if (name != "safe-save") suites.push_back(builtin_suite(name));
     const Suite all = combine(suites, "replicate");
     Judge judge(all);
     const std::vector<FindingResult> v = judge.verdicts(r.cases);

@@ -300,7 +300,7 @@ TEST(BuiltinSuites, AllParseAndTheExperimentsAreThere) {
     // experiments after them.
     EXPECT_EQ(replication_suites(),
               (std::vector<std::string>{"copy-basics", "log-writer", "buffer-sweep", "compress-order", "read-large",
-                                        "durable-log", "small-files"}));
+                                        "durable-log", "safe-save", "small-files"}));
     for (const auto& n : names)
         EXPECT_EQ(builtin_suite(n).replicates.empty(),
                   n == "quick" || n == "scale" || n == "tune" || n == "mmap-vs-read")

@@ -10,6 +10,7 @@
 #include "iolab/core/records.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/harness/params.hpp"
+#include "iolab/strategies/kind.hpp"
 
 namespace iolab {
 
@@ -162,9 +163,7 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     // compressed chain's output is decoded whole to be verified.
     std::uint64_t data = 0;
     const std::uint64_t unit = w.patterned ? w.block : w.record;
-    if (shape_of(s.family) == Shape::set)
-        data = saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
-                              std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+    if (const KindModule* k = kind_module(s.family); k && k->memory) data = k->memory(w);
     if (writes_records(s.family))
         data = saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
                               std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
@@ -173,15 +172,7 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     return saturating_add(saturating_mul(buffers, w.jobs), data);
 }
 
-namespace {
-
-// A tree's blocks: each file's bytes rounded up to whole 4 KiB blocks, and a block a folder.
-std::uint64_t tree_bytes(const Workload& w) {
-    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
-    return saturating_add(saturating_mul(w.files, per_file), (w.folders + 1ull) * 4096);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, unsigned ranks,
                                std::uint64_t max_iterations) {
@@ -207,12 +198,9 @@ std::uint64_t syncs_per_iteration(const CaseSpec& c) {
 
 std::uint64_t descriptors_needed(const CaseSpec& c) {
     const Workload& w = c.workload;
-    const bool copy = w.family == Family::files_copy;
-    std::uint64_t open = is_tree(w.family) ? (copy ? 2ull : 1ull) * w.folders : 0;
-    // Files in flight: a copy holds two for each (its source and its destination, both registered
-    // with an io_uring); fio opens every file of its job before it reads one.
-    open = saturating_add(open, saturating_mul(copy ? 2 : 1, w.queue));
-    if (is_tree(w.family) && c.strategy && c.strategy->name == "files.read-fio") open = saturating_add(open, w.files);
+    // Files in flight (one a queue entry), or what the kind's module holds open.
+    const KindModule* k = kind_module(w.family);
+    const std::uint64_t open = k && c.strategy ? k->descriptors(*c.strategy, w) : w.queue;
     // Besides: the tree's root (or the file and its output), and a few of the strategy's own.
     return saturating_mul(w.jobs, saturating_add(open, 8));
 }
@@ -222,14 +210,12 @@ std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
     std::set<std::string> inputs;
     for (const auto& c : plan) {
         const Workload& w = c.workload;
-        if (shape_of(w.family) == Shape::set) out = std::max(out, saturating_mul(w.count + 2, w.jobs));
-        if (!is_tree(w.family)) continue;
-        const std::uint64_t tree = saturating_mul(w.files + w.folders + 1, w.jobs);
-        if (w.family != Family::files_read) out = std::max(out, tree);
-        if ((w.family == Family::files_read || w.family == Family::files_copy) &&
-            inputs.insert(fmt::format("{}/{}/{}/{}/{}", to_string(w.data), w.files, w.file_size, w.folders, w.jobs))
-                .second)
-            in = saturating_add(in, tree);
+        const KindModule* k = kind_module(w.family);
+        if (!k) continue;  // a file or two
+        const KindSpace need = k->space(w);
+        out = std::max(out, saturating_mul(need.output_inodes, w.jobs));
+        if (!need.input.empty() && inputs.insert(fmt::format("{}/{}", need.input, w.jobs)).second)
+            in = saturating_add(in, saturating_mul(need.input_inodes, w.jobs));
     }
     return saturating_add(in, out);
 }
@@ -242,20 +228,11 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
     for (const auto& c : plan) {
         // A patterned read's input is the whole file, not the bytes its operations read.
         const Workload& cw = c.workload;
-        if (is_tree(cw.family)) {  // an input tree (reads, copies) kept, an output tree (all but reads)
-            const std::uint64_t b = saturating_mul(tree_bytes(cw), cw.jobs);
-            if (cw.family != Family::files_read) out = std::max(out, b);
-            if ((cw.family == Family::files_read || cw.family == Family::files_copy) &&
-                inputs
-                    .emplace(fmt::format("tree/{}/{}/{}/{}", to_string(cw.data), cw.files, cw.file_size, cw.folders),
-                             cw.jobs, 0)
-                    .second)
-                in = saturating_add(in, b);
-            continue;
-        }
-        if (shape_of(cw.family) == Shape::set) {  // the old files, and a new one beside each in turn
-            const std::uint64_t per_file = (cw.file_size + 4095) / 4096 * 4096;
-            out = std::max(out, saturating_mul(saturating_mul(cw.count + 1, per_file), cw.jobs));
+        if (const KindModule* k = kind_module(cw.family)) {
+            const KindSpace need = k->space(cw);
+            out = std::max(out, saturating_mul(need.output_bytes, cw.jobs));
+            if (!need.input.empty() && inputs.emplace(need.input, cw.jobs, 0).second)
+                in = saturating_add(in, saturating_mul(need.input_bytes, cw.jobs));
             continue;
         }
         const std::uint64_t b = !writes_records(cw.family) ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();

@@ -7,6 +7,7 @@
 
 #include "iolab/core/units.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/strategies/kind.hpp"
 
 namespace iolab {
 
@@ -128,11 +129,10 @@ std::string table_name(const RankedTable& t) {
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) {
         const Workload& w = t.cases.front()->spec.workload;
-        const Shape shape = shape_of(w.family);
-        where = shape == Shape::tree  ? fmt::format("{} files of {}", w.files, format_size(w.file_size))
-                : shape == Shape::set ? fmt::format("{} files of {}", w.count, format_size(w.file_size))
-                : w.item_bytes() > 0  ? fmt::format("{} records of {}", w.count, format_size(w.record))
-                                      : format_size(t.cases.front()->spec.whole_bytes());
+        const KindModule* k = kind_module(w.family);
+        where = k                    ? k->what(w)
+                : w.item_bytes() > 0 ? fmt::format("{} records of {}", w.count, format_size(w.record))
+                                     : format_size(t.cases.front()->spec.whole_bytes());
     }
     return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
                        to_string(g.options.cache));

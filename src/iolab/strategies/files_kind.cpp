@@ -9,6 +9,7 @@
 #include "iolab/core/process.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/tree.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/strategies/kind.hpp"
 #include "iolab/sys/error.hpp"
 
@@ -114,10 +115,42 @@ Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool che
     return v;
 }
 
+// A tree's blocks: each file's bytes rounded up to whole 4 KiB blocks, and a block a folder.
+KindSpace tree_space(const Workload& w) {
+    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
+    const std::uint64_t bytes = saturating_add(saturating_mul(w.files, per_file), (w.folders + 1ull) * 4096);
+    const std::uint64_t inodes = w.files + w.folders + 1;
+    KindSpace k;
+    if (laid_out(w)) {  // an input tree kept (reads, copies)
+        k.input = tree_input_name(w, 0);
+        k.input_bytes = bytes;
+        k.input_inodes = inodes;
+    }
+    if (w.family != Family::files_read) {  // an output tree (all but reads)
+        k.output_bytes = bytes;
+        k.output_inodes = inodes;
+    }
+    return k;
+}
+
+// Its folders, each open once (a copy's on both sides), and the files in flight: a copy holds two for
+// each (source and destination, both registered with an io_uring); fio opens every file of its job
+// before it reads one.
+std::uint64_t tree_descriptors(const Strategy& s, const Workload& w) {
+    const std::uint64_t sides = w.family == Family::files_copy ? 2 : 1;
+    const std::uint64_t open = saturating_add(sides * w.folders, saturating_mul(sides, w.queue));
+    return s.name == "files.read-fio" ? saturating_add(open, w.files) : open;
+}
+
+std::string tree_what(const Workload& w) { return fmt::format("{} files of {}", w.files, format_size(w.file_size)); }
+
 }  // namespace
 
 const KindModule& files_kind() {
-    static const KindModule m{.input_name = tree_input_name,
+    static const KindModule m{.space = tree_space,
+                              .descriptors = tree_descriptors,
+                              .what = tree_what,
+                              .input_name = tree_input_name,
                               .make_input = make_tree_input,
                               .before_run = lay_out_for_removal,
                               .verify = verify_tree,

@@ -44,9 +44,24 @@ struct Input {
     std::uint64_t files = 0;
 };
 
+// What a case of the kind holds in the scratch folder for one job: an input it keeps (shared by the
+// cases whose `input` names it; "" none), the output of a run, in bytes and in inodes.
+struct KindSpace {
+    std::string input;
+    std::uint64_t input_bytes = 0, input_inodes = 0;
+    std::uint64_t output_bytes = 0, output_inodes = 0;
+};
+
 // The hooks of a kind whose work is not one file. Paths are names in a folder held by descriptor
 // (ScratchDir::at).
 struct KindModule {
+    // Its cases' needs, checked before the run: scratch space, memory beyond buffers (its content
+    // made in memory), descriptors open at once (beyond a few of the strategy's own).
+    KindSpace (*space)(const Workload& w) = nullptr;
+    std::uint64_t (*memory)(const Workload& w) = nullptr;
+    std::uint64_t (*descriptors)(const Strategy& s, const Workload& w) = nullptr;
+    // What a table of it is of, when its group has no title: "1000 files of 4 KiB".
+    std::string (*what)(const Workload& w) = nullptr;
     // The name of its input in the scratch folder (from what it holds: every rank of an MPI job
     // names it alike), and the input made there or only its digests.
     std::string (*input_name)(const Workload& w, unsigned job) = nullptr;

@@ -13,6 +13,7 @@
 
 #include "iolab/core/process.hpp"
 #include "iolab/core/tree.hpp"
+#include "iolab/core/units.hpp"
 #include "iolab/strategies/files_common.hpp"
 #include "iolab/strategies/kind.hpp"
 #include "iolab/sys/error.hpp"
@@ -135,10 +136,34 @@ Verdict verify_set(const Workload& w, const Input& in, const Job& job, bool) {
     return v;
 }
 
+// The old files, and a new one beside each in turn; nothing kept between runs.
+KindSpace set_space(const Workload& w) {
+    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
+    KindSpace k;
+    k.output_bytes = saturating_mul(w.count + 1, per_file);
+    k.output_inodes = w.count + 2;
+    return k;
+}
+
+// The new content, made in memory: a pool of one block and up to Records::kSpread bytes.
+std::uint64_t set_memory(const Workload& w) {
+    return saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
+                          std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+}
+
+// The folder, the file being replaced and its temporary.
+std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 3; }
+
+std::string set_what(const Workload& w) { return fmt::format("{} files of {}", w.count, format_size(w.file_size)); }
+
 }  // namespace
 
 const KindModule& replace_kind() {
-    static const KindModule m{.input_name = set_input_name,
+    static const KindModule m{.space = set_space,
+                              .memory = set_memory,
+                              .descriptors = set_descriptors,
+                              .what = set_what,
+                              .input_name = set_input_name,
                               .make_input = make_set_input,
                               .before_run = lay_out_old,
                               .verify = verify_set,
