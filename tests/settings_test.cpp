@@ -53,8 +53,8 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
 TEST(Settings, AGroupWeightIsAPositiveNumber) {
     for (const std::string bad : {"weight = 0", "weight = -1", "weight = \"x\"", "weight = 1e9"})
         EXPECT_NE(suite_error(bad).find("weight"), std::string::npos) << bad << ": " << suite_error(bad);
-    EXPECT_DOUBLE_EQ(parse_suite(suite_with("weight = 2.5"), "s.toml").groups[0].share, 2.5);
-    EXPECT_DOUBLE_EQ(parse_suite(suite_with(""), "s.toml").groups[0].share, 0);
+    EXPECT_DOUBLE_EQ(parse_suite(suite_with("weight = 2.5"), "s.toml").groups[0].weight, 2.5);
+    EXPECT_DOUBLE_EQ(parse_suite(suite_with(""), "s.toml").groups[0].weight, 0);
 }
 
 TEST(Settings, CommandLineAndSuiteGiveTheSameErrorForTheSameValue) {

@@ -332,7 +332,7 @@ TEST(BuiltinSuites, ACombinedRunGivesEachSuiteItsOwnBudget) {
         std::size_t groups = 0;
         for (const Group& g : all.groups)
             if (g.id.starts_with(s.name + "/")) {
-                shares += g.share;
+                shares += g.weight;
                 ++groups;
             }
         EXPECT_EQ(groups, s.groups.size()) << s.name;
@@ -342,7 +342,7 @@ TEST(BuiltinSuites, ACombinedRunGivesEachSuiteItsOwnBudget) {
     const auto slow =
         std::find_if(all.groups.begin(), all.groups.end(), [](const Group& g) { return g.id == "buffer-sweep/slow"; });
     ASSERT_NE(slow, all.groups.end());
-    EXPECT_NEAR(slow->share, 20, 1e-9);
+    EXPECT_NEAR(slow->weight, 20, 1e-9);
     // The five published ones fit in five minutes with room for what precedes the groups (the
     // ceilings); the new experiments (durable-log, small-files) come on top.
     double published = 0;

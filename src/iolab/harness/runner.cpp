@@ -3,6 +3,7 @@
 #include <cmath>
 #include <csignal>
 #include <random>
+#include <set>
 
 #include "iolab/core/interrupt.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -10,7 +11,6 @@
 #include "iolab/harness/ratio.hpp"
 #include "iolab/harness/runner_steps.hpp"
 #include "iolab/harness/team.hpp"
-#include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -382,10 +382,16 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock, const ProgressFn& progress, const std::vector<bool>& held,
                                   const HoldFn& holds) {
-    // A worker (the JVM's) serves one group: ended here, however the group ends.
-    struct EndWorkers {
-        ~EndWorkers() { end_workers(); }
-    } end_workers_at_end;
+    // What a strategy keeps between runs (the JVM's worker) serves one group: torn down here, however
+    // the group ends.
+    struct TearDown {
+        const std::vector<CaseSpec>& specs;
+        ~TearDown() {
+            std::set<const Strategy*> done;
+            for (const CaseSpec& s : specs)
+                if (s.strategy && s.strategy->teardown && done.insert(s.strategy).second) s.strategy->teardown();
+        }
+    } tear_down_at_end{specs};
     Fixture* last_output = nullptr;
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.

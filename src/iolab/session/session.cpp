@@ -19,7 +19,6 @@
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/harness/team.hpp"
-#include "iolab/strategies/jvm.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/open_files.hpp"
 
@@ -162,7 +161,7 @@ public:
 
 private:
     double weight(std::size_t gi) const {
-        return suite_.groups[gi].share > 0 ? suite_.groups[gi].share : static_cast<double>(plan_[gi].size());
+        return suite_.groups[gi].weight > 0 ? suite_.groups[gi].weight : static_cast<double>(plan_[gi].size());
     }
     // Group gi's part of the time left: its weight among the racing groups still to run.
     double share(std::size_t gi) const {
@@ -362,14 +361,14 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     }
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();
-    // The JVM the jvm.* cases ran in, with the heap of the first group that ran one.
-    const auto jvm_case =
-        std::find_if(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.spec.strategy->worker(); });
-    if (jvm_case != run.cases.end()) {
+    // The runtime a worker's cases ran in (the JVM), with the heap of the first group that ran one.
+    const auto worker_case = std::find_if(run.cases.begin(), run.cases.end(),
+                                          [](const CaseResult& c) { return c.spec.strategy->runtime != nullptr; });
+    if (worker_case != run.cases.end()) {
         std::uint64_t heap = run.options.jvm_heap;
         for (const ReportGroup& g : run.groups)
-            if (g.id == jvm_case->spec.group) heap = g.options.jvm_heap;
-        run.environment.jvm = jvm_description(heap);
+            if (g.id == worker_case->spec.group) heap = g.options.jvm_heap;
+        run.environment.jvm = worker_case->spec.strategy->runtime(heap);
     }
     if (run.partial) return run;
     if (std::any_of(run.cases.begin(), run.cases.end(), [](const CaseResult& c) { return c.latency != nullptr; }))

@@ -123,11 +123,14 @@ constexpr StrategyDef kRows[] = {
 
 }  // namespace
 
-// Every row needs the JVM and prepares its worker before the clock.
+// Every row needs the JVM, prepares its worker before the clock (starting it when none runs for
+// the group) and ends it with the group.
 void register_jvm_strategies(Registry& r) {
     for (StrategyDef d : kRows) {
         d.unavailable = jvm_unavailable;
         d.prepare = prepare_jvm;
+        d.teardown = end_workers;
+        d.runtime = jvm_description;
         r.add(std::span<const StrategyDef>(&d, 1));
     }
 }

@@ -39,6 +39,8 @@ void Registry::add(std::span<const StrategyDef> defs) {
         if (d.decode_output) s.decode_output = d.decode_output;
         if (d.unavailable) s.unavailable = d.unavailable;
         if (d.prepare) s.prepare = d.prepare;
+        if (d.teardown) s.teardown = d.teardown;
+        if (d.runtime) s.runtime = d.runtime;
         if (!d.program.empty())
             s.unavailable = [program = std::string(d.program), package = d.package](const std::string&) {
                 return find_program(program) ? std::nullopt

@@ -148,6 +148,12 @@ struct Strategy {
     // Work done before the clock starts, before each run (a worker started, its garbage collected,
     // a write's records made in it); may be empty.
     std::function<void(const Job&)> prepare;
+    // What ends what its runs set up and keep between them (the JVM worker), at the end of each
+    // group however it ends (a failure, a stop); may be empty.
+    std::function<void()> teardown;
+    // What a result records of the runtime it ran in, given the worker's heap ("NAME VERSION:
+    // command"; "" when none started); may be empty.
+    std::function<std::string(std::uint64_t heap)> runtime;
 
     bool honours(Param p) const { return (params & p) != 0; }
     bool byte_at_a_time() const { return flags & kByteAtATime; }
@@ -183,6 +189,8 @@ struct StrategyDef {
     std::optional<std::string> (*unavailable)(const std::string& dir) = nullptr;
     FileDigest (*decode_output)(const Job&) = nullptr;
     void (*prepare)(const Job&) = nullptr;
+    void (*teardown)() = nullptr;                     // Strategy::teardown
+    std::string (*runtime)(std::uint64_t) = nullptr;  // Strategy::runtime
     std::string_view description;
     std::string_view jvm = {};  // the JVM method the published experiments timed, if any
     std::string_view bug = {};  // a published method's known bug (Strategy::bug)

@@ -24,19 +24,19 @@ Suite combine(const std::vector<Suite>& suites, const std::string& name) {
     double whole = 0;
     for (const auto& s : suites) {
         const auto prefixed = [&](const std::string& id) { return s.name + "/" + id; };
-        // The suite's budget, over its groups by their cases (or the shares they had).
+        // The suite's budget, over its groups by their cases (or the weights they had).
         const double budget = time_budget(s);
         whole += budget;
         std::vector<double> weights;
         for (const Group& g : s.groups)
-            weights.push_back(g.share > 0 ? g.share : static_cast<double>(build_plan(g.plan).size()));
+            weights.push_back(g.weight > 0 ? g.weight : static_cast<double>(build_plan(g.plan).size()));
         double sum = 0;
         for (double w : weights) sum += w;
         for (std::size_t i = 0; i < s.groups.size(); ++i) {
             Group g = s.groups[i];
             g.title = s.name + ": " + g.title;
             g.id = prefixed(g.id);
-            g.share = sum > 0 ? budget * weights[i] / sum : 0;
+            g.weight = sum > 0 ? budget * weights[i] / sum : 0;
             all.groups.push_back(std::move(g));
         }
         for (auto f : s.findings) {

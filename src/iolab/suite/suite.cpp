@@ -215,9 +215,9 @@ Group read_group(const Reader& r, const toml::table& t, const Group& defaults, G
     grp.plan = defaults.plan;
     grp.options = defaults.options;
     // Its part of the suite's time budget against its other groups' (default: its cases).
-    grp.share = r.number(t, "weight", 0);
-    if (t.contains("weight") && !(grp.share > 0 && grp.share <= 1e6))
-        r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.share));
+    grp.weight = r.number(t, "weight", 0);
+    if (t.contains("weight") && !(grp.weight > 0 && grp.weight <= 1e6))
+        r.fail(t.get("weight"), "weight", fmt::format("{} is not a weight from 0 to 1e6 (0 excluded)", grp.weight));
     grp.plan.strategies = r.list(t, "strategies");
     if (grp.plan.strategies.empty()) r.fail(&t, "strategies", "missing (a list of strategy names or globs)");
     grp.plan.given.clear();  // the group's own settings, held to its strategies below

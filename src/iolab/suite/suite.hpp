@@ -18,10 +18,10 @@ struct Group {
     std::string title;  // for table headings
     PlanRequest plan;
     RunOptions options;
-    // Its part of the run's time budget, against the other groups' (racing): a suite's `weight`,
-    // or 0 for a part in proportion to its cases. A combined run gives each suite's groups that
-    // suite's own budget.
-    double share = 0;
+    // Its part of the run's time budget against the other groups' (racing), relative: the suite's
+    // `weight`, or 0 for a part in proportion to its cases. A combined run sets it to the seconds of
+    // that suite's own budget the group gets (weights still, which now sum to the run's budget).
+    double weight = 0;
 };
 
 // Picks one case of a group: among the ok cases of `group` whose strategy matches one of
