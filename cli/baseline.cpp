@@ -14,9 +14,9 @@
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/io/profile.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/output_file.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 
 namespace iolab::cli {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "iolab/report/comparison.hpp"
+#include "iolab/report/analysis/comparison.hpp"
 #include "iolab/report/report.hpp"
 #include "iolab/session/calibrate.hpp"
 #include "run_options.hpp"

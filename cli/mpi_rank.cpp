@@ -73,7 +73,7 @@ std::uint64_t plan_fingerprint(const RunArgs& a, const Session& session) {
         const RunOptions& o = g.options;
         text += g.id + "\n" + options_text(o) + "\n";
         text += fmt::format("{} {} {} {} {} {} {} {} {} {}\n", o.warmup.count, o.warmup.seconds, o.iterations.count,
-                            o.iterations.seconds, o.iterations.adaptive, o.precision, o.budget_s, o.order_seed,
+                            o.iterations.seconds, o.iterations.adaptive, o.precision, o.case_budget_s, o.order_seed,
                             o.shared_file, g.plan.seed);
         for (const auto& c : session.plan()[gi])
             text += fmt::format("{} {} {} {}\n", c.label(), c.workload.bytes(), c.workload.jobs,

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/exporter.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -12,10 +12,10 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/standing.hpp"
-#include "iolab/report/answer.hpp"
+#include "iolab/report/analysis/answer.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/suite/findings.hpp"
 #include "support.hpp"
@@ -368,8 +368,8 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
     auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
     RunOptions opts;
-    opts.group_budget_s = 100;  // far more than it needs
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock);
+    const double budget_s = 100;  // far more than it needs
+    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
     ASSERT_EQ(r.size(), 2u);
     // The slow one, four times as slow: too close for the envelope of one or two samples (25x, 8.5x),
     // shown slower at the third look (beyond 2.5x, the envelope of three, and the 10 % margin).
@@ -386,8 +386,8 @@ TEST(Racing, AFarSlowerCaseStopsAfterItsFirstSample) {
     auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 30'000'000, 0.02);
     RunOptions opts;
-    opts.group_budget_s = 100;
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock);
+    const double budget_s = 100;
+    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
     EXPECT_EQ(r[1].stopped, StopReason::clearly_slower);
     EXPECT_EQ(r[1].samples.size(), 1u);
 }
@@ -397,8 +397,8 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
     auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
     RunOptions opts;
-    opts.group_budget_s = 0.2;
-    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock);
+    const double budget_s = 0.2;
+    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock, {}, {}, {}, budget_s);
     for (const auto& c : r) {
         EXPECT_EQ(c.stopped, StopReason::run_budget);
         EXPECT_GE(clock.t, 200'000'000u);
@@ -417,9 +417,9 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
                    slow = fake("read.slow", 10'000'000, 0.02);
     RunOptions opts;
-    opts.group_budget_s = 0.5;
-    const auto r =
-        run_group({empty_read(a), empty_read(b), empty_read(slow)}, opts, dir, clock, {}, {false, false, true});
+    const double budget_s = 0.5;
+    const auto r = run_group({empty_read(a), empty_read(b), empty_read(slow)}, opts, dir, clock, {},
+                             {false, false, true}, {}, budget_s);
     ASSERT_EQ(r.size(), 3u);
     // After its sixth sample it has spent 60 ms against the others' 6 ms (5 is the fewest its own
     // budget may stop).
@@ -438,8 +438,8 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
     // Half as slow again, each ±30 %: not told apart beyond the margin with a few samples a side.
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'500'000, 0.3);
     RunOptions opts;
-    opts.group_budget_s = 100;
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock);
+    const double budget_s = 100;
+    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
     ASSERT_EQ(r.size(), 2u);
     ASSERT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
     const std::size_t n = r[1].samples.size();
@@ -453,8 +453,8 @@ TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
     auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
     RunOptions opts;
-    opts.group_budget_s = 0.001;  // the warm-ups alone take 20 ms
-    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock);
+    const double budget_s = 0.001;  // the warm-ups alone take 20 ms
+    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock, {}, {}, {}, budget_s);
     ASSERT_EQ(r.size(), 2u);
     for (const auto& c : r) {
         EXPECT_EQ(c.status, Status::skipped);
@@ -525,14 +525,14 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 400'000'000, 0.3),
                    other = fake("read.other", 1'000'000, 0.3);
     RunOptions opts;
-    opts.group_budget_s = 60;
+    const double budget_s = 60;
     const Suite suite = one_finding(100, opts);
     Judge judge(suite);
     std::vector<FindingResult> said;
     judge.on_decided = [&](const FindingResult& f) { said.push_back(f); };
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-    const auto r =
-        run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {}, {true, true, false}, holds);
+    const auto r = run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {},
+                             {true, true, false}, holds, budget_s);
     ASSERT_EQ(said.size(), 1u);
     EXPECT_EQ(said[0].verdict, Verdict3::holds);
     // Three samples a side are too few (the envelope of three is 2.5x wide: 400 / 1.3 * 0.7 / 2.5
@@ -556,12 +556,12 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     EXPECT_EQ(w[0].look, 0u);
     // The same group held to the end (the rule without looks): the slow case runs on.
     clock.t = 0;
-    const auto held = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true});
+    const auto held = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, {}, budget_s);
     EXPECT_GT(held[1].samples.size(), 16u);
     // And without the looks, with the third case, its fair share stops it at 6 samples.
     clock.t = 0;
-    const auto fair =
-        run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {}, {true, true, false});
+    const auto fair = run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {},
+                                {true, true, false}, {}, budget_s);
     EXPECT_EQ(fair[1].samples.size(), 6u);
     EXPECT_EQ(fair[1].stopped, StopReason::case_budget);
 }
@@ -580,13 +580,13 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
         auto& [clock, dir] = run;
         const Strategy fast = fake("read.fast", 1'000'000, spread), slow = fake("read.slow", 2'000'000, spread);
         RunOptions opts;
-        opts.group_budget_s = 0.4;
+        const double budget_s = 0.4;
         const Suite suite = one_finding(2, opts);
         Judge judge(suite);
         std::size_t decided = 0;
         judge.on_decided = [&](const FindingResult&) { ++decided; };
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-        const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds);
+        const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds, budget_s);
         EXPECT_EQ(decided, 0u);
         EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
         EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
@@ -600,7 +600,7 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
         EXPECT_GE(v[0].high, 2);
         if (spread > 0.01) continue;
         clock.t = 0;
-        const auto free = run_group({in_group(fast), in_group(slow)}, opts, dir, clock);
+        const auto free = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
         EXPECT_EQ(free[0].stopped, StopReason::precise) << to_string(free[0].stopped);
         EXPECT_LT(free[0].samples.size(), r[0].samples.size());
     }
@@ -616,12 +616,12 @@ TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 3'000'000, 0.15),
                    other = fake("read.other", 1'000'000, 0.15), near = fake("read.near", 1'050'000, 0.15);
     RunOptions opts;
-    opts.group_budget_s = 60;
+    const double budget_s = 60;
     const Suite suite = one_finding(1.5, opts);  // 3x against 1.5x: decided at a look
     Judge judge(suite);
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
     const std::vector<CaseSpec> specs{in_group(fast), in_group(slow), in_group(other), in_group(near)};
-    const auto r = run_group(specs, opts, dir, clock, {}, {true, true, false, false}, holds);
+    const auto r = run_group(specs, opts, dir, clock, {}, {true, true, false, false}, holds, budget_s);
     EXPECT_EQ(judge.decided(), 1u);
     for (const std::size_t i : {2u, 3u}) {
         EXPECT_EQ(r[i].samples.size(), kPlacedSamples) << i;
@@ -632,7 +632,7 @@ TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     EXPECT_LT(static_cast<double>(clock.t), 1e9);  // the group's 60 s: not needed
     // Without findings (a run for its tables), the same two go on: they are the answer.
     clock.t = 0;
-    const auto plain = run_group(specs, opts, dir, clock);
+    const auto plain = run_group(specs, opts, dir, clock, {}, {}, {}, budget_s);
     EXPECT_GT(plain[2].samples.size(), kPlacedSamples);
     EXPECT_GT(plain[3].samples.size(), kPlacedSamples);
 }

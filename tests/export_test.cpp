@@ -10,11 +10,11 @@
 
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/output_file.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/sys/error.hpp"
 #include "support.hpp"
@@ -346,7 +346,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     o.warmup = Amount{3, 0};
     o.iterations = Amount{7, 0};
     o.precision = 0.07;
-    o.budget_s = 2.5;
+    o.case_budget_s = 2.5;
     o.min_iterations = 9;
     o.race = false;
     o.time_budget_s = 30;
@@ -421,7 +421,7 @@ TEST(Export, EveryOptionAndParameterReadsBackAsWritten) {
     EXPECT_EQ(b.warmup.describe(), o.warmup.describe());
     EXPECT_EQ(b.iterations.describe(), o.iterations.describe());
     EXPECT_EQ(b.precision, o.precision);
-    EXPECT_EQ(b.budget_s, o.budget_s);
+    EXPECT_EQ(b.case_budget_s, o.case_budget_s);
     EXPECT_EQ(b.min_iterations, o.min_iterations);
     EXPECT_EQ(b.race, o.race);
     EXPECT_EQ(b.time_budget_s, o.time_budget_s);

@@ -29,7 +29,7 @@
 #include "iolab/harness/fixture.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/report/output_file.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/session/session.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/fault.hpp"

@@ -8,7 +8,7 @@
 
 #include "iolab/harness/params.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"
 

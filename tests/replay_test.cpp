@@ -15,8 +15,8 @@
 
 #include "iolab/harness/ratio.hpp"
 #include "iolab/harness/standing.hpp"
-#include "iolab/report/answer.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/analysis/answer.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"

@@ -9,10 +9,10 @@
 
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"

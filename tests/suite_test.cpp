@@ -12,7 +12,7 @@
 
 #include "iolab/core/process.hpp"
 #include "iolab/harness/stats.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/report/table.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/suite/findings.hpp"

@@ -15,9 +15,9 @@
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/team.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/exporter.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 #include "iolab/report/table.hpp"
 #include "support.hpp"
 

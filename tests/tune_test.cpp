@@ -12,7 +12,7 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/io.hpp"
-#include "iolab/report/tune.hpp"
+#include "iolab/report/analysis/tune.hpp"
 #include "support.hpp"
 
 namespace iolab {

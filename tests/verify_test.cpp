@@ -247,7 +247,7 @@ TEST(Adaptive, StopsAtThePrecisionTargetOrTheBudget) {
     const Strategy s = test_reader("read.timed", [](const Job&) { g_clock->t += g_steps[g_step++ % g_steps.size()]; });
     RunOptions opts;
     ASSERT_TRUE(opts.iterations.adaptive);
-    opts.budget_s = 10;
+    opts.case_budget_s = 10;
     opts.race = false;        // --precision or --budget given: every case to its own end
     g_steps = {100'000'000};  // 100 ms, every time: precise at once
     g_step = 0;

@@ -21,23 +21,28 @@ inline double items_per_s(double mib_s, std::uint64_t item_bytes) {
 // How write.chain is fed: whole records, or one byte per call (Workload::feed_bytes).
 inline constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
-struct Workload {
-    Family family = Family::read;
-    std::uint64_t size = 64ull << 20;  // file size for read and copy; writes use record * count
+// The values of a case that a run's job (Job, strategies/strategy.hpp) takes as the plan gave them:
+// one struct, assigned whole.
+struct CaseValues {
     std::size_t buffer = 64 * 1024;
     std::size_t record = 1024;
-    std::uint64_t count = 1000;
-    DataSpec data;
-    unsigned queue = 8;      // buffers in flight (io_uring, pipelined copy)
-    unsigned iov = 16;       // buffers or records per vectored call
-    unsigned producers = 8;  // threads handing records to one writer (group commit)
+    std::uint64_t count = 1000;  // records written; files replaced (replace)
+    unsigned queue = 8;          // buffers in flight (io_uring, pipelined copy)
+    unsigned iov = 16;           // buffers or records per vectored call
+    unsigned producers = 8;      // threads handing records to one writer (group commit)
     // A tree of files (the files family): `files` files of `file_size` bytes over `folders` folders.
     std::uint64_t files = 1000;
     std::uint64_t file_size = 4096;
     unsigned folders = 10;
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
-    std::string input;                               // an existing file to read instead of generated data
+};
+
+struct Workload : CaseValues {
+    Family family = Family::read;
+    std::uint64_t size = 64ull << 20;  // file size for read and copy; writes use record * count
+    DataSpec data;
+    std::string input;  // an existing file to read instead of generated data
     unsigned jobs = 1;  // workers doing the whole of it at once, each on its own file (--jobs)
     // Patterned strategies (kParamPattern): `ops` operations of `block` bytes each, placed by
     // `pattern` within the first `span` bytes of the file of `size` bytes.

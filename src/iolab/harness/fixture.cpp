@@ -267,27 +267,17 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     sink.reset();
     sink.set_mode(mode);
     Job j;
+    static_cast<CaseValues&>(j) = w_;  // the case's values, whole
     j.family = s.family;
     j.src = input_path();
     j.dst = dst_;
-    j.buffer = w_.buffer;
-    j.record = w_.record;
-    j.count = w_.count;
     j.records = input_->records.get();
     j.sink = &sink;
-    j.queue = w_.queue;
-    j.iov = w_.iov;
-    j.producers = w_.producers;
-    j.files = w_.files;
-    j.file_size = w_.file_size;
-    j.folders = w_.folders;
     if (kind_) {
         tree_.reset();
         j.tree = &tree_;
         if (kind_->before_run) kind_->before_run(w_, *input_, dst_);  // before the clock
     }
-    j.chain = w_.chain;
-    j.feed_bytes = w_.feed_bytes;
     j.passes = s.repeats() ? passes_ : 1;
     if (s.long_input() && j.passes > 1 && long_) j.src = long_->path;
     if (part_) {

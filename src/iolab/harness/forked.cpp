@@ -41,11 +41,12 @@ Room room_for(const std::vector<CaseSpec>& specs, const RunOptions& opts) {
 // What one fork runs, and under what budget.
 struct ForkTask {
     const std::vector<CaseSpec>& specs;
-    const RunOptions& opts;  // the child's: no forks of its own, its share of the group's time
+    const RunOptions& opts;  // the child's: no forks of its own
     const ScratchDir& dir;
     const std::vector<bool>& held;
     std::uint64_t cache_budget = 0;
     Room room;
+    double budget_s = 0;                  // its share of the group's time budget
     sys::MemoryCgroup* cgroup = nullptr;  // the cgroup the child joins, or none
     bool reserve = false;                 // no cgroup: the child locks memory away from the cache instead
 };
@@ -82,7 +83,7 @@ nlohmann::json child_report(const ForkTask& t, const std::string& refused) {
         return j;
     }
     set_cache_budget(t.cgroup, t.cache_budget, t.room.buffers_needed);
-    for (const CaseResult& cr : run_group(t.specs, t.opts, t.dir, system_clock(), {}, t.held))
+    for (const CaseResult& cr : run_group(t.specs, t.opts, t.dir, system_clock(), {}, t.held, {}, t.budget_s))
         j.push_back({{"status", to_string(cr.status)},
                      {"reason", cr.reason},
                      {"checked", to_string(cr.checked)},
@@ -239,15 +240,14 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
 
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress,
-                                         const std::vector<bool>& held) {
+                                         const std::vector<bool>& held, double budget_s) {
     RunOptions child_opts = opts;
     child_opts.forks = 0;
     Pool pool(specs);
     const Room room = room_for(specs, opts);
     const unsigned forks = opts.cache_budget > 0 ? std::max(1u, opts.forks) : opts.forks;
-    child_opts.group_budget_s = opts.group_budget_s / std::max(1u, forks);  // each fork its share
     for (unsigned f = 0; f < forks; ++f) {
-        ForkTask task{specs, child_opts, dir, held, opts.cache_budget, room};
+        ForkTask task{specs, child_opts, dir, held, opts.cache_budget, room, budget_s / std::max(1u, forks)};
         std::unique_ptr<sys::MemoryCgroup> budget;
         if (room.limit > 0) {
             std::string why;

@@ -69,17 +69,16 @@ struct RunOptions {
     Amount warmup{1, 0};
     Amount iterations = kAdaptive;
     // With adaptive iterations: sample until the median's interval (kMedianConfidence) is
-    // within +-precision of it, with at least min_iterations samples, or until budget_s of
+    // within +-precision of it, with at least min_iterations samples, or until case_budget_s of
     // measured time has been spent on the case.
     double precision = 0.03;
-    double budget_s = 1.5;
+    double case_budget_s = 1.5;  // --budget: seconds of measured time a case (not --time-budget, the run's)
     std::uint64_t min_iterations = 6;
     // With adaptive iterations and no --precision given: racing. Each round measures only the
     // cases whose place in an answer is still in doubt (runner.cpp), within the run's time budget,
-    // which the session shares among the groups (group_budget_s: this group's; 0: none).
+    // which the session shares among the groups (run_group's budget_s: a group's).
     bool race = true;
     double time_budget_s = 0;  // 0: kDefaultTimeBudget, or less for a run of few cases
-    double group_budget_s = 0;
     // Racing, winner groups, knees and iolab tune: how much faster another case must surely be for
     // a case to leave the winner group.
     double margin = kDefaultMargin;

@@ -268,10 +268,10 @@ constexpr Parameter kParameters[] = {
      .expected = "a time such as 1s or 500ms, at most 86400s",
      .apply =
          [](V v, P&, O& o) {
-             o.budget_s = parse_budget(v, "");
+             o.case_budget_s = parse_budget(v, "");
              o.race = false;
          },
-     .print = [](const O& o) { return fmt::format("{}s", o.budget_s); },
+     .print = [](const O& o) { return fmt::format("{}s", o.case_budget_s); },
      .json = JsonForm::seconds,
      .json_key = "budget_s"},
     {.key = "time_budget",

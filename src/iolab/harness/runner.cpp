@@ -157,13 +157,13 @@ bool precise(const CaseResult& r, const RunOptions& opts) {
 // Why a case has enough measured iterations, or none: the cap, a fixed count, its own time budget
 // (past its fewest samples) or, without racing, the precision target. Racing within a share of
 // the run's time budget, that share and race() decide instead of the case's own budget.
-StopReason enough(const CaseState& c, const RunOptions& opts) {
+StopReason enough(const CaseState& c, const RunOptions& opts, bool within_budget) {
     const std::size_t n = c.r.samples.size();
     if (n >= opts.max_iterations) return StopReason::cap;
     if (c.target > 0) return n >= c.target ? StopReason::count : StopReason::none;
-    if (opts.race && opts.group_budget_s > 0) return StopReason::none;
+    if (opts.race && within_budget) return StopReason::none;
     if (n < (opts.race ? kMinRaceSamples : opts.min_iterations)) return StopReason::none;
-    if (c.spent_s >= opts.budget_s) return StopReason::case_budget;
+    if (c.spent_s >= opts.case_budget_s) return StopReason::case_budget;
     if (!opts.race && precise(c.r, opts)) return StopReason::precise;
     return StopReason::none;
 }
@@ -174,7 +174,7 @@ double done_share(const CaseState& c, const RunOptions& opts) {
     const double n = static_cast<double>(c.r.samples.size());
     if (c.target > 0) return std::min(1.0, n / static_cast<double>(c.target));
     // Adaptive: it ends at the precision target (unknown ahead), at the budget or at the cap.
-    const double by_budget = opts.budget_s > 0 ? c.spent_s / opts.budget_s : 0;
+    const double by_budget = opts.case_budget_s > 0 ? c.spent_s / opts.case_budget_s : 0;
     return std::min(0.99, std::max(by_budget, n / static_cast<double>(opts.max_iterations)));
 }
 
@@ -331,7 +331,8 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 if (opts.iterations.seconds > 0 && c.target == 0)
                     c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));
                 // Rank 0 holds every rank's samples.
-                const auto why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(enough(c, opts))));
+                const auto why = static_cast<StopReason>(
+                    team().leader(static_cast<std::uint64_t>(enough(c, opts, deadline_ns > 0))));
                 if (why != StopReason::none) stop(c, why);
             } catch (const std::exception& e) {
                 if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
@@ -381,7 +382,7 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock, const ProgressFn& progress, const std::vector<bool>& held,
-                                  const HoldFn& holds) {
+                                  const HoldFn& holds, double budget_s) {
     // What a strategy keeps between runs (the JVM's worker) serves one group: torn down here, however
     // the group ends.
     struct TearDown {
@@ -395,8 +396,8 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     Fixture* last_output = nullptr;
     // Racing, the group's share of the run's time budget counts from here: the inputs and the
     // warm-ups are in it.
-    const bool racing = opts.race && opts.iterations.adaptive && opts.group_budget_s > 0;
-    const std::uint64_t deadline = racing ? clock.now_ns() + static_cast<std::uint64_t>(opts.group_budget_s * 1e9) : 0;
+    const bool racing = opts.race && opts.iterations.adaptive && budget_s > 0;
+    const std::uint64_t deadline = racing ? clock.now_ns() + static_cast<std::uint64_t>(budget_s * 1e9) : 0;
     std::vector<CaseState> cases(specs.size());
     for (auto& c : cases) c.last_output = &last_output;
     InputPool pool(dir);

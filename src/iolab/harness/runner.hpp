@@ -36,15 +36,16 @@ inline constexpr std::size_t kPlacedSamples = 5;
 // at the next iteration boundary; the cases it cut short keep their samples and say so
 // (StopReason::interrupted). Racing (RunOptions::race), `held` names the cases that a knee or a
 // finding needs precise: they are not stopped for being slower than their table's fastest;
-// `holds`, when given, says so anew after every round.
+// `holds`, when given, says so anew after every round. `budget_s`: the group's share of the run's
+// time budget, which the session works out (0: none; racing then stops by each case's own budget).
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock = system_clock(), const ProgressFn& progress = {},
-                                  const std::vector<bool>& held = {}, const HoldFn& holds = {});
+                                  const std::vector<bool>& held = {}, const HoldFn& holds = {}, double budget_s = 0);
 // As run_group, in `opts.forks` child processes whose samples are pooled case by case (`held`
 // stays as it is given: the children's samples meet only at the end).
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress = {},
-                                         const std::vector<bool>& held = {});
+                                         const std::vector<bool>& held = {}, double budget_s = 0);
 // One case alone.
 CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock = system_clock());
 CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir);

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "iolab/harness/params.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"
 

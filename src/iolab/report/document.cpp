@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 
 namespace iolab {
 

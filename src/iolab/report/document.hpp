@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "iolab/report/answer.hpp"
+#include "iolab/report/analysis/answer.hpp"
 #include "iolab/report/table.hpp"
 
 namespace iolab {

@@ -12,7 +12,7 @@
 #include "iolab/core/units.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/stats.hpp"
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/table.hpp"

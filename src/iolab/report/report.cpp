@@ -96,7 +96,7 @@ std::string Report::header() const {
         !options.iterations.adaptive ? "iterations " + options.iterations.describe()
         : options.race
             ? (time_budget_s > 0 ? fmt::format("raced in {:g} s", time_budget_s) : "raced")
-            : fmt::format("iterations until ±{:g}% or {:g} s a case", options.precision * 100, options.budget_s),
+            : fmt::format("iterations until ±{:g}% or {:g} s a case", options.precision * 100, options.case_budget_s),
         (options.forks ? fmt::format(" in {} forks", options.forks) : std::string()) +
             (options.cache_budget ? fmt::format(", page cache limited to {}", format_size(options.cache_budget))
                                   : std::string()),

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "iolab/core/units.hpp"
-#include "iolab/report/comparison.hpp"
+#include "iolab/report/analysis/comparison.hpp"
 #include "iolab/session/run.hpp"
 
 namespace iolab {

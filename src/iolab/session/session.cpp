@@ -128,7 +128,7 @@ public:
     bool measure(std::size_t gi) {
         Group group = suite_.groups[gi];
         const auto& cases = plan_[gi];
-        if (racing(group)) group.options.group_budget_s = share(gi);
+        const double budget_s = racing(group) ? share(gi) : 0;  // the group's share of the run's
         const ProgressFn progress = [&](std::size_t i, const CaseSpec& c, double done) {
             if (settings_.on_case)
                 settings_.on_case(first_ + i, total_, c,
@@ -139,9 +139,9 @@ public:
         // In child processes the samples meet only at the end: those findings are judged then.
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge_.hold(run_.cases, now); };
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
-                           ? run_group_forked(cases, group.options, scratch_, progress, held)
+                           ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
                            : run_group(cases, group.options, scratch_, system_clock(), progress, held,
-                                       suite_.findings.empty() ? HoldFn() : holds);
+                                       suite_.findings.empty() ? HoldFn() : holds, budget_s);
         // A stop request ends the run at this safe point. The group it cut short keeps what it
         // measured, marked partial. Under MPI a stop on any rank is a stop on all.
         const bool stopped = team().any(interrupt::requested());

@@ -20,6 +20,7 @@
 #include "iolab/core/records.hpp"
 #include "iolab/core/sink.hpp"
 #include "iolab/core/tree.hpp"
+#include "iolab/core/workload.hpp"
 
 namespace iolab {
 
@@ -40,27 +41,17 @@ enum Param : unsigned {
 
 class Timeline;
 
-// One execution of a strategy: what to read or write, and with which parameters.
-struct Job {
+// One execution of a strategy: what to read or write, and with which parameters (the case's
+// values, CaseValues in core/workload.hpp, and what the harness adds for this run).
+struct Job : CaseValues {
     Family family = Family::read;
-    std::string src;  // input file (read, copy)
-    std::string dst;  // output file (write, copy); does not exist when the job starts
-    std::size_t buffer = 64 * 1024;
-    std::size_t record = 1024;
-    std::uint64_t count = 0;
+    std::string src;                   // input file (read, copy)
+    std::string dst;                   // output file (write, copy); does not exist when the job starts
     const Records* records = nullptr;  // write: what to write (record * count bytes)
     Sink* sink = nullptr;              // read: where every byte read goes
-    unsigned queue = 8;                // buffers in flight
-    unsigned iov = 16;                 // buffers or records per vectored call
-    unsigned producers = 8;            // threads handing records to one writer (durable.group-commit)
-    // A tree of files (src: read, copied or removed; dst: written or copied to): its shape, and for
-    // a read where each file's index and content go (any order, any thread).
-    std::uint64_t files = 0;
-    std::uint64_t file_size = 0;
-    unsigned folders = 1;
+    // A tree of files (src: read, copied or removed; dst: written or copied to): for a read, where
+    // each file's index and content go (any order, any thread).
     TreeDigest* tree = nullptr;
-    std::string chain;             // write.chain's layers
-    bool feed_bytes = false;       // feed the chain one byte per call
     bool direct = false;           // use O_DIRECT where the strategy can (--cache direct)
     Timeline* timeline = nullptr;  // record read/write events, when not null
     // One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset,

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/harness/result.hpp"
-#include "iolab/report/result_sax.hpp"
+#include "iolab/report/read/result_sax.hpp"
 
 namespace iolab::detail {
 

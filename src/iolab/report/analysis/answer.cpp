@@ -1,4 +1,4 @@
-#include "iolab/report/answer.hpp"
+#include "iolab/report/analysis/answer.hpp"
 
 #include <algorithm>
 #include <set>

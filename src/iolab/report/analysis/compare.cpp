@@ -1,4 +1,4 @@
-#include "iolab/report/compare.hpp"
+#include "iolab/report/analysis/compare.hpp"
 
 #include <algorithm>
 #include <cmath>

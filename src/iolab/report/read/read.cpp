@@ -1,4 +1,4 @@
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +14,8 @@
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/serialize.hpp"
 #include "iolab/report/json.hpp"
-#include "iolab/report/read_case.hpp"
-#include "iolab/report/result_sax.hpp"
+#include "iolab/report/read/read_case.hpp"
+#include "iolab/report/read/result_sax.hpp"
 
 namespace iolab {
 

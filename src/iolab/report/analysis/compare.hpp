@@ -3,7 +3,7 @@
 // cases that tripped the gate first, as text or Markdown.
 #include <string>
 
-#include "iolab/report/comparison.hpp"
+#include "iolab/report/analysis/comparison.hpp"
 #include "iolab/report/report.hpp"
 #include "iolab/report/table.hpp"
 

@@ -1,6 +1,6 @@
 // One case of a result file read back (read_case.hpp): its spec, outcome and samples checked, its
 // latency and timeline rebuilt.
-#include "iolab/report/read_case.hpp"
+#include "iolab/report/read/read_case.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "iolab/core/checksum.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/serialize.hpp"
-#include "iolab/report/read.hpp"
+#include "iolab/report/read/read.hpp"
 
 namespace iolab::detail {
 

@@ -1,4 +1,4 @@
-#include "iolab/report/tune.hpp"
+#include "iolab/report/analysis/tune.hpp"
 
 #include <ctime>
 #include <optional>
