@@ -352,8 +352,9 @@ TEST(Limits, TooFewInodesAreRefusedSayingTheWholeNeed) {
     const auto r = run_cli("run -s files.read-openat --files 200 --dir " + mnt);
     ::umount(mnt.c_str());
     EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("the trees of files need 211 and the run 1000 more besides (1211 in all), and 499 are free"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find("the files of its cases need 211 and the run 1000 more besides (1211 in all), and 499 are free"),
+        std::string::npos)
         << r.err;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -10,12 +11,16 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
+#include "iolab/harness/measure.hpp"
+#include "iolab/harness/measure_steps.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/io.hpp"
+#include "iolab/sys/stop.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -146,6 +151,22 @@ TEST(Replace, TheOldFilesAreLaidOutBeforeEachRunAndRemovedAfter) {
     }
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
         EXPECT_TRUE(e.path().filename() == ".iolab-scratch" || e.path().filename() == "lock") << e.path();
+}
+
+// A stop while the old files are laid out (before the clock) is the stop, not a failure of the case:
+// the write it cancels (ECANCELED) says Interrupted.
+TEST(Replace, AStopWhileTheOldFilesAreLaidOutIsTheStopNotAFailure) {
+    ScratchDir dir;
+    const Strategy* s = Registry::builtin().find("replace.rename-fsync");
+    ASSERT_NE(s, nullptr);
+    Fixture fx(replace_case(*s, 4, 4096).workload, dir);
+    Sink sink;
+    interrupt::request(SIGINT);
+    sys::request_stop();
+    EXPECT_THROW(detail::job_for(*s, fx, sink, RunOptions{}, VerifyMode::full), Interrupted);
+    sys::clear_stop();
+    interrupt::reset_for_tests();
+    EXPECT_NO_THROW(detail::job_for(*s, fx, sink, RunOptions{}, VerifyMode::full));
 }
 
 }  // namespace

@@ -62,6 +62,8 @@ enum class Call : std::uint8_t {
     uring_open,   // an io_uring openat completed
     uring_close,  // an io_uring close completed
     uring_unlink, // an io_uring unlinkat completed
+    rename,       // renameat2
+    link,         // linkat
     count_
 };
 inline constexpr std::size_t kCallKinds = static_cast<std::size_t>(Call::count_);
@@ -124,6 +126,12 @@ IOLAB_IO_API Fd open(const std::string& path, int flags, mode_t mode = 0600);
 IOLAB_IO_API Fd openat(const Fd& dir, const char* name, int flags, mode_t mode = 0600);
 IOLAB_IO_API void mkdirat(const Fd& dir, const char* name, mode_t mode = 0700);
 IOLAB_IO_API void unlinkat(const Fd& dir, const char* name, int flags = 0);
+// renameat2(2) of `from` to `to`, both below `dir` (flags: RENAME_EXCHANGE, RENAME_NOREPLACE), and
+// linkat(2) of `from` (a path, AT_SYMLINK_FOLLOW: a /proc/self/fd link gives an unnamed file its
+// name) to `to` below `dir`. Retried on EINTR and EAGAIN; a rename whose retry finds `from` gone,
+// or a link whose retry finds `to` there, takes it that the interrupted call did it.
+IOLAB_IO_API void renameat(const Fd& dir, const char* from, const char* to, unsigned flags = 0);
+IOLAB_IO_API void linkat(const char* from, const Fd& dir, const char* to);
 // getdents64(2) into buf: bytes of entries, 0 at the end of the folder.
 IOLAB_IO_API std::size_t getdents(const Fd& dir, void* buf, std::size_t n);
 // statx(2) of name below dir (AT_SYMLINK_NOFOLLOW): the size of a regular file, or -1 for anything else.

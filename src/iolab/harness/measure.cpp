@@ -49,7 +49,14 @@ Checked checked_by(const Verdict& v) {
 namespace detail {
 
 Job job_for(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, VerifyMode mode) {
-    Job job = fx.job(s, sink, mode);
+    Job job;
+    try {
+        job = fx.job(s, sink, mode);  // a kind's output laid out (a tree to remove, old files to replace)
+    } catch (const std::exception&) {
+        // A stop cancels the laying out (ECANCELED): that is the stop, not a failure of the case.
+        if (interrupt::requested()) throw Interrupted();
+        throw;
+    }
     job.direct = opts.cache == CacheMode::direct;
     job.worker_heap = opts.jvm_heap;
     job.worker_deadline_s = opts.jvm_deadline_s;

@@ -11,30 +11,31 @@
 
 namespace iolab {
 
-double parse_precision(std::string_view text, const char* what) {
+namespace {
+
+// A fraction written as a percentage ("3%") or a number ("0.03"), within (0, 1] or, `zero` allowed,
+// [0, 1]; else an InputError saying what is expected.
+double parse_fraction(std::string_view text, const char* what, bool zero, const char* expected) {
     std::string_view num = text;
     const bool percent = num.ends_with("%");
     if (percent) num.remove_suffix(1);
     double v = -1;
     const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
     if (percent) v /= 100;
-    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v <= 0 || v > 1)
-        throw InputError(one_line(fmt::format(
-            "invalid {} '{}': expected a relative precision above 0 and at most 1, such as 3% or 0.03", what, text)));
+    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v < 0 ||
+        (v == 0 && !zero) || v > 1)
+        throw InputError(one_line(fmt::format("invalid {} '{}': expected {}", what, text, expected)));
     return v;
 }
 
+}  // namespace
+
+double parse_precision(std::string_view text, const char* what) {
+    return parse_fraction(text, what, false, "a relative precision above 0 and at most 1, such as 3% or 0.03");
+}
+
 double parse_margin(std::string_view text, const char* what) {
-    std::string_view num = text;
-    const bool percent = num.ends_with("%");
-    if (percent) num.remove_suffix(1);
-    double v = -1;
-    const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
-    if (percent) v /= 100;
-    if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !std::isfinite(v) || v < 0 || v > 1)
-        throw InputError(
-            one_line(fmt::format("invalid {} '{}': expected a margin from 0 to 1, such as 10% or 0.1", what, text)));
-    return v;
+    return parse_fraction(text, what, true, "a margin from 0 to 1, such as 10% or 0.1");
 }
 
 double parse_budget(std::string_view text, const char* what) {

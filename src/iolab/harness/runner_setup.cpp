@@ -48,7 +48,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
         return "works on whole files only; --shared-file gives each job a part of one file";
     if (opts.stonewall && (s.family == Family::durable || kind_module(s.family)))
         return "--stonewall counts what a stopped job did by its output's bytes; a durable log laid out "
-               "beforehand, or a tree of files, does not tell";
+               "beforehand, a tree of files or a set of files replaced does not tell";
     if (opts.stonewall && (s.external() || s.worker() || s.own_threads()))
         return "--stonewall stops a job between the system calls of its own thread; this strategy moves data in "
                "another process or on threads of its own";

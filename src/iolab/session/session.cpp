@@ -316,10 +316,11 @@ void Session::check_space(const std::string& dir, unsigned ranks) const {
     inodes = saturating_mul(inodes, ranks);
     struct statvfs st {};
     if (inodes > 0 && ::statvfs(dir.c_str(), &st) == 0 && st.f_files > 0 && st.f_favail < inodes + kInodeMargin)
-        throw InputError(fmt::format(
-            "not enough free inodes in '{}': the trees of files need {} and the run {} more besides ({} in all), and "
-            "{} are free",
-            dir, inodes, kInodeMargin, inodes + kInodeMargin, static_cast<std::uint64_t>(st.f_favail)));
+        throw InputError(
+            fmt::format("not enough free inodes in '{}': the files of its cases need {} and the run {} more besides "
+                        "({} in all), and "
+                        "{} are free",
+                        dir, inodes, kInodeMargin, inodes + kInodeMargin, static_cast<std::uint64_t>(st.f_favail)));
 }
 
 Run Session::run(const SessionSettings& settings, std::string* kept_scratch) const {

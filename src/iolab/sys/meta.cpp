@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <poll.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -60,6 +61,18 @@ void mkdirat(const Fd& dir, const char* name, mode_t mode) {
 void unlinkat(const Fd& dir, const char* name, int flags) {
     retried_until_done(Call::unlink, dir.path() + "/" + name, "remove", ENOENT,
                        [&] { return ::unlinkat(dir.get(), name, flags); });
+}
+
+void renameat(const Fd& dir, const char* from, const char* to, unsigned flags) {
+    // An exchange leaves both names: its retry cannot tell, so it is done once the call returns.
+    retried_until_done(Call::rename, dir.path() + "/" + to, flags & RENAME_EXCHANGE ? "exchange with" : "rename over",
+                       flags & RENAME_EXCHANGE ? 0 : ENOENT,
+                       [&] { return ::renameat2(dir.get(), from, dir.get(), to, flags); });
+}
+
+void linkat(const char* from, const Fd& dir, const char* to) {
+    retried_until_done(Call::link, dir.path() + "/" + to, "link a name", EEXIST,
+                       [&] { return ::linkat(AT_FDCWD, from, dir.get(), to, AT_SYMLINK_FOLLOW); });
 }
 
 std::size_t getdents(const Fd& dir, void* buf, std::size_t n) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -58,7 +59,7 @@ void lay_out_old(const Workload& w, const Input& in, const std::string& dst) {
     const std::string name = dst.substr(dst.rfind('/') + 1);
     sys::mkdirat(parent, name.c_str());
     const sys::Fd dir = sys::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    std::vector<std::byte> old(w.file_size);
+    std::vector<std::byte> old(in.records->record());
     for (std::uint64_t i = 0; i < w.count; ++i) {
         const auto b = in.records->at(i);
         for (std::size_t k = 0; k < b.size(); ++k) old[k] = ~b[k];
@@ -71,13 +72,26 @@ void lay_out_old(const Workload& w, const Input& in, const std::string& dst) {
 
 // The names in the folder, but . and ..
 std::vector<std::string> names_in(const sys::Fd& dir) {
+    const int fd = ::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw IoError(errno, "list", dir.path());
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+        const int e = errno;
+        ::close(fd);
+        throw IoError(e, "list", dir.path());
+    }
+    const std::unique_ptr<DIR, int (*)(DIR*)> closing(d, ::closedir);
+    ::rewinddir(d);
     std::vector<std::string> out;
-    DIR* d = ::fdopendir(::dup(dir.get()));
-    if (!d) throw IoError(errno, "list", dir.path());
-    while (const dirent* e = ::readdir(d))
+    for (;;) {
+        errno = 0;
+        const dirent* e = ::readdir(d);
+        if (!e) {
+            if (errno != 0) throw IoError(errno, "list", dir.path());
+            return out;
+        }
         if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) out.emplace_back(e->d_name);
-    ::closedir(d);
-    return out;
+    }
 }
 
 // What is wrong with file i (empty: it holds its new content whole).
@@ -151,8 +165,9 @@ std::uint64_t set_memory(const Workload& w) {
                           std::min<std::uint64_t>(w.bytes(), Records::kSpread));
 }
 
-// The folder, the file being replaced and its temporary.
-std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 3; }
+// The folder (twice: the library opens it again to sync it), the file being replaced, its temporary,
+// and the library's look at the process's umask.
+std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 5; }
 
 std::string set_what(const Workload& w) { return fmt::format("{} files of {}", w.count, format_size(w.file_size)); }
 

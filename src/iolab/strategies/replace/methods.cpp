@@ -32,12 +32,6 @@ struct TempName {
     const char* c_str() const { return text.c_str(); }
 };
 
-// renameat2(2), retried on EINTR; throws IoError naming what it did.
-void rename_in(const sys::Fd& dir, const char* from, const char* to, unsigned flags, const char* what) {
-    while (::renameat2(dir.get(), from, dir.get(), to, flags) != 0)
-        if (errno != EINTR) throw IoError(errno, what, dir.path() + "/" + to);
-}
-
 // Each file of the job's folder replaced by `one(folder, i, new bytes)`, each timed.
 template <class One>
 void each_replacement(const Job& j, One&& one) {
@@ -64,7 +58,7 @@ template <bool kSyncFile, bool kSyncFolder>
 void rename_over(const Job& j) {
     each_replacement(j, [](const sys::Fd& dir, std::uint64_t i, std::span<const std::byte> b) {
         write_temporary(dir, i, b, kSyncFile);
-        rename_in(dir, TempName(i).c_str(), FileName(i).c_str(), 0, "rename over");
+        sys::renameat(dir, TempName(i).c_str(), FileName(i).c_str());
         if (kSyncFolder) sys::fsync(dir);
     });
 }
@@ -78,10 +72,9 @@ void tmpfile_linkat(const Job& j) {
         sys::fsync(tmp);
         const std::string self = fmt::format("/proc/self/fd/{}", tmp.get());
         const TempName name(i);
-        while (::linkat(AT_FDCWD, self.c_str(), dir.get(), name.c_str(), AT_SYMLINK_FOLLOW) != 0)
-            if (errno != EINTR) throw IoError(errno, "link the unnamed file as", dir.path() + "/" + name.text);
+        sys::linkat(self.c_str(), dir, name.c_str());
         tmp.close();
-        rename_in(dir, name.c_str(), FileName(i).c_str(), 0, "rename over");
+        sys::renameat(dir, name.c_str(), FileName(i).c_str());
         sys::fsync(dir);
     });
 }
@@ -90,7 +83,7 @@ void tmpfile_linkat(const Job& j) {
 void exchange(const Job& j) {
     each_replacement(j, [](const sys::Fd& dir, std::uint64_t i, std::span<const std::byte> b) {
         write_temporary(dir, i, b, true);
-        rename_in(dir, TempName(i).c_str(), FileName(i).c_str(), RENAME_EXCHANGE, "exchange with");
+        sys::renameat(dir, TempName(i).c_str(), FileName(i).c_str(), RENAME_EXCHANGE);
         sys::fsync(dir);
         sys::unlinkat(dir, TempName(i).c_str());
     });
@@ -116,6 +109,10 @@ void library(const Job& j) {
 
 // Whether the folder's filesystem makes unnamed files (O_TMPFILE), or swaps names.
 std::optional<std::string> no_tmpfile(const std::string& dir) {
+    // The name is given through /proc/self/fd (linkat with AT_EMPTY_PATH needs a capability).
+    if (::access("/proc/self/fd", X_OK) != 0)
+        return fmt::format("/proc/self/fd, through which an unnamed file is given its name, is not there ({})",
+                           std::strerror(errno));
     const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd >= 0) {
         ::close(fd);
@@ -127,8 +124,12 @@ std::optional<std::string> no_tmpfile(const std::string& dir) {
 std::optional<std::string> no_exchange(const std::string& dir) {
     // Two names that do not exist: ENOENT says the call and flag are known, EINVAL that they are not.
     const std::string a = dir + "/.iolab-exchange-a", b = dir + "/.iolab-exchange-b";
-    if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) != 0 && errno == ENOENT)
+    if (::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE) == 0) {
+        // Both were there (not iolab's probe): swapped back as they were.
+        ::renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE);
         return std::nullopt;
+    }
+    if (errno == ENOENT) return std::nullopt;
     return fmt::format("this filesystem does not exchange names (renameat2 RENAME_EXCHANGE: {})", std::strerror(errno));
 }
 
