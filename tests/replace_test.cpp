@@ -18,6 +18,8 @@
 #include "iolab/harness/measure_steps.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/harness/runner.hpp"
+#include "iolab/report/analysis/answer.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/io.hpp"
 #include "iolab/sys/stop.hpp"
@@ -151,6 +153,31 @@ TEST(Replace, TheOldFilesAreLaidOutBeforeEachRunAndRemovedAfter) {
     }
     for (const auto& e : std::filesystem::directory_iterator(dir.path()))
         EXPECT_TRUE(e.path().filename() == ".iolab-scratch" || e.path().filename() == "lock") << e.path();
+}
+
+// Files of 1 byte and of 4 KiB are ranked in a table each, named by their size, each with its own
+// answer: one table by MiB/s put every 1-byte case thousands of times behind the 4 KiB ones.
+TEST(Replace, EachFileSizeIsATableOfItsOwn) {
+    ScratchDir dir;
+    const Strategy* a = Registry::builtin().find("replace.unsafe-rename");
+    const Strategy* b = Registry::builtin().find("replace.unsafe-in-place");
+    Report r;
+    r.options = test::three_iterations();
+    for (std::uint64_t size : {1u, 4096u})
+        for (const Strategy* s : {a, b}) r.cases.push_back(run_case(replace_case(*s, 4, size), r.options, dir));
+    const auto tables = ranked_tables(r);
+    ASSERT_EQ(tables.size(), 2u);
+    for (const RankedTable& t : tables) {
+        ASSERT_EQ(t.cases.size(), 2u);
+        EXPECT_EQ(t.cases[0]->spec.workload.file_size, t.cases[1]->spec.workload.file_size);
+    }
+    EXPECT_EQ(table_name(tables[0]), "replace, 4 files of 1 B, warm");
+    EXPECT_EQ(table_name(tables[1]), "replace, 4 files of 4 KiB, warm");
+    EXPECT_EQ(tables[0].items, "replacements of 1 B");
+    EXPECT_EQ(answers(tables).size(), 2u);
+    // A group's title names both tables alike: the size of their items tells them apart.
+    r.groups.push_back({"", "my saves", r.options, false});
+    EXPECT_EQ(table_name(ranked_tables(r)[1]), "replace, my saves (replacements of 4 KiB), warm");
 }
 
 // A stop while the old files are laid out (before the clock) is the stop, not a failure of the case:

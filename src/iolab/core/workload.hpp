@@ -77,4 +77,13 @@ struct Workload : CaseValues {
     std::uint64_t all_bytes() const { return bytes() * jobs; }
 };
 
+// The table a case is ranked in: its family's, one for each size of item (commits of 4 KiB and
+// of 8 KiB, files of 1 byte and of 4 KiB are not ranked against each other by their bytes).
+struct TableKey {
+    Family family = Family::read;
+    std::uint64_t item_bytes = 0;
+    auto operator<=>(const TableKey&) const = default;
+};
+inline TableKey table_of(const Workload& w) { return {w.family, w.item_bytes()}; }
+
 }  // namespace iolab

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -133,6 +134,8 @@ std::string table_name(const RankedTable& t) {
         where = k                    ? k->what(w)
                 : w.item_bytes() > 0 ? fmt::format("{} records of {}", w.count, format_size(w.record))
                                      : format_size(t.cases.front()->spec.whole_bytes());
+    } else if (!t.items.empty()) {
+        where += " (" + t.items + ")";
     }
     return fmt::format("{}{}, {}", to_string(t.table.family), where.empty() ? "" : ", " + where,
                        to_string(g.options.cache));
@@ -267,16 +270,20 @@ void add_case_notes(RankedTable& rt) {
     }
 }
 
-// The table of one group's cases of one family.
-RankedTable ranked_table(const Report& report, const ReportGroup& g, Family f,
+// The table of one group's cases of one family and size of item; `split`: one of several of its
+// family in the group, named by its items too.
+RankedTable ranked_table(const Report& report, const ReportGroup& g, TableKey k, bool split,
                          const std::vector<const CaseResult*>& cases) {
+    const Family f = k.family;
     RankedTable rt;
     rt.group = g;
+    rt.items = split ? fmt::format("{} of {}", row_of(f).items, format_size(k.item_bytes)) : "";
     rt.standing = stand(cases, g.options.margin);
     Table& t = rt.table;
     t.family = f;
     t.group = g.id;
-    t.title = fmt::format("{}{} ({}){}", g.title.empty() ? "" : g.title + ": ", to_string(f), options_text(g.options),
+    t.title = fmt::format("{}{}{} ({}){}", g.title.empty() ? "" : g.title + ": ", to_string(f),
+                          rt.items.empty() ? "" : ", " + rt.items, options_text(g.options),
                           g.partial ? " PARTIAL: interrupted" : "");
     // A row's ceiling, and how far it reaches: shown only where the median has its interval (a
     // smoke run's one sample says nothing of a ceiling).
@@ -300,14 +307,16 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     for (const ReportGroup& g : report.groups) groups.push_back(&g);
     const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
-    for (const ReportGroup* g : groups)
-        for (const FamilyRow& row : kFamilyRows) {
-            const Family f = row.family;
-            std::vector<const CaseResult*> cases;
-            for (const auto& c : report.cases)
-                if (c.spec.workload.family == f && c.spec.group == g->id) cases.push_back(&c);
-            if (!cases.empty()) tables.push_back(ranked_table(report, *g, f, cases));
+    for (const ReportGroup* g : groups) {
+        std::map<TableKey, std::vector<const CaseResult*>> of;
+        for (const auto& c : report.cases)
+            if (c.spec.group == g->id) of[table_of(c.spec.workload)].push_back(&c);
+        for (const auto& [k, cases] : of) {
+            const bool split =
+                std::count_if(of.begin(), of.end(), [&](const auto& e) { return e.first.family == k.family; }) > 1;
+            tables.push_back(ranked_table(report, *g, k, split, cases));
         }
+    }
     return tables;
 }
 

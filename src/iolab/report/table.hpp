@@ -54,6 +54,8 @@ struct RankedTable {
     std::vector<const CaseResult*> cases;  // in the table's order
     Standing standing;
     std::vector<const Ceiling*> ceilings;  // each case's, or nullptr
+    // One of several tables of its family in its group, one a size of item: "commits of 4 KiB".
+    std::string items;
 };
 
 // Under MPI: one rank's part of a case, from its own times (Sample::rank_s; each rank moved an
@@ -82,7 +84,7 @@ std::string rate_sparkline(const std::vector<std::uint64_t>& slices, std::size_t
 // "850 ns", "12.3 us", "4.56 ms", "1.20 s".
 std::string format_ns(std::uint64_t ns);
 
-// A ranked table per group and family, the cases in the order of their standing.
+// A ranked table per group, family and size of item (table_of), the cases in the order of their standing.
 std::vector<RankedTable> ranked_tables(const Report& report);
 // Notes that hold for every table they apply to (scaled slices, uncounted calls, tools' fixed
 // costs, unstable and early-stopped cases), once each. `all`: every tool's figures. `brief`, when
