@@ -180,6 +180,18 @@ TEST(Replace, EachFileSizeIsATableOfItsOwn) {
     EXPECT_EQ(table_name(ranked_tables(r)[1]), "replace, my saves (replacements of 4 KiB), warm");
 }
 
+// The jobs of a case share its new content (one input) but each holds a file's old content and a
+// file read back: memory grows with the jobs (8 jobs of 1 GiB files were counted as one).
+TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {
+    const Strategy* s = Registry::builtin().find("replace.rename-fsync");
+    ASSERT_NE(s, nullptr);
+    CaseSpec c = replace_case(*s, 2, 1ull << 30);
+    const std::uint64_t one = memory_needed(c);
+    c.workload.jobs = 8;
+    EXPECT_GE(memory_needed(c), one + 7 * (2ull << 30));
+    EXPECT_EQ(input_name(c.workload, 0), input_name(c.workload, 7));  // one input for all jobs
+}
+
 // A stop while the old files are laid out (before the clock) is the stop, not a failure of the case:
 // the write it cancels (ECANCELED) says Interrupted.
 TEST(Replace, AStopWhileTheOldFilesAreLaidOutIsTheStopNotAFailure) {

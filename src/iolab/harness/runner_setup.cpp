@@ -59,7 +59,8 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
 // the rank it is shifted to (the same name in that rank's scratch folder).
 void shift_input(Fixture& fx, const ScratchDir& dir) {
     const Team& tm = team();
-    if (!tm.mpi() || tm.source_rank() == tm.rank() || writes_records(fx.workload().family)) return;
+    // Nothing read from a file (records written, a tree or a set known by its digests alone): nothing to shift.
+    if (!tm.mpi() || tm.source_rank() == tm.rank() || fx.input_path().empty()) return;
     const std::string& own = fx.input_path();
     fx.read_from(dir.sibling_at(tm.scratch_names().at(static_cast<std::size_t>(tm.source_rank())),
                                 own.substr(own.rfind('/') + 1)));

@@ -209,9 +209,9 @@ std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>
             const double estimate = static_cast<double>(syncs) * sync_s;
             if (estimate > kLongIterationS)
                 out.push_back(fmt::format(
-                    "{}: one iteration makes {} synced writes, about {} here (one took {}); a larger --record, or a "
-                    "smaller --size or --count, makes it shorter",
-                    c.label(), syncs, roughly(estimate), format_seconds(sync_s)));
+                    "{}: one iteration makes {} synced writes, about {} here (one took {}); {} makes it shorter",
+                    c.label(), syncs, roughly(estimate), format_seconds(sync_s),
+                    c.strategy->syncs > 0 ? "a smaller --count" : "a larger --record, or a smaller --size or --count"));
         }
     return out;
 }

@@ -31,9 +31,10 @@ std::pair<int, std::string> place_of(const std::string& path) {
     return *split;
 }
 
-// The set's name in the scratch folder; nothing is made there (the records are in memory).
-std::string set_input_name(const Workload& w, unsigned job) {
-    return fmt::format("set-{}-{}x{}-{}", to_string(w.data), w.count, w.file_size, job);
+// The set's name in the scratch folder; nothing is made there (the records are in memory, read
+// only): every job of a case shares them, as the jobs of a write share its records.
+std::string set_input_name(const Workload& w, unsigned) {
+    return fmt::format("set-{}-{}x{}", to_string(w.data), w.count, w.file_size);
 }
 
 void remove_set(const std::string& path) {
@@ -159,10 +160,13 @@ KindSpace set_space(const Workload& w) {
     return k;
 }
 
-// The new content, made in memory: a pool of one block and up to Records::kSpread bytes.
+// The new content, made in memory and shared by the jobs: a pool of one block and up to
+// Records::kSpread bytes; and each job's buffers of a file (the old content laid out, a file read
+// back to be checked).
 std::uint64_t set_memory(const Workload& w) {
-    return saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
-                          std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+    const std::uint64_t shared = saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
+                                                std::min<std::uint64_t>(w.bytes(), Records::kSpread));
+    return saturating_add(shared, saturating_mul(saturating_mul(2, w.file_size + 1), w.jobs));
 }
 
 // The folder (twice: the library opens it again to sync it), the file being replaced, its temporary,
