@@ -311,10 +311,11 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
         std::map<TableKey, std::vector<const CaseResult*>> of;
         for (const auto& c : report.cases)
             if (c.spec.group == g->id) of[table_of(c.spec.workload)].push_back(&c);
-        for (const auto& [k, cases] : of) {
+        for (const auto& table : of) {
+            const Family f = table.first.family;
             const bool split =
-                std::count_if(of.begin(), of.end(), [&](const auto& e) { return e.first.family == k.family; }) > 1;
-            tables.push_back(ranked_table(report, *g, k, split, cases));
+                std::count_if(of.begin(), of.end(), [f](const auto& e) { return e.first.family == f; }) > 1;
+            tables.push_back(ranked_table(report, *g, table.first, split, table.second));
         }
     }
     return tables;
