@@ -190,6 +190,10 @@ TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {
     c.workload.jobs = 8;
     EXPECT_GE(memory_needed(c), one + 7 * (2ull << 30));
     EXPECT_EQ(input_name(c.workload, 0), input_name(c.workload, 7));  // one input for all jobs
+    ScratchDir dir;
+    InputPool pool(dir);
+    c.workload.file_size = 64;
+    EXPECT_EQ(pool.get(c.workload, 0), pool.get(c.workload, 7));
 }
 
 // A stop while the old files are laid out (before the clock) is the stop, not a failure of the case:

@@ -158,9 +158,10 @@ std::shared_ptr<const Input> InputPool::get(const Workload& w, unsigned job) {
     if (records || !w.input.empty()) job = 0;
     const std::size_t unit = !records ? 0 : w.patterned ? w.block : w.record;
     const std::uint64_t bytes = !records ? w.size : w.patterned ? w.span_bytes() : w.bytes();
-    // A kind's module names its inputs by what they hold: one name, one input.
+    // A kind's module names its inputs by what they hold (and by job where jobs must not share): one
+    // name, one input.
     const auto key = kind_module(w.family)
-                         ? std::make_tuple(3, std::string(), std::uint64_t(0), input_name(w, job), job, std::size_t(0))
+                         ? std::make_tuple(3, std::string(), std::uint64_t(0), input_name(w, job), 0u, std::size_t(0))
                          : std::make_tuple(records ? 1 + w.patterned : 0, to_string(w.data), bytes, w.input, job, unit);
     if (auto it = inputs_.find(key); it != inputs_.end()) return it->second;
     const std::string path = dir_.at(input_name(w, job));
