@@ -17,6 +17,15 @@ enum class Family { read, write, copy, durable, files_read, files_write, files_c
 // tree of `files` files (core/tree.hpp), or `count` files each replaced in turn (replace).
 enum class Shape { file, records, tree, set };
 
+// What the harness may do with a kind's work, and what it may not (the constraints of the options).
+enum KindTrait : unsigned {
+    kTraitOutput = 1u << 0,     // a run leaves an output it wrote (all but reads): the write state, --throttle
+    kTraitFileInput = 1u << 1,  // it reads one input file: --input, a cold cache's eviction, --rank-shift
+    kTraitSyncAfter = 1u << 2,  // --sync syncs its one output file after each run
+    kTraitStonewall = 1u << 3,  // a job stopped early is counted by its bytes (--stonewall)
+    kTraitCold = 1u << 4,       // --cache cold evicts what it reads: its table shows how much was cached
+};
+
 struct FamilyRow {
     Family family;
     std::string_view name;
@@ -26,19 +35,23 @@ struct FamilyRow {
     std::string_view items;
     // The everyday way of doing it, which an answer compares its winner with.
     std::string_view everyday;
+    unsigned traits = 0;  // KindTrait
 };
 
 // The registration list of kinds, in the order of the tables.
 inline constexpr FamilyRow kFamilyRows[] = {
-    {Family::read, "read", Shape::file, "", "read.stdio-chunk"},
-    {Family::write, "write", Shape::records, "", "write.record-stdio"},
-    {Family::copy, "copy", Shape::file, "", "copy.std-filesystem"},
-    {Family::durable, "durable", Shape::records, "commits", "durable.fsync"},
-    {Family::files_read, "files-read", Shape::tree, "files", "files.read-ifstream"},
-    {Family::files_write, "files-write", Shape::tree, "files", "files.write-ofstream"},
-    {Family::files_copy, "files-copy", Shape::tree, "files", "files.copy-std-filesystem"},
-    {Family::files_remove, "files-remove", Shape::tree, "files", "files.remove-std-filesystem"},
-    {Family::replace, "replace", Shape::set, "replacements", "replace.rename-fsync"},
+    {Family::read, "read", Shape::file, "", "read.stdio-chunk", kTraitFileInput | kTraitStonewall | kTraitCold},
+    {Family::write, "write", Shape::records, "", "write.record-stdio",
+     kTraitOutput | kTraitSyncAfter | kTraitStonewall},
+    {Family::copy, "copy", Shape::file, "", "copy.std-filesystem",
+     kTraitOutput | kTraitFileInput | kTraitSyncAfter | kTraitStonewall | kTraitCold},
+    {Family::durable, "durable", Shape::records, "commits", "durable.fsync", kTraitOutput},
+    {Family::files_read, "files-read", Shape::tree, "files", "files.read-ifstream", kTraitCold},
+    {Family::files_write, "files-write", Shape::tree, "files", "files.write-ofstream", kTraitOutput},
+    {Family::files_copy, "files-copy", Shape::tree, "files", "files.copy-std-filesystem", kTraitOutput | kTraitCold},
+    {Family::files_remove, "files-remove", Shape::tree, "files", "files.remove-std-filesystem",
+     kTraitOutput | kTraitCold},
+    {Family::replace, "replace", Shape::set, "replacements", "replace.rename-fsync", kTraitOutput},
 };
 
 inline const FamilyRow& row_of(Family f) {
@@ -47,6 +60,7 @@ inline const FamilyRow& row_of(Family f) {
     return kFamilyRows[0];
 }
 inline Shape shape_of(Family f) { return row_of(f).shape; }
+inline bool has_trait(Family f, KindTrait t) { return (row_of(f).traits & t) != 0; }
 // Works on a tree of many files (Workload::files, file_size, folders) rather than on one file.
 inline bool is_tree(Family f) { return shape_of(f) == Shape::tree; }
 // A write of records (Workload::record * count bytes) from nothing: the write and durable families.

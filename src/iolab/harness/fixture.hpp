@@ -50,10 +50,9 @@ public:
 
 private:
     const ScratchDir& dir_;
-    // (kind, data, bytes, user file, job, record or block size)
-    std::map<std::tuple<int, std::string, std::uint64_t, std::string, unsigned, std::size_t>,
-             std::shared_ptr<const Input>>
-        inputs_;
+    static bool shares_input(const Workload& w);
+    std::map<std::string, std::shared_ptr<const Input>> inputs_;  // by input_name
+
     std::map<std::tuple<std::string, std::uint64_t, unsigned>, std::shared_ptr<const Input>> shared_;
     std::vector<std::string> made_;  // shared files made here
 };
@@ -105,7 +104,7 @@ public:
 
 private:
     Workload w_;
-    const KindModule* kind_ = kind_module(w_.family);  // the kind's own fixture, or null: one file
+    const KindModule& kind_ = kind_module(w_.family);
     std::shared_ptr<const Input> input_;
     std::shared_ptr<const Input> long_;  // use_long_input's, or none
     std::string dst_;
@@ -117,14 +116,11 @@ private:
     std::uint64_t next_op_ = 0;  // the first operation of the next job
     unsigned passes_ = 1;
     void reference_patterns();
-    const FileDigest& expected() const;
     std::uint32_t input_crc32() const;
     mutable std::optional<std::uint32_t> crc32_;  // the input's, computed when first needed
     TreeDigest tree_;                             // a files-family read's: what it read
 };
 
-// Writes `size` bytes of generated data to a new file at path; returns their digests.
-FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
 // The name of a generated input in a scratch folder: from what it holds, so that every rank of an
 // MPI job names the same input alike whatever else it made.
 std::string input_name(const Workload& w, unsigned job);

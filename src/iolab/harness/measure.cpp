@@ -72,7 +72,7 @@ void attach_timeline(Job& job, Timeline* timeline) {
 double prepare_input(const Fixture& fx, const RunOptions& opts) {
     hold_cache_budget();
     // Nothing read: records written, a tree written or laid out for removal.
-    if (writes_records(fx.workload().family) || fx.input_path().empty()) return -1;
+    if (fx.input_path().empty()) return -1;
     if (opts.cache == CacheMode::cold) evict_file(fx.input_path(), opts.drop_caches);
     return resident_fraction(fx.input_path());
 }
@@ -81,8 +81,7 @@ void run_with_sync(const Strategy& s, const Job& job, const RunOptions& opts) {
     s.run(job);
     // A durable case's records are durable already: a sync after it would only add to its time. A
     // tree or a set has no one file to sync (files.write-fsync-*, replace.* make their own syncs).
-    if (job.family != Family::read && job.family != Family::durable && !kind_module(job.family) &&
-        opts.sync != SyncPolicy::none) {
+    if (has_trait(job.family, kTraitSyncAfter) && opts.sync != SyncPolicy::none) {
         const sys::Fd out = sys::open(job.dst, O_RDONLY);
         opts.sync == SyncPolicy::fsync ? sys::fsync(out) : sys::fdatasync(out);
     }
@@ -132,13 +131,8 @@ Checked verify_output(const Fixture& fx, const Job& job, const std::string& who,
 void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who) {
     const std::uint64_t needed = syncs_per_job(s, w);
     if (made.syncs() >= needed) return;
-    if (s.syncs > 0)
-        differs(fmt::format("{}{} sync calls (fsync, fdatasync) for {} {}; {} make each survive a crash", who,
-                            made.syncs(), w.count, w.item_name(), needed));
-    differs(
-        fmt::format("{}{} sync calls (fsync, fdatasync, O_DSYNC writes) for {} records; at least {} make "
-                    "every record durable when its call returns",
-                    who, made.syncs(), w.count, needed));
+    differs(who + fmt::format(fmt::runtime(kind_module(w.family).sync_shortfall), fmt::arg("made", made.syncs()),
+                              fmt::arg("count", w.count), fmt::arg("needed", needed)));
 }
 
 Checked weaker(Checked a, Checked b) {

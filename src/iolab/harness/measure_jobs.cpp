@@ -177,7 +177,7 @@ private:
     // output is laid out whole: its operations count what it did.
     std::uint64_t stopped_bytes(std::size_t i) const {
         const std::uint64_t done = w_.patterned && w_.family == Family::write ? latencies_[i].count() * w_.block
-                                   : w_.family == Family::read                ? sinks_[i]->bytes()
+                                   : !has_trait(w_.family, kTraitOutput)      ? sinks_[i]->bytes()
                                                                               : output_bytes(jobs_[i].dst);
         if (done > w_.bytes())
             differs(
@@ -187,7 +187,7 @@ private:
 
     // Whether this process makes (and checks the size of) the output the jobs write parts of.
     bool makes_shared_output() const {
-        return jobs_.front().length > 0 && w_.family != Family::read && fixtures_.front()->makes_output();
+        return jobs_.front().length > 0 && has_trait(w_.family, kTraitOutput) && fixtures_.front()->makes_output();
     }
 
     // A shared output holds every part and nothing more: a job that wrote past its part's end

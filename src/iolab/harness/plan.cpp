@@ -14,8 +14,6 @@
 
 namespace iolab {
 
-namespace {}  // namespace
-
 std::vector<const Strategy*> chosen_strategies(const std::vector<std::string>& patterns, const Registry& registry) {
     std::vector<const Strategy*> out;
     if (patterns.empty()) {
@@ -53,7 +51,7 @@ std::string case_key(const CaseSpec& c) {
 void check_input(const PlanRequest& req, const std::vector<const Strategy*>& strategies) {
     if (req.input.empty()) return;
     for (const Strategy* s : strategies) {
-        if (writes_records(s->family) || shape_of(s->family) == Shape::set)
+        if (!has_trait(s->family, kTraitFileInput))
             throw InputError(
                 fmt::format("with --input only read and copy strategies run (the input is never written); {} is a "
                             "{} strategy",
@@ -159,20 +157,14 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     if (s.honours(kParamQueue)) buffers = saturating_mul(buffers, w.queue);
     if (w.patterned) buffers = saturating_add(buffers, w.block);
     if (s.honours(kParamIov) && s.family == Family::read) buffers *= w.iov;
-    // A write's records come from a pool of one block and up to Records::kSpread bytes; a
-    // compressed chain's output is decoded whole to be verified.
-    std::uint64_t data = 0;
-    const std::uint64_t unit = w.patterned ? w.block : w.record;
-    if (const KindModule* k = kind_module(s.family); k && k->memory) data = k->memory(w);
-    if (writes_records(s.family))
-        data = saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
-                              std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
+    // What the kind makes in memory (a write's records); a compressed chain's output is decoded whole
+    // to be verified.
+    const KindModule& k = kind_module(s.family);
+    std::uint64_t data = k.memory ? k.memory(w) : 0;
     if (s.honours(kParamChain)) data = saturating_add(data, saturating_mul(w.bytes(), 2));
     // Jobs share a write's records (read only) but each has its own buffers.
     return saturating_add(saturating_mul(buffers, w.jobs), data);
 }
-
-namespace {}  // namespace
 
 std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, unsigned ranks,
                                std::uint64_t max_iterations) {
@@ -185,11 +177,8 @@ std::uint64_t samples_per_case(const std::vector<std::vector<CaseSpec>>& plan, u
 }
 
 std::uint64_t syncs_per_job(const Strategy& s, const Workload& w) {
-    if (s.syncs > 0) return saturating_mul(s.syncs, w.count);  // each item's own (a replacement)
-    if (w.family != Family::durable) return 0;
-    // Group commit: a sync covers at most one record of each producer.
-    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
-    return (w.count + per_sync - 1) / per_sync;
+    const KindModule& k = kind_module(w.family);
+    return k.syncs ? k.syncs(s, w) : 0;
 }
 
 std::uint64_t syncs_per_iteration(const CaseSpec& c) {
@@ -198,50 +187,39 @@ std::uint64_t syncs_per_iteration(const CaseSpec& c) {
 
 std::uint64_t descriptors_needed(const CaseSpec& c) {
     const Workload& w = c.workload;
-    // Files in flight (one a queue entry), or what the kind's module holds open.
-    const KindModule* k = kind_module(w.family);
-    const std::uint64_t open = k && c.strategy ? k->descriptors(*c.strategy, w) : w.queue;
+    // What the kind's module holds open (files in flight).
+    const std::uint64_t open = c.strategy ? kind_module(w.family).descriptors(*c.strategy, w) : w.queue;
     // Besides: the tree's root (or the file and its output), and a few of the strategy's own.
     return saturating_mul(w.jobs, saturating_add(open, 8));
 }
 
-std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
+namespace {
+
+// The cases of a group share their inputs (one of each name a job) and keep one output per job at
+// a time: the sum of one measure of the inputs, and the largest of the outputs.
+std::uint64_t scratch_of(const std::vector<CaseSpec>& plan, std::uint64_t KindSpace::*input,
+                         std::uint64_t KindSpace::*output) {
+    std::set<std::pair<std::string, unsigned>> inputs;
     std::uint64_t in = 0, out = 0;
-    std::set<std::string> inputs;
     for (const auto& c : plan) {
         const Workload& w = c.workload;
-        const KindModule* k = kind_module(w.family);
-        if (!k) continue;  // a file or two
-        const KindSpace need = k->space(w);
-        out = std::max(out, saturating_mul(need.output_inodes, w.jobs));
-        if (!need.input.empty() && inputs.insert(fmt::format("{}/{}", need.input, w.jobs)).second)
-            in = saturating_add(in, saturating_mul(need.input_inodes, w.jobs));
+        const KindSpace need = kind_module(w.family).space(w);
+        out = std::max(out, saturating_mul(need.*output, w.jobs));
+        if (need.input.empty()) continue;
+        for (unsigned j = 0; j < w.jobs; ++j)
+            if (inputs.emplace(need.input, j).second) in = saturating_add(in, need.*input);
     }
     return saturating_add(in, out);
 }
 
+}  // namespace
+
+std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan) {
+    return scratch_of(plan, &KindSpace::input_inodes, &KindSpace::output_inodes);
+}
+
 std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan) {
-    // The cases of a group share their inputs (one file per data kind, size and job) and keep
-    // one output per job at a time.
-    std::set<std::tuple<std::string, std::uint64_t, unsigned>> inputs;
-    std::uint64_t in = 0, out = 0;
-    for (const auto& c : plan) {
-        // A patterned read's input is the whole file, not the bytes its operations read.
-        const Workload& cw = c.workload;
-        if (const KindModule* k = kind_module(cw.family)) {
-            const KindSpace need = k->space(cw);
-            out = std::max(out, saturating_mul(need.output_bytes, cw.jobs));
-            if (!need.input.empty() && inputs.emplace(need.input, cw.jobs, 0).second)
-                in = saturating_add(in, saturating_mul(need.input_bytes, cw.jobs));
-            continue;
-        }
-        const std::uint64_t b = !writes_records(cw.family) ? cw.size : cw.patterned ? cw.span_bytes() : cw.bytes();
-        if (c.workload.family != Family::read) out = std::max(out, saturating_mul(b, c.workload.jobs));
-        if (writes_records(c.workload.family) || !c.workload.input.empty()) continue;
-        for (unsigned j = 0; j < c.workload.jobs; ++j)
-            if (inputs.emplace(to_string(c.workload.data), b, j).second) in = saturating_add(in, b);
-    }
-    return saturating_add(in, out);
+    return scratch_of(plan, &KindSpace::input_bytes, &KindSpace::output_bytes);
 }
 
 }  // namespace iolab

@@ -9,6 +9,7 @@
 
 #include "iolab/chain/chain.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/plan.hpp"
 
 namespace iolab {
 
@@ -203,7 +204,7 @@ void finish(CaseResult& r, const RunOptions& opts, double resolution_s) {
     r.warnings.clear();
     r.no_figure = r.status == Status::ok ? net_in_noise(r) : std::string();
     const Strategy* s = r.spec.strategy;
-    r.device_bound = (s && (s->waits_for_device() || s->syncs > 0)) || r.spec.workload.family == Family::durable ||
+    r.device_bound = (s && (s->waits_for_device() || syncs_per_job(*s, r.spec.workload) > 0)) ||
                      opts.cache != CacheMode::warm || opts.sync != SyncPolicy::none;
     if (opts.cache == CacheMode::cold) r.cold_unproven = false;  // decided below; kept otherwise (a re-read result)
     r.budget_unheld = false;                                     // decided below

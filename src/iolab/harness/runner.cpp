@@ -27,7 +27,8 @@ namespace {
 // output's pages does not fall in the read's time.
 void free_last_output(CaseState& c, const RunOptions& opts) {
     const bool device_read = opts.cache == CacheMode::cold || opts.cache == CacheMode::direct;
-    if (!c.last_output || !*c.last_output || (c.r.spec.strategy->family == Family::read && !device_read)) return;
+    if (!c.last_output || !*c.last_output || (!has_trait(c.r.spec.strategy->family, kTraitOutput) && !device_read))
+        return;
     (*c.last_output)->remove_output();
     *c.last_output = nullptr;
 }
@@ -35,7 +36,7 @@ void free_last_output(CaseState& c, const RunOptions& opts) {
 std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock& clock, Timeline* tl,
                                      VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
-    const bool writes = s.family != Family::read && c.last_output;
+    const bool writes = has_trait(s.family, kTraitOutput) && c.last_output;
     free_last_output(c, opts);
     CaseJob& job = c.jobs.front();
     auto out = measure_once(s, *job.fx, *job.sink, opts, clock, tl, mode, writes);

@@ -36,7 +36,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
     if (auto why = s.skip_reason(dir.path())) return *why;
     if (opts.cache == CacheMode::direct && !s.direct_capable())
         return "does not use O_DIRECT, which --cache direct asks for";
-    if (opts.throttle.active() && s.family != Family::read && (!s.throttleable() || !s.in_syscall_layer()))
+    if (opts.throttle.active() && has_trait(s.family, kTraitOutput) && (!s.throttleable() || !s.in_syscall_layer()))
         return "its writes bypass iolab's syscall layer, so --throttle cannot slow them down";
     if (s.worker() && w.jobs > 1) return "runs in one JVM worker, one job at a time; --jobs gives it more";
     if (s.worker() && opts.cache_budget > 0)
@@ -46,7 +46,7 @@ std::string skip_reason(const Strategy& s, const Workload& w, const RunOptions& 
                "descriptors; --rank-shift cannot shift it";
     if (shares_file(opts, w) && !s.does_parts())
         return "works on whole files only; --shared-file gives each job a part of one file";
-    if (opts.stonewall && (s.family == Family::durable || kind_module(s.family)))
+    if (opts.stonewall && !has_trait(s.family, kTraitStonewall))
         return "--stonewall counts what a stopped job did by its output's bytes; a durable log laid out "
                "beforehand, a tree of files or a set of files replaced does not tell";
     if (opts.stonewall && (s.external() || s.worker() || s.own_threads()))

@@ -130,10 +130,9 @@ std::string table_name(const RankedTable& t) {
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) {
         const Workload& w = t.cases.front()->spec.workload;
-        const KindModule* k = kind_module(w.family);
-        where = k                    ? k->what(w)
-                : w.item_bytes() > 0 ? fmt::format("{} records of {}", w.count, format_size(w.record))
-                                     : format_size(t.cases.front()->spec.whole_bytes());
+        const KindModule& k = kind_module(w.family);
+        where = k.what ? k.what(w) : "";
+        if (where.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
     } else if (!t.items.empty()) {
         where += " (" + t.items + ")";
     }
@@ -290,7 +289,7 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, TableKey k,
     const bool limits = std::any_of(rt.standing.places.begin(), rt.standing.places.end(), [&](const auto& p) {
         return p.c->ranked() && has_interval(*p.c) && ceiling_for(report.limits, p.c->spec, g.options);
     });
-    const bool cached = g.options.cache == CacheMode::cold && !writes_records(f) && shape_of(f) != Shape::set;
+    const bool cached = g.options.cache == CacheMode::cold && has_trait(f, kTraitCold);
     const Workload& w0 = cases.front()->spec.workload;
     const std::string_view items = w0.item_bytes() > 0 ? w0.item_name() : std::string_view();
     t.columns = ranked_columns(limits, cached, items);

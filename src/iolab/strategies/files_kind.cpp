@@ -17,13 +17,6 @@ namespace iolab {
 
 namespace {
 
-// (folder descriptor, name) of a path made by ScratchDir::at.
-std::pair<int, std::string> place_of(const std::string& path) {
-    const auto split = split_fd_path(path);
-    if (!split) throw std::logic_error("a tree's path is not in a folder held by descriptor: " + path);
-    return *split;
-}
-
 TreeShape tree_shape(const Workload& w) { return {w.files, w.file_size, w.folders}; }
 
 // Reads and copies share a tree laid out; writes and removals keep its digests alone.
@@ -34,14 +27,9 @@ std::string tree_input_name(const Workload& w, unsigned job) {
                        w.folders, job);
 }
 
-void remove_tree_path(const std::string& path) {
-    const auto [fd, name] = place_of(path);
-    remove_tree(fd, name);
-}
-
 std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::string& path) {
     auto in = std::make_shared<Input>();
-    in->remove = remove_tree_path;
+    in->remove = remove_folder_at;
     const TreeShape t = tree_shape(w);
     auto content = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.files);
     TreeSum s;
@@ -60,13 +48,13 @@ std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::strin
     return in;
 }
 
-void lay_out_for_removal(const Workload& w, const Input& in, const std::string& dst) {
+void lay_out_for_removal(const Workload& w, const Input& in, Job& job) {
     if (w.family != Family::files_remove) return;
-    const auto [fd, name] = place_of(dst);
+    const auto [fd, name] = place_of(job.dst);
     lay_out_tree(fd, name, tree_shape(w), *in.records);
 }
 
-Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool checked) {
+Verdict verify_tree(const Workload& w, const Input& in, const Job& job, const RunCheck& c) {
     Verdict v;
     v.expected = in.digest.checksum;
     v.expected_bytes = in.digest.size;
@@ -91,7 +79,7 @@ Verdict verify_tree(const Workload& w, const Input& in, const Job& job, bool che
             v.ok = v.actual_bytes == v.expected_bytes;
             return v;
         }
-        if (!checked || !job.tree) {  // a tool: nothing to check but that it ran
+        if (!c.checked || !job.tree) {  // a tool: nothing to check but that it ran
             v.ok = true;
             v.checked = false;
             return v;
@@ -154,7 +142,7 @@ const KindModule& files_kind() {
                               .make_input = make_tree_input,
                               .before_run = lay_out_for_removal,
                               .verify = verify_tree,
-                              .remove = remove_tree_path};
+                              .remove = remove_folder_at};
     return m;
 }
 

@@ -1,10 +1,15 @@
 #pragma once
-// A kind of work's module: what it owns beyond its strategies, for the kinds whose work is not one
-// file (a tree of files, a set of files replaced): its input, each run's output laid out before the
-// clock, the check of what a run left, and its removal. The harness's fixture calls through it.
+// A kind of work's module: what it owns beyond its strategies (one file streamed, records written, a
+// tree of files, a set of files replaced): its input, each run's output laid out before the clock,
+// the check of what a run left, its removal, and what its cases need. The harness's fixture and plan
+// call through it; the kind's row (core/family.hpp) says its name, shape, unit and constraints.
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "iolab/core/checksum.hpp"
@@ -44,6 +49,14 @@ struct Input {
     std::uint64_t files = 0;
 };
 
+// What the check of a run knows besides the input and the job.
+struct RunCheck {
+    bool checked = true;                           // false: a tool that leaves nothing of iolab's to check
+    std::optional<unsigned> part;                  // a part of a shared file (--shared-file): only its bytes
+    std::function<FileDigest(const Job&)> decode;  // a compressed output's content (Strategy::decode_output)
+    std::function<std::uint32_t()> input_crc32;    // the input's CRC-32, computed once (Sink::take_crc32)
+};
+
 // What a case of the kind holds in the scratch folder for one job: an input it keeps (shared by the
 // cases whose `input` names it; "" none), the output of a run, in bytes and in inodes.
 struct KindSpace {
@@ -52,33 +65,47 @@ struct KindSpace {
     std::uint64_t output_bytes = 0, output_inodes = 0;
 };
 
-// The hooks of a kind whose work is not one file. Paths are names in a folder held by descriptor
-// (ScratchDir::at).
+// The hooks of a kind. Paths are names in a folder held by descriptor (ScratchDir::at).
 struct KindModule {
     // Its cases' needs, checked before the run: scratch space, memory beyond buffers (its content
     // made in memory), descriptors open at once (beyond a few of the strategy's own).
     KindSpace (*space)(const Workload& w) = nullptr;
     std::uint64_t (*memory)(const Workload& w) = nullptr;
     std::uint64_t (*descriptors)(const Strategy& s, const Workload& w) = nullptr;
-    // What a table of it is of, when its group has no title: "1000 files of 4 KiB".
+    // What a table of it is of, when its group has no title: "1000 files of 4 KiB" (null or "": its
+    // bytes).
     std::string (*what)(const Workload& w) = nullptr;
     // The name of its input in the scratch folder (from what it holds: every rank of an MPI job
     // names it alike), and the input made there or only its digests.
     std::string (*input_name)(const Workload& w, unsigned job) = nullptr;
     std::shared_ptr<const Input> (*make_input)(const Workload& w, const std::string& path) = nullptr;
-    // Lays out what a run needs at its output, before the clock (may be null).
-    void (*before_run)(const Workload& w, const Input& in, const std::string& dst) = nullptr;
-    // What a run left (`checked` false: a tool that reads into nothing of iolab's).
-    Verdict (*verify)(const Workload& w, const Input& in, const Job& job, bool checked) = nullptr;
+    // Lays out what a run needs at its output (job.dst), before the clock (may be null).
+    void (*before_run)(const Workload& w, const Input& in, Job& job) = nullptr;
+    // What a run left.
+    Verdict (*verify)(const Workload& w, const Input& in, const Job& job, const RunCheck& c) = nullptr;
+    // The sync calls a job must make for its work to survive a crash, counted by the syscall layer
+    // (null: none), and the words of a run that made fewer ({made}, {count} items, {needed}).
+    std::uint64_t (*syncs)(const Strategy& s, const Workload& w) = nullptr;
+    std::string_view sync_shortfall = {};
     // Removes what is at path (an output or an input it made), if anything.
     void (*remove)(const std::string& path) = nullptr;
 };
 
-// The module of a family, or null for the kinds of one file (the fixture's own).
-const KindModule* kind_module(Family f);
+// The module of a family.
+const KindModule& kind_module(Family f);
 
 // Each kind's module (the registration list is kinds.cpp).
+const KindModule& file_kind();
+const KindModule& records_kind();
 const KindModule& files_kind();
 const KindModule& replace_kind();
+
+// (folder descriptor, name) of a path made by ScratchDir::at; a kind's folders are named so.
+std::pair<int, std::string> place_of(const std::string& path);
+// Removes the folder at such a path and all it holds, if it is there.
+void remove_folder_at(const std::string& path);
+
+// Writes `size` bytes of generated data to a new file at path; returns their digests.
+FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
 
 }  // namespace iolab

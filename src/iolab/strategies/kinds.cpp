@@ -1,7 +1,12 @@
-// The registration list of the kinds whose work is not one file.
+// The registration list of the kinds' modules.
 #include "iolab/strategies/kind.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
+
+#include "iolab/core/process.hpp"
+#include "iolab/core/tree.hpp"
 
 namespace iolab {
 
@@ -16,14 +21,25 @@ std::string Verdict::describe() const {
                        expected_bytes);
 }
 
-const KindModule* kind_module(Family f) {
+std::pair<int, std::string> place_of(const std::string& path) {
+    const auto split = split_fd_path(path);
+    if (!split) throw std::logic_error("a kind's path is not in a folder held by descriptor: " + path);
+    return *split;
+}
+
+void remove_folder_at(const std::string& path) {
+    const auto [fd, name] = place_of(path);
+    remove_tree(fd, name);
+}
+
+const KindModule& kind_module(Family f) {
     switch (shape_of(f)) {
-        case Shape::tree: return &files_kind();
-        case Shape::set: return &replace_kind();
-        case Shape::file:
-        case Shape::records: return nullptr;
+        case Shape::file: return file_kind();
+        case Shape::records: return records_kind();
+        case Shape::tree: return files_kind();
+        case Shape::set: return replace_kind();
     }
-    return nullptr;
+    return file_kind();
 }
 
 }  // namespace iolab

@@ -127,8 +127,8 @@ struct Strategy {
     std::string bug;
     unsigned params = 0;
     unsigned flags = 0;
-    // The sync calls each item (a replacement) needs to survive a crash: the harness counts them, and
-    // a run that made fewer fails (the durable family's rule is its own: syncs_per_job).
+    // The sync calls each item needs to survive a crash, where its kind asks its methods
+    // (KindModule::syncs): the harness counts them, and a run that made fewer fails.
     unsigned syncs = 0;
     // For outputs that are not a plain copy of the input (compressed chains): the checksum and
     // size of the data the output file decodes to. Empty: the file itself is the output.

@@ -25,21 +25,10 @@ namespace {
 
 using detail::FileName;
 
-std::pair<int, std::string> place_of(const std::string& path) {
-    const auto split = split_fd_path(path);
-    if (!split) throw std::logic_error("a set's path is not in a folder held by descriptor: " + path);
-    return *split;
-}
-
 // The set's name in the scratch folder; nothing is made there (the records are in memory, read
 // only): every job of a case shares them, as the jobs of a write share its records.
 std::string set_input_name(const Workload& w, unsigned) {
     return fmt::format("set-{}-{}x{}", to_string(w.data), w.count, w.file_size);
-}
-
-void remove_set(const std::string& path) {
-    const auto [fd, name] = place_of(path);
-    remove_tree(fd, name);
 }
 
 // The new content: record i is file i's.
@@ -49,13 +38,14 @@ std::shared_ptr<const Input> make_set_input(const Workload& w, const std::string
     in->digest = records->digest();
     in->records = std::move(records);
     in->files = w.count;
-    in->remove = remove_set;
+    in->remove = remove_folder_at;
     return in;
 }
 
 // The old files: each byte of file i the complement of its new one (so no old byte passes for a new
 // one, whatever the data), all written back with one syncfs(2).
-void lay_out_old(const Workload& w, const Input& in, const std::string& dst) {
+void lay_out_old(const Workload& w, const Input& in, Job& job) {
+    const std::string& dst = job.dst;
     const sys::Fd parent = sys::open(dst.substr(0, dst.rfind('/')), O_RDONLY | O_DIRECTORY);
     const std::string name = dst.substr(dst.rfind('/') + 1);
     sys::mkdirat(parent, name.c_str());
@@ -117,7 +107,7 @@ std::string wrong_file(const sys::Fd& dir, std::uint64_t i, std::span<const std:
     return {};
 }
 
-Verdict verify_set(const Workload& w, const Input& in, const Job& job, bool) {
+Verdict verify_set(const Workload& w, const Input& in, const Job& job, const RunCheck&) {
     Verdict v;
     v.expected = in.digest.checksum;
     v.expected_bytes = in.digest.size;
@@ -173,6 +163,9 @@ std::uint64_t set_memory(const Workload& w) {
 // and the library's look at the process's umask.
 std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 5; }
 
+// Each replacement's own: the syncs its method claims (Strategy::syncs).
+std::uint64_t set_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.count); }
+
 std::string set_what(const Workload& w) { return fmt::format("{} files of {}", w.count, format_size(w.file_size)); }
 
 }  // namespace
@@ -186,7 +179,11 @@ const KindModule& replace_kind() {
                               .make_input = make_set_input,
                               .before_run = lay_out_old,
                               .verify = verify_set,
-                              .remove = remove_set};
+                              .syncs = set_syncs,
+                              .sync_shortfall =
+                                  "{made} sync calls (fsync, fdatasync) for {count} replacements; "
+                                  "{needed} make each survive a crash",
+                              .remove = remove_folder_at};
     return m;
 }
 

@@ -7,7 +7,7 @@
 
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/sink.hpp"
-#include "iolab/harness/fixture.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/sys/io.hpp"
 
 namespace iolab {
