@@ -387,5 +387,33 @@ TEST(Settings, AResultFileWithAnUnknownStopOrLimitsIsRefused) {
     EXPECT_THROW(read_report_json(j.dump(), "r.json"), ResultFormatError);
 }
 
+// The rules between settings hold for a result file's options as for a command line and a suite: a
+// file whose options could not have run (hand-edited, or written wrong) is refused, naming the rule,
+// in the run's options and in a group's.
+TEST(Settings, AResultFileWhoseOptionsBreakARuleBetweenSettingsIsRefused) {
+    const nlohmann::json good = report_to_json(Report{});
+    EXPECT_NO_THROW(read_report_json(good.dump(), "r.json"));
+    const auto refused = [&](nlohmann::json j, const std::string& words) {
+        try {
+            read_report_json(j.dump(), "r.json");
+            ADD_FAILURE() << "read: " << j.dump();
+        } catch (const ResultFormatError& e) {
+            EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+        }
+    };
+    nlohmann::json j = good;
+    j["options"]["drop_caches"] = true;  // with cache warm
+    refused(j, "r.json: options: drop_caches needs cache cold");
+    j = good;
+    j["options"]["shared_file"] = true;
+    j["options"]["stonewall"] = true;
+    refused(j, "shared_file with stonewall");
+    j = good;
+    nlohmann::json options = good["options"];
+    options["drop_caches"] = true;
+    j["groups"] = nlohmann::json::array({{{"id", "g"}, {"title", "g"}, {"options", options}}});
+    refused(j, "drop_caches needs cache cold");
+}
+
 }  // namespace
 }  // namespace iolab

@@ -78,7 +78,11 @@ std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice
 // Applies one setting and notes it as given; an invalid value throws InputError "invalid NAME
 // 'VALUE': expected ...".
 void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options);
-// The rules that join two settings (drop_caches needs cache = cold). Throws InputError.
+// The rules between the values of run settings (drop_caches needs cache = cold), for a command
+// line, a suite's group and a result file's options alike. Throws InputError.
+void check_options(const RunOptions& options, Syntax syntax);
+// check_options, and the rules that join settings to the plan and the machine (--input with jobs
+// and a cold cache, a cache budget above the machine's memory). Throws InputError.
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax);
 // The rules between settings given together, on one command line or in one table of a suite
 // (--time-budget races the cases: with --precision, --budget or a fixed --iterations it would do

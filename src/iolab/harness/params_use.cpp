@@ -58,7 +58,20 @@ void check_given_together(const std::function<bool(std::string_view)>& given, Sy
                                      setting_name("time_budget", syntax), setting_name("iterations", syntax)));
 }
 
+void check_options(const RunOptions& options, Syntax syntax) {
+    if (options.drop_caches && options.cache != CacheMode::cold)
+        throw InputError(
+            fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));
+    // A stopped job's bytes are counted from its own output file, which a shared file is not.
+    if (options.shared_file && options.stonewall)
+        throw InputError(
+            fmt::format("{} with {}: a stopped job's bytes are counted from its own output file, and "
+                        "with a shared file the jobs have none of their own",
+                        setting_name("shared_file", syntax), setting_name("stonewall", syntax)));
+}
+
 void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax syntax) {
+    check_options(options, syntax);
     // A budget the machine cannot give limits nothing, and a report would claim it.
     if (const std::uint64_t memory = sys::memory_total(); memory > 0 && options.cache_budget > memory) {
         // In bytes where the short forms would read the same.
@@ -69,9 +82,6 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
                         "for the machine's whole cache",
                         setting_name("cache_budget", syntax), size(options.cache_budget), size(memory), size(memory)));
     }
-    if (options.drop_caches && options.cache != CacheMode::cold)
-        throw InputError(
-            fmt::format("{} needs {} cold", setting_name("drop_caches", syntax), setting_name("cache", syntax)));
     // Jobs read a user's file together: after the first, it is in the cache.
     if (!plan.input.empty() && options.cache == CacheMode::cold &&
         std::any_of(plan.jobs.begin(), plan.jobs.end(), [](unsigned j) { return j > 1; }))
@@ -90,12 +100,6 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
             fmt::format("{} with {} zeros: every part of the shared file would hold the same bytes, so "
                         "a job on the wrong part would still verify; use random, text or compressible",
                         setting_name("shared_file", syntax), setting_name("data", syntax)));
-    // A stopped job's bytes are counted from its own output file, which a shared file is not.
-    if (options.shared_file && options.stonewall)
-        throw InputError(
-            fmt::format("{} with {}: a stopped job's bytes are counted from its own output file, and "
-                        "with a shared file the jobs have none of their own",
-                        setting_name("shared_file", syntax), setting_name("stonewall", syntax)));
 }
 
 bool Parameter::has(const CaseSpec& c) const {

@@ -323,6 +323,7 @@ RunOptions options_from_json(const nlohmann::json& o) {
     // Files written before the case order's seed was a setting call it seed.
     if (const auto seed = o.find("seed"); seed != o.end() && seed->is_number_unsigned() && !o.contains("order_seed"))
         opts.order_seed = seed->get<std::uint64_t>();
+    check_options(opts, Syntax::suite);
     return opts;
 }
 
