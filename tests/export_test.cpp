@@ -668,6 +668,72 @@ TEST(Html, TextFromARunCannotEndItsScript) {
     EXPECT_NE(html.find("<title>iolab: &lt;/script&gt;"), std::string::npos);
 }
 
+// The page's script only draws: what each cell sorts by and each violin's outline come in the
+// model, made here from the figures.
+TEST(Html, TheModelSaysWhatEachCellSortsByAndDrawsEachViolin) {
+    Report r = fixed_report();
+    CaseResult& many = r.cases[0];  // read.chunk: twelve samples, a violin
+    for (int k = 0; k < 6; ++k) many.samples.push_back(many.samples[static_cast<std::size_t>(k)]);
+    finish(many, r.options, 1e-9);
+    const std::string html = to_html(r);
+    const std::string open = R"(<script type="application/json" id="iolab-data">)";
+    const auto start = html.find(open) + open.size();
+    const nlohmann::json model = nlohmann::json::parse(html.substr(start, html.find("</script>", start) - start));
+    std::size_t times = 0, cells = 0;
+    for (const auto& block : model["runs"][0]["blocks"]) {
+        if (!block.contains("table")) continue;
+        for (const auto& row : block["table"]["rows"]) {
+            ASSERT_EQ(row["keys"].size(), row["cells"].size()) << row.dump();
+            for (std::size_t i = 0; i < row["cells"].size(); ++i) {
+                const std::string cell = row["cells"][i];
+                const nlohmann::json& key = row["keys"][i];
+                ++cells;
+                std::string_view figure = cell;
+                for (std::string_view mark : {"~", "±"})
+                    if (figure.starts_with(mark)) figure.remove_prefix(mark.size());
+                double shown = 0;
+                int used = 0;
+                if (std::sscanf(std::string(figure).c_str(), "%lf%n", &shown, &used) != 1 ||
+                    !std::isdigit(static_cast<unsigned char>(figure[figure.starts_with('-')]))) {
+                    EXPECT_TRUE(key.is_null()) << cell;
+                    continue;
+                }
+                ASSERT_TRUE(key.is_number()) << cell;
+                const std::string_view unit = figure.substr(static_cast<std::size_t>(used));
+                const double scale = unit.starts_with(" GiB/s") ? 1024
+                                     : unit.starts_with(" ms")  ? 1e-3
+                                     : unit.starts_with(" us")  ? 1e-6
+                                     : unit.starts_with(" ns")  ? 1e-9
+                                                                : 1;
+                EXPECT_DOUBLE_EQ(key.get<double>(), shown * scale) << cell;
+                times += scale < 1;
+            }
+        }
+    }
+    EXPECT_GT(cells, 20u);
+    EXPECT_GT(times, 0u);
+    std::size_t violins = 0;
+    for (const auto& block : model["runs"][0]["blocks"])
+        for (const auto& c : block.value("cases", nlohmann::json::array())) {
+            const auto n = c.value("samples", nlohmann::json::array()).size();
+            EXPECT_EQ(c.contains("violin"), n >= model["violin_min"].get<std::size_t>()) << c.dump();
+            if (!c.contains("violin")) continue;
+            ++violins;
+            double top = 0, lo = 1e300, hi = 0;
+            for (const auto& p : c["violin"]) {
+                top = std::max(top, p["d"].get<double>());
+                lo = std::min(lo, p["x"].get<double>());
+                hi = std::max(hi, p["x"].get<double>());
+            }
+            EXPECT_EQ(c["violin"].size(), 49u);
+            EXPECT_DOUBLE_EQ(top, 0.42);  // its peak, the half-width of a row
+            std::vector<double> xs = c["samples"];
+            EXPECT_DOUBLE_EQ(lo, *std::min_element(xs.begin(), xs.end()));  // cut at the samples
+            EXPECT_DOUBLE_EQ(hi, *std::max_element(xs.begin(), xs.end()));
+        }
+    EXPECT_EQ(violins, 1u);
+}
+
 TEST(Html, SeveralRunsAreDrawnSideBySideOnTheCasesTheyShare) {
     Report a = fixed_report(), b = fixed_report();
     b.cases.erase(b.cases.begin());  // read.chunk only in a

@@ -30,14 +30,76 @@ using nlohmann::json;
 
 json number_or_null(double x) { return std::isfinite(x) && x > 0 ? json(x) : json(); }
 
+// A case of this many samples or more is drawn over the violin of their density.
+constexpr std::size_t kViolinMin = 10;
+
+// The outline of a violin: a Gaussian kernel density of xs at steps + 1 points from their smallest
+// to their largest (Silverman's bandwidth; cut at the samples, so no throughput below 0 is drawn),
+// scaled so that its peak is `peak`.
+json violin_outline(std::vector<double> xs, int steps, double peak) {
+    std::sort(xs.begin(), xs.end());
+    const auto n = static_cast<double>(xs.size());
+    double mean = 0;
+    for (double x : xs) mean += x / n;
+    double ss = 0;
+    for (double x : xs) ss += (x - mean) * (x - mean);
+    const double sd = std::sqrt(ss / std::max(1.0, n - 1));
+    const auto at = [&](double q) { return xs[static_cast<std::size_t>(std::floor(q * (n - 1)))]; };
+    const double iqr = at(0.75) - at(0.25);
+    double spread = std::min(sd, iqr / 1.34);
+    for (double fallback : {sd, std::abs(mean) * 1e-3, 1e-9})
+        if (!(spread > 0)) spread = fallback;
+    const double h = 0.9 * spread * std::pow(n, -0.2);
+    std::vector<std::pair<double, double>> points;
+    double top = 0;
+    for (int k = 0; k <= steps; ++k) {
+        const double x = xs.front() + (xs.back() - xs.front()) * k / steps;
+        double d = 0;
+        for (double v : xs) d += std::exp(-0.5 * ((x - v) / h) * ((x - v) / h));
+        points.emplace_back(x, d);
+        top = std::max(top, d);
+    }
+    json out = json::array();
+    for (const auto& [x, d] : points) out.push_back({{"x", x}, {"d", top > 0 ? d / top * peak : 0}});
+    return out;
+}
+
+// What a cell sorts by: the figure it shows in one unit for its column ("12.3 ms" 0.0123, "1.2
+// GiB/s" 1228.8, "2.50x" 2.5, "~1.2 s*" 1.2), or null for text.
+json sort_key(std::string_view text) {
+    if (text.starts_with("~")) text.remove_prefix(1);
+    if (text.starts_with("\u00b1") || text.starts_with("±")) text.remove_prefix(std::string_view("±").size());
+    std::size_t i = text.starts_with('-') ? 1 : 0;
+    const std::size_t digits = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+    if (i == digits || !std::isdigit(static_cast<unsigned char>(text[digits]))) return json();
+    double value = 0;
+    try {
+        value = std::stod(std::string(text.substr(0, i)));
+    } catch (const std::exception&) {
+        return json();
+    }
+    std::string_view unit = text.substr(i);
+    while (unit.starts_with(' ')) unit.remove_prefix(1);
+    static constexpr std::pair<std::string_view, double> kUnits[] = {
+        {"ns", 1e-9},          {"us", 1e-6}, {"µs", 1e-6},    {"ms", 1e-3},
+        {"KiB/s", 1.0 / 1024}, {"MiB/s", 1}, {"GiB/s", 1024}, {"s", 1}};
+    for (const auto& [name, scale] : kUnits)
+        if (unit.starts_with(name)) return value * scale;
+    return value;
+}
+
 json table_json(const Table& t) {
     json columns = json::array(), rows = json::array();
     for (const auto& c : t.columns) columns.push_back({{"name", c.name}, {"left", c.left}});
     for (const auto& r : t.rows) {
         static constexpr const char* kKinds[] = {"ranked", "failed", "skipped", "reference"};
         static constexpr const char* kTones[] = {"plain", "good", "bad", "doubtful"};
+        json keys = json::array();
+        for (const auto& cell : r.cells) keys.push_back(sort_key(cell));
         rows.push_back({{"kind", kKinds[static_cast<int>(r.kind)]},
                         {"cells", r.cells},
+                        {"keys", keys},
                         {"status", r.status},
                         {"reason", r.reason},
                         {"tone", kTones[static_cast<int>(r.tone)]}});
@@ -84,6 +146,7 @@ json case_json(const CaseResult& c, const Standing::Place* place = nullptr, cons
         if (!v.is_null()) samples.push_back(v);
         order.push_back(v);
     }
+    if (samples.size() >= kViolinMin) j["violin"] = violin_outline(samples.get<std::vector<double>>(), 48, 0.42);
     j["samples"] = samples;
     j["order"] = order;
     j["n"] = c.stats.n;
@@ -304,6 +367,7 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
     if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
     model["title"] = title;
     model["confidence"] = {{"median", kMedianConfidence}, {"ratio", kRatioConfidence}};
+    model["violin_min"] = kViolinMin;
     // The policy lets the inline scripts and styles run and forbids every fetch: a report
     // that tried to load anything would fail visibly (and the browser test would see it).
     return fmt::format(

@@ -1,8 +1,7 @@
 // The HTML report's script: turns the run's view model (the JSON in #iolab-data, written by
 // report/html.cpp) into Chart.js charts and sortable tables. Every chart is drawn by Chart.js;
-// this file says what to draw, and computes two things the model leaves to it: each case's
-// density of samples (a Gaussian kernel, for the violins) and, to sort a table, the numbers in
-// its cells ("12.3 ms", "2.50x"). Text is set with textContent, never parsed as HTML.
+// this file only says what to draw: the figures, the violins' outlines and what each cell sorts
+// by come in the model. Text is set with textContent, never parsed as HTML.
 (function () {
   'use strict';
   const model = JSON.parse(document.getElementById('iolab-data').textContent);
@@ -27,7 +26,7 @@
   const MEDIAN_CI = Math.round(model.confidence.median * 100) + '% interval';
   const RATIO_CI = Math.round(model.confidence.ratio * 100) + '% interval';
   // The fewest samples a case's violin is drawn from.
-  const VIOLIN_MIN = 10;
+  const VIOLIN_MIN = model.violin_min;
   const CHANGE = { faster: '#2f855a', slower: '#c53030', same: '#718096', too_few: '#a0aec0' };
 
   // What the report drew, for the browser test: one entry per chart.
@@ -200,29 +199,6 @@
       }, ok);
   }
 
-  // A Gaussian kernel density of xs at `steps` points from their smallest to their largest
-  // (Silverman's bandwidth; cut at the samples, so no throughput below 0 is drawn), scaled so
-  // that its peak is `peak`: the outline of a violin. The chart library draws it.
-  function density(xs, steps, peak) {
-    const n = xs.length;
-    const mean = xs.reduce((a, x) => a + x, 0) / n;
-    const sd = Math.sqrt(xs.reduce((a, x) => a + (x - mean) * (x - mean), 0) / Math.max(1, n - 1));
-    const sorted = xs.slice().sort((a, b) => a - b);
-    const iqr = sorted[Math.floor(0.75 * (n - 1))] - sorted[Math.floor(0.25 * (n - 1))];
-    const spread = Math.min(sd, iqr / 1.34) || sd || Math.abs(mean) * 1e-3 || 1e-9;
-    const h = 0.9 * spread * Math.pow(n, -0.2);
-    const lo = sorted[0], hi = sorted[n - 1];
-    const out = [];
-    for (let k = 0; k <= steps; k++) {
-      const x = lo + ((hi - lo) * k) / steps;
-      let d = 0;
-      for (const v of xs) d += Math.exp(-0.5 * ((x - v) / h) * ((x - v) / h));
-      out.push({ x: x, d: d });
-    }
-    const top = highest(out.map((p) => p.d));
-    return out.map((p) => ({ x: p.x, d: (p.d / top) * peak }));
-  }
-
   // Every sample of every case as a point, one row per case, with its median as a tick, over the
   // violin of its samples where it has at least 10.
   function samplesChart(parent, s) {
@@ -254,8 +230,8 @@
     });
     let violins = 0;
     cases.forEach((c, i) => {
-      if (c.samples.length < VIOLIN_MIN) return;
-      const outline = density(c.samples, 48, 0.42);
+      if (!c.violin) return;
+      const outline = c.violin;
       const colour = (STATUS[c.status] || STATUS.verified).colour;
       datasets.push({
         type: 'line',
@@ -691,14 +667,6 @@
       }, marks);
   }
 
-  // Numbers in cells ("12.3 ms", "2.50x", "97%", "~1.2 s*") as values for sorting.
-  function cellValue(text) {
-    const m = /^[~±]?(-?[0-9]+(?:\.[0-9]+)?)\s*(ns|us|µs|ms|s|x|%)?/.exec(text);
-    if (!m) return null;
-    const scale = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, ms: 1e-3, s: 1 }[m[2]] || 1;
-    return parseFloat(m[1]) * scale;
-  }
-
   // A table of the report's model; clicking a heading sorts the ranked rows by that column.
   function table(parent, t) {
     const head = el('tr', {}, t.columns.map((c) => el('th', { text: c.name, class: c.left ? 'left' : '', tabindex: '0' })));
@@ -711,7 +679,7 @@
       }
       const tr = el('tr', { class: r.kind + ' tone-' + r.tone }, cells);
       body.appendChild(tr);
-      return { kind: r.kind, cells: r.cells, tr: tr };
+      return { kind: r.kind, cells: r.cells, keys: r.keys || [], tr: tr };
     });
     const sorting = { column: -1, up: true };
     Array.from(head.children).forEach((th, col) => {
@@ -722,7 +690,7 @@
         const rest = rows.filter((r) => r.kind !== 'ranked');
         ranked.sort((a, b) => {
           const x = a.cells[col] || '', y = b.cells[col] || '';
-          const vx = cellValue(x), vy = cellValue(y);
+          const vx = a.keys[col], vy = b.keys[col];
           const d = vx != null && vy != null ? vx - vy : x.localeCompare(y);
           return sorting.up ? d : -d;
         });
