@@ -154,6 +154,31 @@ void make_printable(Document& d) {
     }
 }
 
+// How a section of each kind is drawn: the one place that says it.
+void set_look(Section& s) {
+    switch (s.kind) {
+        case SectionKind::answer: s.form = SectionForm::list; break;
+        case SectionKind::tools: s.needs_all = true; [[fallthrough]];
+        case SectionKind::table:
+        case SectionKind::baseline:
+        case SectionKind::ranks:
+        case SectionKind::peers:
+            s.form = SectionForm::table;
+            s.title_as_is = true;
+            break;
+        case SectionKind::latency:
+            s.form = SectionForm::table;
+            s.title_as_is = s.notes_need_all = true;
+            break;
+        case SectionKind::findings: s.form = SectionForm::table; break;
+        case SectionKind::limits: s.brief_join = " "; break;  // "limits in GiB/s ..."
+        case SectionKind::environment: s.in_header = true; break;
+        case SectionKind::knees:
+        case SectionKind::notes: break;
+        case SectionKind::warnings: s.form = SectionForm::alerts; break;
+    }
+}
+
 }  // namespace
 
 Document build_document(const Report& report, bool all) {
@@ -209,6 +234,7 @@ Document build_document(const Report& report, bool all) {
     if (auto w = report.warning_lines(); !w.empty())
         d.sections.push_back({SectionKind::warnings, "warnings", std::move(w), brief_warnings(report), {}, SIZE_MAX});
     d.sections.push_back({SectionKind::environment, "environment", environment_lines(report), {}, {}, SIZE_MAX});
+    for (Section& s : d.sections) set_look(s);
     make_printable(d);
     return d;
 }

@@ -41,6 +41,14 @@ inline constexpr Named<SectionKind> kSectionKinds[] = {{SectionKind::answer, "an
                                                        {SectionKind::environment, "environment"}};
 inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
 
+// How a section is drawn: every renderer draws these forms and nothing else.
+enum class SectionForm {
+    list,    // bulleted lines under a heading (the answer)
+    table,   // a table and its notes
+    lines,   // lines under a label (knees, limits, notes, the environment)
+    alerts,  // lines under a label that stands out (warnings)
+};
+
 struct Section {
     SectionKind kind = SectionKind::notes;
     std::string title;
@@ -50,6 +58,13 @@ struct Section {
     std::optional<Table> table;  // table, baseline, ranks, latency, peers, findings
     // A table section's place in Document::tables (the cases behind it, for charts).
     std::size_t ranked = SIZE_MAX;
+    // How it is drawn, decided with the sections' order (build_document) for every renderer:
+    SectionForm form = SectionForm::lines;
+    bool title_as_is = false;            // its title begins with a name (a family, a tool): never capitalised
+    bool needs_all = false;              // a terminal draws it only with --all (the tools table: the notes say it)
+    bool notes_need_all = false;         // a terminal draws its table's notes only with --all (they explain it)
+    bool in_header = false;              // a terminal's header says it already (the environment)
+    std::string_view brief_join = ": ";  // between its title's first word and its one brief line
 };
 
 struct Document {

@@ -47,30 +47,22 @@ std::string to_markdown(const Report& report) {
     for (const auto& h : d.header) out += fmt::format("\n{}\n", markdown_escape(h));
     if (d.partial) out += "\n**PARTIAL**: a signal stopped the run; the cases measured before it are here.\n";
     for (const Section& s : d.sections) {
-        // Headings as the terminal's titles, the first letter raised.
+        // Headings as the terminal's titles, the first letter raised (not a name's).
         std::string title = s.title;
-        if (!title.empty()) title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
-        switch (s.kind) {
-            case SectionKind::answer:
+        if (!title.empty() && !s.title_as_is)
+            title[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(title[0])));
+        switch (s.form) {
+            case SectionForm::list:
                 out += fmt::format("\n### {}\n\n", markdown_escape(title));
                 for (const auto& l : s.lines) out += fmt::format("- {}\n", markdown_escape(l));
                 break;
-            case SectionKind::table:
-            case SectionKind::baseline:
-            case SectionKind::ranks:
-            case SectionKind::latency:
-            case SectionKind::peers:
-            case SectionKind::tools:
-            case SectionKind::findings:
-                out += fmt::format("\n### {}\n\n", markdown_escape(s.kind == SectionKind::findings ? title : s.title));
+            case SectionForm::table:
+                out += fmt::format("\n### {}\n\n", markdown_escape(title));
                 if (!s.table->rows.empty()) out += markdown_table(*s.table);
                 for (const auto& n : s.table->notes) out += fmt::format("\n{}\n", markdown_escape(n));
                 break;
-            case SectionKind::knees:
-            case SectionKind::limits:
-            case SectionKind::notes:
-            case SectionKind::warnings:
-            case SectionKind::environment:
+            case SectionForm::lines:
+            case SectionForm::alerts:
                 out += fmt::format("\n**{}**\n\n", markdown_escape(title));
                 for (const auto& l : s.lines) out += fmt::format("- {}\n", markdown_escape(l));
                 break;

@@ -213,7 +213,7 @@ public:
         if (!every_row(t, o_.all) && hidden > 0)
             text(fmt::format("{} more row{}: --all, --markdown or --html", hidden, hidden == 1 ? "" : "s"));
         // A latency table's notes explain it once: with --all (and in the files).
-        if (o_.all || s.kind != SectionKind::latency)
+        if (o_.all || !s.notes_need_all)
             for (const auto& n : t.notes) text(n);
     }
     // A brief section of one line, on the line of its title's first word ("notes: *: a slice,
@@ -222,7 +222,7 @@ public:
         out_ += "\n";
         const std::string head = s.title.substr(0, s.title.find(':'));
         bool first = true;
-        for (const auto& l : wrap(head + (s.kind == SectionKind::limits ? " " : ": ") + s.brief[0], o_.columns, 4)) {
+        for (const auto& l : wrap(head + std::string(s.brief_join) + s.brief[0], o_.columns, 4)) {
             out_ += first ? paint(l.substr(0, head.size()), "1", o_.colour) + l.substr(head.size()) : l;
             out_ += "\n";
             first = false;
@@ -258,30 +258,20 @@ std::string render_terminal(const Report& report, const TerminalOptions& o) {
     out.text(d.title, "1");
     for (const auto& h : d.header) out.text(h);
     for (const Section& s : d.sections) {
-        switch (s.kind) {
-            case SectionKind::answer:
+        if (s.in_header || (s.needs_all && !o.all)) continue;
+        switch (s.form) {
+            case SectionForm::list:
                 out.heading(s.title);
                 for (const auto& l : s.lines) out.text(l, nullptr, 4);
                 break;
-            case SectionKind::table:
-            case SectionKind::baseline:
-            case SectionKind::ranks:
-            case SectionKind::latency:
-            case SectionKind::peers:
-            case SectionKind::findings: out.table(s); break;
-            case SectionKind::tools:  // the notes name each tool's fixed cost; the table with --all
-                if (o.all) out.table(s);
-                break;
-            case SectionKind::limits:
-            case SectionKind::notes:
-                if (!o.all && s.brief.size() == 1) {
+            case SectionForm::table: out.table(s); break;
+            case SectionForm::lines:
+                if (!o.all && s.brief.size() == 1)
                     out.brief_line(s);
-                    break;
-                }
-                [[fallthrough]];
-            case SectionKind::knees: out.lines(s); break;
-            case SectionKind::warnings: out.warnings(s); break;
-            case SectionKind::environment: break;  // the header's machine line says it
+                else
+                    out.lines(s);
+                break;
+            case SectionForm::alerts: out.warnings(s); break;
         }
     }
     return out.take();
