@@ -42,7 +42,7 @@ Strategy method(std::string name, unsigned syncs, void (*one)(const sys::Fd& dir
     Strategy s;
     s.name = "replace.test-" + name;
     s.family = Family::replace;
-    s.params = kParamSet;
+    s.params = kParamCount | kParamFileSize;
     s.syncs = syncs;
     s.run = [one](const Job& j) {
         const sys::Fd dir = sys::open(j.dst, O_RDONLY | O_DIRECTORY);

@@ -56,7 +56,7 @@ constexpr Parameter kParameters[] = {
      .help = "Record size(s) for writes",
      .expected = "record sizes from 1 byte to 1G such as 1K or 100,4K",
      .kind = Kind::list,
-     .takes = kParamRecord,
+     .takes = kParamRecordSize,
      .apply = [](V v, P& p, O&) { p.records = sizes_as<std::size_t>(v, kMaxBuffer); },
      .in_label = true,
      .values = count<&P::records>,
@@ -176,7 +176,7 @@ constexpr Parameter kParameters[] = {
     {.key = "count",
      .help = "Records per written file (default: size / record); files replaced in turn (replace, default 1000)",
      .expected = "a number of records or files, 1 or more",
-     .takes = kParamRecord | kParamSet,
+     .takes = kParamCount,
      .apply =
          [](V v, P& p, O&) {
              const Amount a = parse_amount(v, "", false);
@@ -185,7 +185,7 @@ constexpr Parameter kParameters[] = {
          },
      .take =
          [](const P& p, std::size_t, C& c) {
-             if (p.count && takes(c, kParamRecord | kParamSet)) c.workload.count = *p.count;
+             if (p.count && takes(c, kParamCount)) c.workload.count = *p.count;
          },
      .print_case = [](const C& c) { return std::to_string(c.workload.count); }},
     // A write's size is its records: setting it sets the count (plan.cpp then applies count).

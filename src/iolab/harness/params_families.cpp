@@ -37,7 +37,7 @@ constexpr Parameter kFamilyParameters[] = {
      .help = "Files in the tree of the files family (default 1000; a list sweeps)",
      .expected = "numbers of files from 1 to 100000000 such as 50000 or 1000,50000",
      .kind = Kind::list,
-     .takes = kParamTree,
+     .takes = kParamFiles,
      .apply =
          [](V v, P& p, O&) {
              const auto n = whole_numbers(v, static_cast<unsigned>(kMaxFiles));
@@ -51,7 +51,7 @@ constexpr Parameter kFamilyParameters[] = {
      .help = "Bytes in each file of the tree, or of the set replaced (default 4K)",
      .expected = "file sizes from 1 byte to 1G such as 4K or 1K,64K",
      .kind = Kind::list,
-     .takes = kParamTree | kParamSet,
+     .takes = kParamFileSize,
      .apply = [](V v, P& p, O&) { p.file_sizes = sizes(v, kMaxBuffer); },
      .in_label = true,
      .values = count<&P::file_sizes>,
@@ -61,7 +61,7 @@ constexpr Parameter kFamilyParameters[] = {
      .help = "Folders the tree's files are spread over (default 10)",
      .expected = "numbers of folders from 1 to 1000000 such as 10 or 1,100",
      .kind = Kind::list,
-     .takes = kParamTree,
+     .takes = kParamFolders,
      .apply = [](V v, P& p, O&) { p.folders = whole_numbers(v, kMaxFolders); },
      .in_label = true,
      .values = count<&P::folders>,

@@ -108,7 +108,7 @@ void finish_case(CaseSpec& c, const PlanRequest& req) {
     const Strategy& s = *c.strategy;
     Workload& w = c.workload;
     if (w.patterned) checked_product(w.block, "block", w.op_count(), "ops", kMaxCaseBytes, "the limit of one case");
-    if (s.honours(kParamRecord)) {
+    if (s.honours(kParamRecordSize)) {
         w.count = req.count ? *req.count : std::max<std::uint64_t>(1, w.size / w.record);
         w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes, "the limit of one case");
     }

@@ -29,6 +29,23 @@ struct Slot : detail::SlotFile {
     unsigned closes = 0;
 };
 
+// Starts a file in each slot (while files are left), then drives the ring to the end: `done` takes
+// each completion, and starts the next file in its slot.
+template <class Start, class Done>
+void run_slots(sys::Ring& ring, std::size_t slots, const std::uint64_t& next, std::uint64_t files, Start start,
+               Done done) {
+    for (unsigned k = 0; k < slots && next < files; ++k) start(k);
+    detail::drive(ring, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
+}
+
+// Slot k made fresh for the next file, its clock started.
+Slot& fresh_slot(std::deque<Slot>& slots, unsigned k, std::uint64_t& next, const detail::OpClock& clock) {
+    Slot& s = slots[k];
+    s = Slot{};
+    s.begin(next++, clock.now());
+    return s;
+}
+
 class TreeWriter {
 public:
     TreeWriter(const Job& j, const detail::TreeFolders& t)
@@ -40,15 +57,14 @@ public:
     TreeWriter& operator=(const TreeWriter&) = delete;
 
     void run() {
-        for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);
-        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
+        run_slots(
+            ring_, slots_.size(), next_, j_.files, [&](unsigned k) { start(k); },
+            [&](unsigned k, Op op, int res) { done(k, op, res); });
     }
 
 private:
     void start(unsigned k) {
-        Slot& s = slots_[k];
-        s = Slot{};
-        s.begin(next_++, clock_.now());
+        Slot& s = fresh_slot(slots_, k, next_, clock_);
         ring_.open_into(t_.of(s.file), s.name.c_str(), kCreate, k, tag(k, kOpen), true);
         write(k);
     }
@@ -109,15 +125,14 @@ public:
     TreeCopier& operator=(const TreeCopier&) = delete;
 
     void run() {
-        for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) start(k);
-        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
+        run_slots(
+            ring_, slots_.size(), next_, j_.files, [&](unsigned k) { start(k); },
+            [&](unsigned k, Op op, int res) { done(k, op, res); });
     }
 
 private:
     void start(unsigned k) {
-        Slot& s = slots_[k];
-        s = Slot{};
-        s.begin(next_++, clock_.now());
+        Slot& s = fresh_slot(slots_, k, next_, clock_);
         ring_.open_into(from_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, 2 * k, tag(k, kOpen), true);
         read(k);
         ring_.open_into(to_.of(s.file), s.name.c_str(), kCreate, 2 * k + 1, tag(k, kOpenDst), false);

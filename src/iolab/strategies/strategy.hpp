@@ -24,20 +24,27 @@
 
 namespace iolab {
 
-// The parameters a strategy honours (a bit set).
+// The parameters a strategy honours (a bit set): one bit a parameter, or a few that go together
+// (a pattern's). A kind's strategies say which they take; no row of the table names a kind.
 enum Param : unsigned {
-    kParamBuffer = 1u << 0,     // buffer size in bytes
-    kParamRecord = 1u << 1,     // record size and count (writes)
-    kParamQueue = 1u << 2,      // queue depth: buffers in flight (io_uring, pipelined copy)
-    kParamIov = 1u << 3,        // buffers or records per vectored call
-    kParamChain = 1u << 4,      // a layer chain such as buffer:64K>deflate:6>file
-    kParamFeed = 1u << 5,       // how the chain is fed: one byte per call, or whole records
-    kParamPattern = 1u << 6,    // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
-    kParamJvm = 1u << 7,        // runs in a JVM worker: its heap and its deadline
-    kParamProducers = 1u << 8,  // threads handing records to one writer (group commit)
-    kParamTree = 1u << 9,       // a tree of files: how many, of what size, over how many folders
-    kParamSet = 1u << 10,       // a set of files replaced in turn: how many (count), of what size (file_size)
+    kParamBuffer = 1u << 0,      // buffer size in bytes
+    kParamRecordSize = 1u << 1,  // record size (writes)
+    kParamQueue = 1u << 2,       // queue depth: buffers in flight (io_uring, pipelined copy)
+    kParamIov = 1u << 3,         // buffers or records per vectored call
+    kParamChain = 1u << 4,       // a layer chain such as buffer:64K>deflate:6>file
+    kParamFeed = 1u << 5,        // how the chain is fed: one byte per call, or whole records
+    kParamPattern = 1u << 6,     // operations of a block each, placed by a pattern (pattern, block, ops, span, seed)
+    kParamJvm = 1u << 7,         // runs in a JVM worker: its heap and its deadline
+    kParamProducers = 1u << 8,   // threads handing records to one writer (group commit)
+    kParamFiles = 1u << 9,       // files in a tree
+    kParamCount = 1u << 10,      // how many: records written, files replaced
+    kParamFileSize = 1u << 11,   // bytes of each file (of a tree, of a set)
+    kParamFolders = 1u << 12,    // folders a tree's files are spread over
 };
+// Records written: their size and how many.
+inline constexpr unsigned kParamRecord = kParamRecordSize | kParamCount;
+// A tree of files: how many, of what size, over how many folders.
+inline constexpr unsigned kParamTree = kParamFiles | kParamFileSize | kParamFolders;
 
 class Timeline;
 

@@ -133,7 +133,7 @@ std::optional<std::string> no_exchange(const std::string& dir) {
     return fmt::format("this filesystem does not exchange names (renameat2 RENAME_EXCHANGE: {})", std::strerror(errno));
 }
 
-constexpr unsigned kSet = kParamSet;
+constexpr unsigned kSet = kParamCount | kParamFileSize;
 
 // clang-format off
 constexpr StrategyDef kReplace[] = {
