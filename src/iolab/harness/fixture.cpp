@@ -23,14 +23,6 @@ namespace iolab {
 
 namespace {
 
-// The data's name as a file name: "random", "compressible_4".
-std::string data_token(const DataSpec& d) {
-    std::string t = to_string(d);
-    for (char& c : t)
-        if (c == ':' || c == '.') c = '_';
-    return t;
-}
-
 // Parts of `size` bytes of the data running on from part to part: writes [write_first,
 // write_last) into out at their places, and returns the digests of [read_first, read_last) (the
 // others left empty), hashing what it writes and generating the rest from the data alone.

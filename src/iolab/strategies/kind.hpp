@@ -105,6 +105,9 @@ std::pair<int, std::string> place_of(const std::string& path);
 // Removes the folder at such a path and all it holds, if it is there.
 void remove_folder_at(const std::string& path);
 
+// The data's name as a file name: "random", "compressible_4".
+std::string data_token(const DataSpec& d);
+
 // Writes `size` bytes of generated data to a new file at path; returns their digests.
 FileDigest write_input_file(const std::string& path, const DataSpec& spec, std::uint64_t size);
 

@@ -21,8 +21,6 @@
 
 namespace iolab {
 
-namespace {
-
 // The data's name as a file name: "random", "compressible_4".
 std::string data_token(const DataSpec& d) {
     std::string t = to_string(d);
@@ -30,6 +28,8 @@ std::string data_token(const DataSpec& d) {
         if (c == ':' || c == '.') c = '_';
     return t;
 }
+
+namespace {
 
 void remove_file(const std::string& path) {
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) throw IoError(errno, "remove", path);
