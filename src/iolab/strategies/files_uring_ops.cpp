@@ -29,42 +29,60 @@ struct Slot : detail::SlotFile {
     unsigned closes = 0;
 };
 
-// Starts a file in each slot (while files are left), then drives the ring to the end: `done` takes
-// each completion, and starts the next file in its slot.
-template <class Start, class Done>
-void run_slots(sys::Ring& ring, std::size_t slots, const std::uint64_t& next, std::uint64_t files, Start start,
-               Done done) {
-    for (unsigned k = 0; k < slots && next < files; ++k) start(k);
-    detail::drive(ring, [&](unsigned k, unsigned op, int res) { done(k, static_cast<Op>(op), res); });
-}
-
-// Slot k made fresh for the next file, its clock started.
-Slot& fresh_slot(std::deque<Slot>& slots, unsigned k, std::uint64_t& next, const detail::OpClock& clock) {
-    Slot& s = slots[k];
-    s = Slot{};
-    s.begin(next++, clock.now());
-    return s;
-}
-
-class TreeWriter {
+// What the writer and the copier share: Q slots of files in flight on one ring (with a buffer each
+// where the files are copied), the next file to start, and the drive: a file started in each slot,
+// then every completion handed to the runner's done(k, op, res), which starts the next file in its
+// slot (start(k)) when one is whole.
+template <class Runner>
+class SlotRing {
 public:
-    TreeWriter(const Job& j, const detail::TreeFolders& t)
-        : j_(j), t_(t), slots_(files_in_flight(j)), ring_(2 * files_in_flight(j), j.dst) {
-        register_slots(ring_, files_in_flight(j));
+    SlotRing(const Job& j, unsigned entries) : j_(j), slots_(files_in_flight(j)), ring_(entries, j.dst) {}
+    ~SlotRing() {
+        sys::keep_if_abandoned(ring_, bufs_);
+        sys::keep_if_abandoned(ring_, slots_);
     }
-    ~TreeWriter() { sys::keep_if_abandoned(ring_, slots_); }
-    TreeWriter(const TreeWriter&) = delete;
-    TreeWriter& operator=(const TreeWriter&) = delete;
+    SlotRing(const SlotRing&) = delete;
+    SlotRing& operator=(const SlotRing&) = delete;
 
     void run() {
-        run_slots(
-            ring_, slots_.size(), next_, j_.files, [&](unsigned k) { start(k); },
-            [&](unsigned k, Op op, int res) { done(k, op, res); });
+        Runner& self = static_cast<Runner&>(*this);
+        for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) self.start(k);
+        detail::drive(ring_, [&](unsigned k, unsigned op, int res) { self.done(k, static_cast<Op>(op), res); });
+    }
+
+protected:
+    // Slot k made fresh for the next file, its clock started.
+    Slot& fresh(unsigned k) {
+        Slot& s = slots_[k];
+        s = Slot{};
+        s.begin(next_++, clock_.now());
+        return s;
+    }
+    // The slot's file is done: the next one in its place, if any is left.
+    void next_in(unsigned k, const Slot& s) {
+        clock_.done(s.began);
+        if (next_ < j_.files) static_cast<Runner&>(*this).start(k);
+    }
+
+    const Job& j_;
+    const detail::OpClock clock_{j_};
+    std::deque<Slot> slots_;  // before the ring: outlive what the kernel still does with them
+    std::deque<AlignedBuffer> bufs_;
+    sys::Ring ring_;
+    std::uint64_t next_ = 0;
+};
+
+class TreeWriter : public SlotRing<TreeWriter> {
+public:
+    TreeWriter(const Job& j, const detail::TreeFolders& t) : SlotRing(j, 2 * files_in_flight(j)), t_(t) {
+        register_slots(ring_, files_in_flight(j));
     }
 
 private:
+    friend class SlotRing<TreeWriter>;
+
     void start(unsigned k) {
-        Slot& s = fresh_slot(slots_, k, next_, clock_);
+        Slot& s = fresh(k);
         ring_.open_into(t_.of(s.file), s.name.c_str(), kCreate, k, tag(k, kOpen), true);
         write(k);
     }
@@ -88,9 +106,7 @@ private:
         }
         if (op == kClose) {
             if (res < 0) throw IoError(-res, "close", name(s));
-            clock_.done(s.began);
-            if (next_ < j_.files) start(k);
-            return;
+            return next_in(k, s);
         }
         if (res == -EAGAIN || res == -EINTR) return write(k);  // again, from the same offset
         if (res < 0) throw IoError(-res, "write", name(s));
@@ -100,39 +116,24 @@ private:
         ring_.close_slot(k, tag(k, kClose));
     }
 
-    const Job& j_;
     const detail::TreeFolders& t_;
-    const detail::OpClock clock_{j_};
-    std::deque<Slot> slots_;  // before the ring: outlives what the kernel still does with it
-    sys::Ring ring_;
-    std::uint64_t next_ = 0;
 };
 
 // A copy: slot 2k holds file i of the source, slot 2k + 1 its copy; a buffer per file in flight.
-class TreeCopier {
+class TreeCopier : public SlotRing<TreeCopier> {
 public:
     TreeCopier(const Job& j, const detail::TreeFolders& from, const detail::TreeFolders& to)
-        : j_(j), from_(from), to_(to), slots_(files_in_flight(j)), ring_(4 * files_in_flight(j), j.dst) {
+        : SlotRing(j, 4 * files_in_flight(j)), from_(from), to_(to) {
         register_slots(ring_, 2 * files_in_flight(j));
         for (unsigned k = 0; k < slots_.size(); ++k)
             bufs_.emplace_back(std::min<std::size_t>(j.buffer, 1u << 30), detail::kPage);
     }
-    ~TreeCopier() {
-        sys::keep_if_abandoned(ring_, bufs_);
-        sys::keep_if_abandoned(ring_, slots_);
-    }
-    TreeCopier(const TreeCopier&) = delete;
-    TreeCopier& operator=(const TreeCopier&) = delete;
-
-    void run() {
-        run_slots(
-            ring_, slots_.size(), next_, j_.files, [&](unsigned k) { start(k); },
-            [&](unsigned k, Op op, int res) { done(k, op, res); });
-    }
 
 private:
+    friend class SlotRing<TreeCopier>;
+
     void start(unsigned k) {
-        Slot& s = fresh_slot(slots_, k, next_, clock_);
+        Slot& s = fresh(k);
         ring_.open_into(from_.of(s.file), s.name.c_str(), O_RDONLY | O_NOFOLLOW, 2 * k, tag(k, kOpen), true);
         read(k);
         ring_.open_into(to_.of(s.file), s.name.c_str(), kCreate, 2 * k + 1, tag(k, kOpenDst), false);
@@ -195,20 +196,12 @@ private:
             case kClose:
                 if (res < 0) throw IoError(-res, "close", name(s, j_.dst));
                 if (++s.closes < 2) return;
-                clock_.done(s.began);
-                if (next_ < j_.files) start(k);
-                return;
+                return next_in(k, s);
         }
     }
 
-    const Job& j_;
     const detail::TreeFolders& from_;
     const detail::TreeFolders& to_;
-    const detail::OpClock clock_{j_};
-    std::deque<Slot> slots_;  // before the ring: outlive what the kernel still does with them
-    std::deque<AlignedBuffer> bufs_;
-    sys::Ring ring_;
-    std::uint64_t next_ = 0;
 };
 
 }  // namespace
