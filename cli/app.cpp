@@ -192,8 +192,8 @@ void keep_baseline(const RunArgs& a, const Report& report) {
                baseline_path(a.save_baseline, "--save-baseline"));
 }
 
-// The status: 128 + the signal that stopped the run (saying so), 1 when a case failed or a case
-// tripped --fail-if-slower, else 0.
+// The status: 128 + the signal that stopped the run (saying so), 1 when a case failed, nothing was
+// measured or a case tripped --fail-if-slower, else 0.
 int run_status(const RunArgs& a, const Report& report, bool reports) {
     const int sig = interrupt::signal_received();
     if (sig && reports) {
@@ -203,7 +203,8 @@ int run_status(const RunArgs& a, const Report& report, bool reports) {
                    report.cases.size(), files ? "; the result files are marked partial" : "");
     }
     if (sig) return 128 + sig;
-    return report.any_failed() || (report.baseline && report.baseline->gate_failed()) ? 1 : 0;
+    return report.any_failed() || report.measured_nothing() || (report.baseline && report.baseline->gate_failed()) ? 1
+                                                                                                                   : 0;
 }
 
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports) {

@@ -325,6 +325,37 @@ TEST(Answer, ATableOfSkippedCasesShowsThemAll) {
     EXPECT_EQ(out.find("more row"), std::string::npos) << out;
 }
 
+// A table that measured nothing has an answer saying why: its cases' most common reason, and how
+// many; a run that measured nothing at all says so to the command's status (measured_nothing).
+TEST(Answer, ATableThatMeasuredNothingSaysWhyInItsAnswer) {
+    CaseResult a = timed("read.chunk", 4096, {}), b = timed("read.stdio-chunk", 4096, {}),
+               c = timed("read.mmap-scan", 0, {});
+    a.status = b.status = c.status = Status::skipped;
+    a.reason = b.reason = "the time budget was spent before its first sample (raise --time-budget)";
+    c.reason = "another reason";
+    Report r = report_of({a, b, c});
+    auto out = answers(ranked_tables(r));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_TRUE(out[0].winner.empty());
+    EXPECT_NE(out[0].text().find("nothing was measured: 2 of 3 cases were skipped: the time budget was spent before "
+                                 "its first sample (raise --time-budget); the other 1: see the table"),
+              std::string::npos)
+        << out[0].text();
+    EXPECT_TRUE(r.measured_nothing());
+    EXPECT_NE(render_terminal(r, {false, 200, false}).find("nothing was measured"), std::string::npos);
+    b.status = c.status = Status::failed;
+    b.reason = c.reason = "output differs";
+    out = answers(ranked_tables(report_of({a, b, c})));
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_NE(out[0].text().find("nothing was measured: 2 of 3 cases failed: output differs"), std::string::npos)
+        << out[0].text();
+    // One case measured: an answer as ever (none for one strategy), and something was measured.
+    const Report some = report_of({a, timed("read.mmap-scan", 0, kSteady1)});
+    EXPECT_FALSE(some.measured_nothing());
+    EXPECT_TRUE(answers(ranked_tables(some)).empty());
+    EXPECT_FALSE(Report{}.measured_nothing());  // nothing planned is not nothing measured
+}
+
 // Racing on a fake clock: a fast case and a case four times slower, within a group budget.
 test::FakeClock* g_clock = nullptr;
 unsigned g_runs = 0;  // runs of the fake strategies in this test (each test starts from 0)

@@ -164,6 +164,21 @@ TEST(Cli, ProgressIsPlainLinesWhenStderrIsAFile) {
     EXPECT_TRUE(run_cli("run --suite-file " + suite + " --quiet --dir " + dir.path()).err.empty());
 }
 
+// A run that could measure nothing ends with status 1, its answer saying why (here: --cache direct
+// asks for O_DIRECT, which neither strategy uses); measuring one case is an answer as ever.
+TEST(Cli, ARunThatMeasuredNothingSaysWhyAndEndsWithStatus1) {
+    ScratchDir dir;
+    auto r =
+        run_cli("run -s read.mmap-scan,read.stdio-chunk --cache direct --size 64K --iterations 2 --dir " + dir.path());
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("the answer"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("nothing was measured: every case was skipped: does not use O_DIRECT"), std::string::npos)
+        << r.out;
+    r = run_cli("run -s read.mmap-scan,read.stdio-chunk --size 64K --iterations 2 --dir " + dir.path());
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find("nothing was measured"), std::string::npos) << r.out;
+}
+
 // The terminal's width: no line wider than it, the least useful columns gone first; the rows past
 // the winners, the next and the slowest counted, and shown with --all.
 TEST(Cli, TablesFitTheTerminalAndShowTheirWinnersFirst) {

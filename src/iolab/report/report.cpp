@@ -60,6 +60,11 @@ const ReportGroup& Report::group(const std::string& id) const {
     return none;
 }
 
+bool Report::measured_nothing() const {
+    return !cases.empty() &&
+           std::none_of(cases.begin(), cases.end(), [](const CaseResult& c) { return c.status == Status::ok; });
+}
+
 bool Report::any_failed() const {
     // A published method kept with its bug (a jvm.*-as-published row) is meant to fail its
     // verification: that failure is its result, not the run's.

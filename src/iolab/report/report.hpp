@@ -28,6 +28,8 @@ struct Report : Run {
     // The warnings as lines for people: outliers, common on a shared machine, in one line.
     std::vector<std::string> warning_lines() const;
     bool any_failed() const;
+    // Cases were planned and none was measured (each failed or was skipped): a run with no answer.
+    bool measured_nothing() const;
     std::string header() const;  // what was measured, in one or two lines
 };
 

@@ -1,6 +1,7 @@
 #include "iolab/report/analysis/answer.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -33,6 +34,27 @@ std::string interval_text(double mib_s, double low, double high) {
     const bool gib = mib_s >= 1024;
     const double unit = gib ? 1024 : 1;
     return fmt::format(" ({}-{} {})", format_figure(low / unit), format_figure(high / unit), gib ? "GiB/s" : "MiB/s");
+}
+
+// Why a table measured nothing: its cases' most common reason, and how many it stopped ("every case
+// was skipped: the time budget was spent before its first sample (raise --time-budget)", "2 of 3
+// cases failed: ...; 1 was skipped").
+std::string nothing_measured(const RankedTable& t) {
+    std::map<std::pair<Status, std::string>, std::size_t> reasons;
+    for (const CaseResult* c : t.cases) ++reasons[{c->status, c->reason}];
+    const auto most = std::max_element(reasons.begin(), reasons.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto& [status, reason] = most->first;
+    const std::size_t n = t.cases.size();
+    const std::string who =
+        most->second == n ? (n == 1 ? "its one case" : "every case") : fmt::format("{} of {} cases", most->second, n);
+    const bool several = most->second > 1 && most->second < n;  // "2 of 3 cases were"; "every case was"
+    return fmt::format("nothing was measured: {} {}: {}{}", who,
+                       status == Status::failed ? "failed"
+                       : several                ? "were skipped"
+                                                : "was skipped",
+                       reason.empty() ? "no reason given" : reason,
+                       most->second == n ? "" : fmt::format("; the other {}: see the table", n - most->second));
 }
 
 }  // namespace
@@ -82,12 +104,18 @@ std::vector<Answer> answers(const std::vector<RankedTable>& tables) {
         std::set<std::string> strategies;
         for (const CaseResult* c : t.cases)
             if (c->status == Status::ok) strategies.insert(c->name());
-        if (strategies.size() < 2) continue;  // one strategy: its table says all
+        // One strategy: its table says all; none measured: the answer says why.
+        if (strategies.size() == 1 || (strategies.empty() && t.cases.empty())) continue;
         Answer a;
         a.group = t.group.id;
         a.family = t.table.family;
         a.table = table_name(t);
         a.partial = t.group.partial;
+        if (strategies.empty()) {
+            a.no_winner = nothing_measured(t);
+            out.push_back(std::move(a));
+            continue;
+        }
         const Standing& s = t.standing;
         a.margin = t.group.options.margin;
         if (!s.pick) {
