@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "iolab/core/scratch.hpp"
+#include "iolab/harness/environment.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "support.hpp"
@@ -275,6 +276,21 @@ TEST(Cli, InfoDescribesTheMachine) {
     ASSERT_EQ(r.status, 0) << r.err;
     for (const char* k : {"kernel", "cpu", "memory", "scratch", "date"})
         EXPECT_NE(r.out.find(k), std::string::npos) << k;
+}
+
+// The scratch filesystem's options are the mount's and the filesystem's own, as mount(8) shows them:
+// discard, data= or barrier= are only in the second list of mountinfo.
+TEST(Cli, InfoShowsTheFilesystemsOwnMountOptions) {
+    EXPECT_EQ(merge_mount_options("rw,relatime", "rw,discard,data=ordered"), "rw,relatime,discard,data=ordered");
+    EXPECT_EQ(merge_mount_options("ro,noatime", ""), "ro,noatime");
+    EXPECT_EQ(merge_mount_options("", "rw,barrier=0"), "rw,barrier=0");
+    // And `iolab info` says what /proc/self/mountinfo says of the scratch folder's filesystem.
+    ScratchDir dir;
+    const auto r = run_cli("info --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Environment env = collect_environment(dir.path());
+    ASSERT_FALSE(env.mount_options.empty());
+    EXPECT_NE(r.out.find("(" + env.fs_type + ", " + env.mount_options + ")"), std::string::npos) << r.out;
 }
 
 TEST(Cli, TinyRunWritesAConsistentJsonResult) {

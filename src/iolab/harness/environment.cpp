@@ -62,6 +62,22 @@ std::uint64_t memory_bytes() {
     return 0;
 }
 
+}  // namespace
+
+std::string merge_mount_options(const std::string& mount, const std::string& super) {
+    std::vector<std::string> out;
+    for (const std::string* list : {&mount, &super}) {
+        std::istringstream in(*list);
+        for (std::string o; std::getline(in, o, ',');)
+            if (!o.empty() && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+    }
+    std::string joined;
+    for (const auto& o : out) joined += (joined.empty() ? "" : ",") + o;
+    return joined;
+}
+
+namespace {
+
 // /proc/self/mountinfo: the mount whose device is st_dev, giving type and options.
 void describe_mount(const std::string& dir, Environment& env) {
     struct stat st {};
@@ -83,7 +99,7 @@ void describe_mount(const std::string& dir, Environment& env) {
         if (dir.rfind(mount_point, 0) == 0 && mount_point.size() >= best_mount.size()) {
             best_mount = mount_point;
             env.fs_type = type;
-            env.mount_options = options;
+            env.mount_options = merge_mount_options(options, super_options);
             env.device = source;
         }
     }

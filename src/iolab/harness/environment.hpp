@@ -16,9 +16,9 @@ struct Environment {
     unsigned cpus = 0;
     std::uint64_t memory_bytes = 0;
     std::string scratch_dir;
-    std::string fs_type;  // of the scratch folder: ext4, tmpfs, ...
-    std::string mount_options;
-    std::string device;  // the block device under it, if any
+    std::string fs_type;        // of the scratch folder: ext4, tmpfs, ...
+    std::string mount_options;  // the mount's and its filesystem's, as mount(8) shows them (discard, data=...)
+    std::string device;         // the block device under it, if any
     std::string device_model;
     int rotational = -1;  // 1 spinning, 0 not, -1 unknown
     std::string date;     // ISO 8601, UTC
@@ -32,6 +32,10 @@ struct Environment {
 };
 
 Environment collect_environment(const std::string& scratch_dir);
+// A mount's options (mountinfo's sixth field: rw, relatime, noatime) and then its filesystem's
+// (after the separator: discard, data=ordered, barrier=0), each once: what changes the cost of I/O
+// is often only in the second.
+std::string merge_mount_options(const std::string& mount, const std::string& super);
 // "iolab 0.1.0 (commit 628f783, Release build, GNU 12.2.0)": what --version prints.
 std::string version_line();
 
