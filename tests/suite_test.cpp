@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <algorithm>
 
 #include <cmath>
@@ -429,11 +430,14 @@ TEST(External, MissingToolIsSkippedWithTheReason) {
     const auto r = test::run_cli("run -s read.dd,read.chunk --size 64K --quiet --dir " + dir.path() + " --json " +
                                  json + " ; true");
     (void)r;
-    // With an empty PATH the tool cannot be found.
+    // With an empty PATH the tool cannot be found: its case is skipped, and a run that measured
+    // nothing ends with status 1.
     const std::string cmd = std::string("env PATH=/nonexistent ") + IOLAB_BINARY +
                             " run -s read.dd --size 64K --quiet --dir " + dir.path() + " --json " +
                             dir.file("nopath.json");
-    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    ASSERT_EQ(WEXITSTATUS(status), 1);
     const auto j = nlohmann::json::parse(test::slurp(dir.file("nopath.json")));
     ASSERT_EQ(j["cases"].size(), 1u);
     EXPECT_EQ(j["cases"][0]["status"], "skipped");
