@@ -23,7 +23,7 @@ enum KindTrait : unsigned {
     kTraitFileInput = 1u << 1,  // it reads one input file: --input, a cold cache's eviction, --rank-shift
     kTraitSyncAfter = 1u << 2,  // --sync syncs its one output file after each run
     kTraitStonewall = 1u << 3,  // a job stopped early is counted by its bytes (--stonewall)
-    kTraitCold = 1u << 4,       // --cache cold evicts what it reads: its table shows how much was cached
+    kTraitCold = 1u << 4,       // reads an input that --cache cold evicts: its table shows how much stayed cached
 };
 
 struct FamilyRow {
@@ -49,8 +49,7 @@ inline constexpr FamilyRow kFamilyRows[] = {
     {Family::files_read, "files-read", Shape::tree, "files", "files.read-ifstream", kTraitCold},
     {Family::files_write, "files-write", Shape::tree, "files", "files.write-ofstream", kTraitOutput},
     {Family::files_copy, "files-copy", Shape::tree, "files", "files.copy-std-filesystem", kTraitOutput | kTraitCold},
-    {Family::files_remove, "files-remove", Shape::tree, "files", "files.remove-std-filesystem",
-     kTraitOutput | kTraitCold},
+    {Family::files_remove, "files-remove", Shape::tree, "files", "files.remove-std-filesystem", kTraitOutput},
     {Family::replace, "replace", Shape::set, "replacements", "replace.rename-fsync", kTraitOutput},
 };
 
