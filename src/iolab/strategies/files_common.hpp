@@ -28,6 +28,10 @@ struct FileName {
     const char* c_str() const { return text; }
 };
 
+// files.read-fio's --openfiles: the files fio holds open at once (by default it opens every file of
+// the tree before it reads one, and a large tree runs out of descriptors).
+inline constexpr unsigned kFioOpenFiles = 16;
+
 // A tree's root and its D folders, each opened once.
 struct TreeFolders {
     sys::Fd root;

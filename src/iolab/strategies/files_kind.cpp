@@ -10,6 +10,7 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/core/tree.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/strategies/files_common.hpp"
 #include "iolab/strategies/kind.hpp"
 #include "iolab/sys/error.hpp"
 
@@ -122,12 +123,11 @@ KindSpace tree_space(const Workload& w) {
 }
 
 // Its folders, each open once (a copy's on both sides), and the files in flight: a copy holds two for
-// each (source and destination, both registered with an io_uring); fio opens every file of its job
-// before it reads one.
+// each (source and destination, both registered with an io_uring); fio holds kFioOpenFiles open.
 std::uint64_t tree_descriptors(const Strategy& s, const Workload& w) {
     const std::uint64_t sides = w.family == Family::files_copy ? 2 : 1;
     const std::uint64_t open = saturating_add(sides * w.folders, saturating_mul(sides, w.queue));
-    return s.name == "files.read-fio" ? saturating_add(open, w.files) : open;
+    return s.name == "files.read-fio" ? saturating_add(open, detail::kFioOpenFiles) : open;
 }
 
 std::string tree_what(const Workload& w) { return fmt::format("{} files of {}", w.files, format_size(w.file_size)); }

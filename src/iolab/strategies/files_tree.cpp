@@ -201,16 +201,17 @@ void read_tar(const Job& j) {
     j.sink->count_only(j.files * j.file_size);
 }
 
-// fio on every file below the tree (--opendir), a block of the file's size each; its JSON report
-// goes to the job's output path (a read writes nothing else there), and the bytes it says it read
-// are checked.
+// fio on every file below the tree (--opendir), a block of the file's size each, each file whole
+// before the next (sequential), at most kFioOpenFiles open at once; its JSON report goes to the
+// job's output path (a read writes nothing else there), and the bytes it says it read are checked.
 void read_fio(const Job& j) {
     if (j.file_size > (1u << 20))
         throw CannotRun(
             fmt::format("fio reads each file in one block here; files of {} bytes are over 1 MiB", j.file_size));
     const auto [fd, src] = here(j.src);
     run_tree_tool({"fio", "--name=iolab", "--opendir=" + src, "--rw=read", "--bs=" + std::to_string(j.file_size),
-                   "--invalidate=0", "--ioengine=psync", "--output-format=json", "--output=" + here(j.dst).second},
+                   "--invalidate=0", "--ioengine=psync", "--openfiles=" + std::to_string(detail::kFioOpenFiles),
+                   "--file_service_type=sequential", "--output-format=json", "--output=" + here(j.dst).second},
                   fd);
     const auto text = read_text_file(j.dst);
     const auto report = nlohmann::json::parse(text ? *text : std::string(), nullptr, false);
@@ -252,7 +253,7 @@ constexpr StrategyDef kFileOps[] = {
                     "pipefail; the archive's size checked)",
      .program = "tar", .package = "tar"},
     {.name = "files.read-fio", .params = kTree, .flags = kTool | kOnlyReads, .run = read_fio,
-     .description = "fio --opendir=TREE --rw=read, a block of the file's size (its byte count checked)",
+     .description = "fio --opendir=TREE --rw=read --openfiles=16, a block of the file's size (its byte count checked)",
      .program = "fio", .package = "fio"},
     {.name = "files.write-create", .params = kTree, .run = write_create<false, false>,
      .description = "openat(2) O_CREAT|O_EXCL each file in its folder, write(2) it, close(2)"},
