@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -827,6 +828,58 @@ TEST(Export, UnprovenColdCaseIsNotRanked) {
     EXPECT_NE(out.find("not ranked: not proven cold (90% of the input cached, median)"), std::string::npos) << out;
     const auto j = report_to_json(r);
     EXPECT_TRUE(j["cases"][1]["cold_unproven"].get<bool>());
+}
+
+// Under --cache cold, the tables of the kinds that read an input they evict say how much of it stayed
+// cached; the kinds that read nothing (records and trees written, trees removed) have no such column.
+TEST(Export, OnlyTheKindsThatReadAnInputShowACachedColumn) {
+    Report r;
+    r.options.cache = CacheMode::cold;
+    r.groups.push_back(ReportGroup{"", "", r.options});
+    for (const char* name : {"read.chunk", "copy.chunk", "files.read-openat", "files.copy-std-filesystem",
+                             "files.write-ofstream", "files.remove-std-filesystem", "write.record-stdio"})
+        r.cases.push_back(timed_case(name, {1, 1, 1}));
+    std::map<std::string, bool> cached;
+    for (const auto& t : ranked_tables(r)) {
+        const bool has = std::any_of(t.table.columns.begin(), t.table.columns.end(),
+                                     [](const Column& c) { return c.name == "cached"; });
+        cached[std::string(to_string(t.table.family))] = has;
+    }
+    EXPECT_EQ(cached, (std::map<std::string, bool>{{"read", true},
+                                                   {"copy", true},
+                                                   {"files-read", true},
+                                                   {"files-copy", true},
+                                                   {"files-write", false},
+                                                   {"files-remove", false},
+                                                   {"write", false}}));
+}
+
+// A table of items counts every call per item: a tree's opens, stats and closes as much as its reads
+// (data calls per MiB said 0.0 for files.read-mmap, whose reads are page faults).
+TEST(Export, ATableOfFilesCountsEveryCallPerFile) {
+    Report r;
+    r.groups.push_back(ReportGroup{"", "", r.options});
+    CaseResult c = timed_case("files.read-openat", {1, 1, 1});
+    c.spec.workload.files = 256;
+    c.spec.workload.file_size = 4096;
+    for (auto& s : c.samples) {
+        s.syscalls = 256;   // a read a file
+        s.all_calls = 768;  // and its open and close
+    }
+    finish(c, r.options, 1e-9);
+    r.cases.push_back(c);
+    const auto tables = ranked_tables(r);
+    ASSERT_EQ(tables.size(), 1u);
+    const Table& t = tables[0].table;
+    const auto col =
+        std::find_if(t.columns.begin(), t.columns.end(), [](const Column& k) { return k.name.starts_with("calls/"); });
+    ASSERT_NE(col, t.columns.end());
+    EXPECT_EQ(col->name, "calls/file");
+    const auto at = static_cast<std::size_t>(col - t.columns.begin());
+    ASSERT_GT(t.rows.at(0).cells.size(), at);
+    EXPECT_EQ(t.rows[0].cells[at], "3.0");
+    EXPECT_DOUBLE_EQ(calls_per_item(c), 3.0);
+    EXPECT_DOUBLE_EQ(calls_per_mib(c), 256.0);
 }
 
 }  // namespace

@@ -51,6 +51,17 @@ double calls_per_mib(const CaseResult& c) {
     return bytes > 0 ? calls / (bytes / (1 << 20)) : 0;
 }
 
+double calls_per_item(const CaseResult& c) {
+    const std::uint64_t item = c.spec.workload.item_bytes();
+    if (!c.spec.strategy->in_syscall_layer() || c.samples.empty() || item == 0) return -1;
+    double calls = 0, items = 0;
+    for (const auto& s : c.samples) {
+        calls += static_cast<double>(s.all_calls);
+        items += static_cast<double>(s.bytes) * s.passes / static_cast<double>(item);
+    }
+    return items > 0 ? calls / items : 0;
+}
+
 double cpu_fraction(const CaseResult& c) {
     double cpu = 0, wall = 0;
     for (const auto& s : c.samples) {

@@ -186,6 +186,10 @@ struct CaseResult {
 
 // Data calls per MiB for a case, or -1 when its I/O is not in the syscall layer.
 double calls_per_mib(const CaseResult& c);
+// Every call through the syscall layer (opens, stats, syncs, renames, data) per item of a kind that
+// counts items (Workload::item_bytes: a file, a commit, a replacement), or -1 where its I/O is not in
+// the syscall layer or it counts no items.
+double calls_per_item(const CaseResult& c);
 // CPU time (user + system) over wall time, as a fraction.
 double cpu_fraction(const CaseResult& c);
 // The median share of the input in the page cache before a run, or -1.

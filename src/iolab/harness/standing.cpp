@@ -25,7 +25,7 @@ double cpu_of(const CaseResult& c) {
 }
 
 double calls_of(const CaseResult& c) {
-    const double calls = calls_per_mib(c);
+    const double calls = c.spec.workload.item_bytes() > 0 ? calls_per_item(c) : calls_per_mib(c);
     return calls < 0 ? std::numeric_limits<double>::infinity() : calls;
 }
 

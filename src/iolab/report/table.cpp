@@ -152,7 +152,11 @@ std::vector<Column> ranked_columns(bool limits, bool cached, std::string_view it
     cols.push_back({fmt::format("±{:.0f}%", kMedianConfidence * 100)});
     if (limits) cols.push_back({"of limit", false, 100});
     cols.push_back({"vs best", false, 80});
-    cols.push_back({"calls/MiB", false, 120});
+    // Items: every call per item (a file's open, stat and close count as much as its read).
+    if (items.empty())
+        cols.push_back({"calls/MiB", false, 120});
+    else
+        cols.push_back({fmt::format("calls/{}", items.substr(0, items.size() - 1)), false, 120});
     cols.push_back({"CPU", false, 120});
     if (cached) cols.push_back({"cached", false, 100});
     cols.push_back({"verified", false, 100});
@@ -208,8 +212,8 @@ std::vector<std::string> ranked_cells(const Standing::Place& p, const Ceiling* c
                                                    : "-");
     cells.push_back(
         frame.best && c.throughput_mib_s > 0 ? format_ratio(frame.best->throughput_mib_s / c.throughput_mib_s) : "-");
-    const double cpm = calls_per_mib(c);
-    cells.push_back(cpm < 0 ? "n/a" : fmt::format("{:.1f}", cpm));
+    const double calls = frame.items.empty() ? calls_per_mib(c) : calls_per_item(c);
+    cells.push_back(calls < 0 ? "n/a" : fmt::format("{:.1f}", calls));
     // A JVM worker's time is on its own threads, which iolab's resource usage does not see.
     cells.push_back(c.spec.strategy->worker() ? "n/a" : fmt::format("{:.0f}%", cpu_fraction(c) * 100));
     if (frame.cached) {

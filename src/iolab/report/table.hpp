@@ -34,7 +34,7 @@ struct Column {
     bool left = false;  // text (names, claims) is left-aligned; figures right-aligned
     // A terminal narrower than this many columns goes without it (0: always drawn). The order is
     // stated once, in ranked_tables: below 140 columns stopped goes, below 120 also CPU and
-    // calls/MiB, below 100 also verified, of limit and cached, below 80 also median and vs best.
+    // calls (per MiB or per item), below 100 also verified, of limit and cached, below 80 also median and vs best.
     std::size_t needs = 0;
 };
 
