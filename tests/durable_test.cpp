@@ -346,5 +346,107 @@ TEST(Peers, TheTableSetsEachMethodBesideItsIolabCase) {
     EXPECT_TRUE(peers_table(Report{}).title.empty());
 }
 
+// pg_test_fsync runs kPeerRuns times: each method's runs are kept in order, its figure is their
+// median, and a method a run could not do keeps its note. A fake that prints 1000, 3000, 2000 ops/s
+// for fdatasync over its three runs.
+TEST(Peers, ThreeRunsGiveTheMedianAndEachRun) {
+    ScratchDir tools;
+    const std::string fake = tools.file("pg_test_fsync"), count = tools.file("count");
+    std::ofstream(fake) << "#!/bin/sh\n"
+                           "n=$(cat '"
+                        << count << "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" << count
+                        << "'\n"
+                           "case $n in 1) r=1000;; 2) r=3000;; *) r=2000;; esac\n"
+                           "printf 'Compare file sync methods using one 8kB write:\\n'\n"
+                           "printf '        fdatasync  %s.000 ops/sec  1 usecs/op\\n' $r\n"
+                           "printf '        fsync_writethrough  n/a\\n\\n'\n";
+    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    ::setenv("PATH", (tools.path() + ":" + path).c_str(), 1);
+    CaseSpec c;
+    c.strategy = Registry::builtin().find("durable.fsync");
+    c.workload.family = Family::durable;
+    ScratchDir scratch;
+    const Peers p = measure_peers({c}, scratch);
+    ::setenv("PATH", path.c_str(), 1);
+    EXPECT_TRUE(p.skipped.empty()) << p.skipped;
+    EXPECT_EQ(p.runs, kPeerRuns);
+    ASSERT_EQ(p.figures.size(), 2u);
+    EXPECT_EQ(p.figures[0].method, "fdatasync");
+    EXPECT_EQ(p.figures[0].runs, (std::vector<double>{1000, 3000, 2000}));
+    EXPECT_DOUBLE_EQ(p.figures[0].ops_per_s, 2000);
+    EXPECT_TRUE(p.figures[1].runs.empty());
+    EXPECT_EQ(p.figures[1].ops_per_s, 0);
+    EXPECT_EQ(p.figures[1].note, "not available here (n/a)");
+    // Not wanted without durable cases: not run.
+    CaseSpec read;
+    read.strategy = Registry::builtin().find("read.chunk");
+    read.workload.family = Family::read;
+    EXPECT_FALSE(wants_peers({read}));
+    EXPECT_EQ(measure_peers({read}, scratch).runs, 0u);
+}
+
+// The peer's spread is judged with iolab's: 8,000 commits/s is 1.20x pg's median of 6,667 (outside
+// 15 % of it), but within 15 % of its span 6,000-7,500; a span that is one run is the median alone.
+TEST(Peers, AgreementIsJudgedAgainstTheSpanOfThePeersRuns) {
+    Report r;
+    r.peers.command = "pg_test_fsync -s 1";
+    r.peers.runs = 3;
+    r.peers.figures = {{"pg_test_fsync", "fdatasync", "durable.fdatasync-zeroed", 8192, 6667, "", {6000, 6667, 7500}}};
+    const std::vector<double> steady = {0.100, 0.101, 0.099, 0.1005, 0.0995, 0.1002, 0.0998, 0.1001};
+    r.cases = {durable_result("durable.fdatasync-zeroed", 800, steady)};
+    Table t = peers_table(r);
+    ASSERT_EQ(t.rows.size(), 1u);
+    EXPECT_EQ(t.rows[0].cells[1], "6667 (6000-7500, n=3)");
+    EXPECT_EQ(t.rows[0].cells[5], "1.20x");
+    EXPECT_EQ(t.rows[0].cells[6], "yes");
+    r.peers.figures[0].runs = {6667};
+    t = peers_table(r);
+    EXPECT_EQ(t.rows[0].cells[1], "6667 (n=1)");
+    EXPECT_EQ(t.rows[0].cells[6], "no");
+    // A later run that failed leaves the figures of the runs before it, and says so.
+    r.peers.runs = 1;
+    r.peers.skipped = "pg_test_fsync exited with status 1: disk full";
+    t = peers_table(r);
+    ASSERT_EQ(t.rows.size(), 1u);
+    EXPECT_NE(t.notes.at(0).find("ran 1 time(s) of 3: pg_test_fsync exited with status 1"), std::string::npos)
+        << t.notes.at(0);
+}
+
+// What the session runs between rounds comes after a whole round and before the next: every case
+// is measured once between two calls, and the calls are numbered by round.
+TEST(Peers, TheRoundHookRunsBetweenWholeRounds) {
+    ScratchDir dir;
+    std::vector<CaseSpec> specs;
+    for (const char* name : {"read.chunk", "read.pread-chunk"}) {
+        CaseSpec c;
+        c.strategy = Registry::builtin().find(name);
+        c.workload.family = Family::read;
+        c.workload.size = 64 << 10;
+        c.workload.buffer = 4096;
+        specs.push_back(c);
+    }
+    RunOptions o = test::three_iterations();
+    std::vector<std::string> seen;
+    const ProgressFn progress = [&](std::size_t i, const CaseSpec&, double) { seen.push_back(std::to_string(i)); };
+    const RoundFn between = [&](std::uint64_t round) { seen.push_back("r" + std::to_string(round)); };
+    const auto results = run_group(specs, o, dir, system_clock(), progress, {}, {}, 0, between);
+    ASSERT_EQ(results.size(), 2u);
+    for (const auto& r : results) EXPECT_EQ(r.samples.size(), 3u);
+    std::vector<std::string> rounds;
+    std::string cases;
+    for (const auto& e : seen) {
+        if (e[0] == 'r') {
+            rounds.push_back(e);
+            EXPECT_TRUE(cases == "01" || cases == "10") << cases;
+            cases.clear();
+        } else {
+            cases += e;
+        }
+    }
+    EXPECT_EQ(rounds.size(), 3u);
+    for (std::size_t k = 0; k < rounds.size(); ++k) EXPECT_EQ(rounds[k], "r" + std::to_string(k));
+}
+
 }  // namespace
 }  // namespace iolab

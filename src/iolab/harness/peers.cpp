@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
@@ -118,14 +119,40 @@ constexpr int kPgTests = 16;                        // the tests pg_test_fsync -
 constexpr std::uint64_t kMaxPgOutput = 1ull << 20;  // its report is a few KiB
 }  // namespace
 
-Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch, int seconds) {
-    Peers peers;
-    if (std::none_of(plan.begin(), plan.end(), [](const CaseSpec& c) { return c.workload.family == Family::durable; }))
-        return peers;
+bool wants_peers(const std::vector<CaseSpec>& plan) {
+    return std::any_of(plan.begin(), plan.end(),
+                       [](const CaseSpec& c) { return c.workload.family == Family::durable; });
+}
+
+bool peers_want_more(const Peers& peers) { return peers.skipped.empty() && peers.runs < kPeerRuns; }
+
+namespace {
+
+// One run's figures into those of the runs before it: each method's runs, and their median.
+void add_run(Peers& peers, std::vector<PeerFigure> run) {
+    for (PeerFigure& f : run) {
+        const auto same = std::find_if(peers.figures.begin(), peers.figures.end(), [&](const PeerFigure& p) {
+            return p.method == f.method && p.record == f.record;
+        });
+        PeerFigure& into = same == peers.figures.end() ? peers.figures.emplace_back(f) : *same;
+        if (same == peers.figures.end()) into.runs.clear();
+        if (f.ops_per_s > 0) into.runs.push_back(f.ops_per_s);
+        std::vector<double> sorted = into.runs;
+        std::sort(sorted.begin(), sorted.end());
+        const std::size_t n = sorted.size();
+        into.ops_per_s = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        if (into.ops_per_s > 0) into.note.clear();
+    }
+    ++peers.runs;
+}
+
+}  // namespace
+
+void run_peer_once(Peers& peers, const ScratchDir& scratch, int seconds) {
     const std::string program = pg_test_fsync_program();
     if (program.empty()) {
         peers.skipped = "pg_test_fsync is not installed (Debian package postgresql-15)";
-        return peers;
+        return;
     }
     // Its file and its output are made in the scratch folder, through its descriptor.
     const std::string out = scratch.at("pg_test_fsync.txt");
@@ -141,21 +168,27 @@ Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch
     ::unlinkat(scratch.fd(), "pg_test_fsync.txt", 0);
     if (r.timed_out) {
         peers.skipped = fmt::format("pg_test_fsync had not ended after {:g} s and was ended", deadline);
-        return peers;
+        return;
     }
     if (!text) {
         peers.skipped = fmt::format("pg_test_fsync ran, but its output could not be read: {}", why);
-        return peers;
+        return;
     }
     if (r.status != 0) {
         peers.skipped = fmt::format("pg_test_fsync exited with status {}: {}", r.status, r.errors.substr(0, 200));
-        return peers;
+        return;
     }
     try {
-        peers.figures = parse_pg_test_fsync(text.value_or(""));
+        add_run(peers, parse_pg_test_fsync(text.value_or("")));
     } catch (const InputError& e) {
         peers.skipped = e.what();
     }
+}
+
+Peers measure_peers(const std::vector<CaseSpec>& plan, const ScratchDir& scratch, int seconds) {
+    Peers peers;
+    if (!wants_peers(plan)) return peers;
+    while (peers_want_more(peers) && !interrupt::requested()) run_peer_once(peers, scratch, seconds);
     return peers;
 }
 

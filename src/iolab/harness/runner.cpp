@@ -292,7 +292,8 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
 // that drift of a shared machine falls on every case alike. Racing, a round measures only the
 // cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
 void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
-                    std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns) {
+                    std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns,
+                    const RoundFn& after_round) {
     std::mt19937_64 rng(opts.order_seed);
     std::vector<std::size_t> order;
     const bool racing = opts.race && opts.iterations.adaptive;
@@ -347,6 +348,12 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             race(cases, opts, held, holds);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
+        // What runs between the rounds takes none of the group's time.
+        if (after_round && !cut && !stop_agreed()) {
+            const std::uint64_t t0 = clock.now_ns();
+            after_round(round);
+            if (deadline_ns > 0) deadline_ns += clock.now_ns() - t0;
+        }
     }
     // Cut short by a signal: what they have is kept, and says so.
     for (auto& c : cases)
@@ -384,7 +391,7 @@ std::uint64_t iterations_for(double target_s, double run_s, std::uint64_t max_it
 
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock, const ProgressFn& progress, const std::vector<bool>& held,
-                                  const HoldFn& holds, double budget_s) {
+                                  const HoldFn& holds, double budget_s, const RoundFn& after_round) {
     // What a strategy keeps between runs (the JVM's worker) serves one group: torn down here, however
     // the group ends.
     struct TearDown {
@@ -408,7 +415,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     detail::warm_up_all(cases, opts, clock, pool);
     std::vector<bool> hold(held);
     hold.resize(specs.size(), false);
-    measure_rounds(cases, opts, clock, progress, hold, holds, deadline);
+    measure_rounds(cases, opts, clock, progress, hold, holds, deadline, after_round);
     std::vector<CaseResult> out;
     out.reserve(cases.size());
     for (auto& c : cases) out.push_back(collect(c, opts, clock));

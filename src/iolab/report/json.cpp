@@ -392,8 +392,10 @@ nlohmann::json report_to_json(const Report& r) {
                                {"strategy", f.strategy},
                                {"record", f.record},
                                {"ops_per_s", f.ops_per_s},
+                               {"runs", f.runs},
                                {"note", f.note}});
-        j["peers"] = {{"command", r.peers.command}, {"skipped", r.peers.skipped}, {"figures", figures}};
+        j["peers"] = {
+            {"command", r.peers.command}, {"skipped", r.peers.skipped}, {"runs", r.peers.runs}, {"figures", figures}};
     }
     if (r.baseline) j["baseline"] = baseline_json(*r.baseline);
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;

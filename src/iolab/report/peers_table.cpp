@@ -1,5 +1,7 @@
 // pg_test_fsync's figure for each way of making a write durable, beside the iolab case doing the
 // same work (table.hpp).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
@@ -19,15 +21,32 @@ const CaseResult* same_work(const Report& report, const PeerFigure& f) {
     return nullptr;
 }
 
-// Whether iolab's interval of commits/s lies within kAgreement of the peer's figure: "yes", "no"
-// (wholly outside), or "?" (across the edge, or no interval).
-std::string agreement(const CaseResult& c, double per_mib, double ops) {
+// The peer's runs, lowest and highest (its one figure where a result file holds no runs).
+std::pair<double, double> peer_spread(const PeerFigure& f) {
+    if (f.runs.empty()) return {f.ops_per_s, f.ops_per_s};
+    const auto [lo, hi] = std::minmax_element(f.runs.begin(), f.runs.end());
+    return {*lo, *hi};
+}
+
+// Both sides' spread judged: "yes" where iolab's interval of commits/s lies within kAgreement of the
+// span of the peer's runs, "no" where it lies wholly outside that, "?" otherwise (across an edge,
+// or no interval).
+std::string agreement(const CaseResult& c, double per_mib, const PeerFigure& f) {
     const auto [low, high] = rate_interval(c);
     if (low <= 0 || high <= 0) return "?";
     const double lo = low * per_mib, hi = high * per_mib;
-    if (lo >= ops / kAgreement && hi <= ops * kAgreement) return "yes";
-    if (hi < ops / kAgreement || lo > ops * kAgreement) return "no";
+    const auto [peer_lo, peer_hi] = peer_spread(f);
+    if (lo >= peer_lo / kAgreement && hi <= peer_hi * kAgreement) return "yes";
+    if (hi < peer_lo / kAgreement || lo > peer_hi * kAgreement) return "no";
     return "?";
+}
+
+// "7314 (6900-8243, n=3)": the median of the peer's runs and their span.
+std::string peer_cell(const PeerFigure& f) {
+    if (f.ops_per_s <= 0) return f.note;
+    if (f.runs.size() < 2) return fmt::format("{:.0f} (n={})", f.ops_per_s, std::max<std::size_t>(1, f.runs.size()));
+    const auto [lo, hi] = peer_spread(f);
+    return fmt::format("{:.0f} ({:.0f}-{:.0f}, n={})", f.ops_per_s, lo, hi, f.runs.size());
 }
 
 }  // namespace
@@ -37,14 +56,14 @@ Table peers_table(const Report& report) {
     const Peers& p = report.peers;
     if (p.figures.empty() && p.skipped.empty()) return t;
     t.title = "pg_test_fsync beside iolab";
-    if (!p.skipped.empty()) {
+    if (p.figures.empty()) {
         t.notes.push_back("no figures from pg_test_fsync: " + p.skipped);
         return t;
     }
     const std::size_t record = p.figures.front().record;
     t.title = fmt::format("pg_test_fsync beside iolab: a durable write of {} a commit", format_size(record));
     t.columns = {{"method", true},
-                 {"pg ops/s"},
+                 {"pg ops/s (runs)"},
                  {"iolab case", true},
                  {"commits/s"},
                  {"±95%"},
@@ -54,7 +73,7 @@ Table peers_table(const Report& report) {
     for (const PeerFigure& f : p.figures) {
         Row row;
         const CaseResult* c = f.ops_per_s > 0 && !f.strategy.empty() ? same_work(report, f) : nullptr;
-        const std::string ops = f.ops_per_s > 0 ? fmt::format("{:.0f}", f.ops_per_s) : f.note;
+        const std::string ops = peer_cell(f);
         if (!c) {
             missing = missing || (f.ops_per_s > 0 && !f.strategy.empty());
             row.kind = RowKind::reference;
@@ -72,9 +91,15 @@ Table peers_table(const Report& report) {
                      fmt::format("{:.0f}", c->ops_per_s),
                      has_interval(*c) ? fmt::format("±{:.1f}%", c->stats.median_precision() * 100) : "?",
                      format_ratio(c->ops_per_s / f.ops_per_s),
-                     agreement(*c, per_mib, f.ops_per_s)};
+                     agreement(*c, per_mib, f)};
         t.rows.push_back(std::move(row));
     }
+    if (!p.skipped.empty())
+        t.notes.push_back(fmt::format("pg_test_fsync ran {} time(s) of {}: {}", p.runs, kPeerRuns, p.skipped));
+    t.notes.push_back(fmt::format(
+        "pg ops/s is the median of pg_test_fsync's runs, made between the rounds of iolab's cases, with their span; "
+        "within {:.0f}% judges iolab's interval against that span",
+        (kAgreement - 1) * 100));
     t.notes.push_back(fmt::format(
         "pg_test_fsync ({}) rewrites the same block(s) at the start of a file it wrote and synced first; iolab's "
         "zeroed cases write each record at its own place in a log written with zeros and synced before the clock; "

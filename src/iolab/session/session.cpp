@@ -58,18 +58,12 @@ void join_team(Run& run, const Suite& suite, const ScratchDir& scratch, const st
     if (!seen.ok()) throw AgreedInputError(seen.why);
 }
 
-// The peers' figures for the plan's work, after its cases (a peer's failure is said, not fatal).
-Peers peers_of(const std::vector<std::vector<CaseSpec>>& plan, const ScratchDir& scratch) {
-    std::vector<CaseSpec> all;
-    for (const auto& g : plan) all.insert(all.end(), g.begin(), g.end());
+// One more run of the peers into `peers` (a peer's failure is said, not fatal).
+void run_peers(Peers& peers, const ScratchDir& scratch) {
     try {
-        Peers p = measure_peers(all, scratch);
-        if (interrupt::requested()) return {};
-        return p;
+        run_peer_once(peers, scratch);
     } catch (const std::exception& e) {
-        Peers p;
-        p.skipped = e.what();
-        return p;
+        peers.skipped = e.what();
     }
 }
 
@@ -138,10 +132,19 @@ public:
         const std::vector<bool> held = held_cases(suite_, cases);
         // In child processes the samples meet only at the end: those findings are judged then.
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge_.hold(run_.cases, now); };
+        // The peers run between the rounds of the cases they are compared with, off the budget.
+        RoundFn peers;
+        if (peers_wanted_ && wants_peers(cases))
+            peers = [&](std::uint64_t) {
+                if (!peers_want_more(peers_) || interrupt::requested()) return;
+                const auto t0 = std::chrono::steady_clock::now();
+                run_peers(peers_, scratch_);
+                peers_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            };
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
                            ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
                            : run_group(cases, group.options, scratch_, system_clock(), progress, held,
-                                       suite_.findings.empty() ? HoldFn() : holds, budget_s);
+                                       suite_.findings.empty() ? HoldFn() : holds, budget_s, peers);
         // A stop request ends the run at this safe point. The group it cut short keeps what it
         // measured, marked partial. Under MPI a stop on any rank is a stop on all.
         const bool stopped = team().any(interrupt::requested());
@@ -159,6 +162,18 @@ public:
 
     std::vector<FindingResult> verdicts() const { return judge_.verdicts(run_.cases); }
 
+    // The peers' figures: the runs made between the rounds, and those still wanted (a group that
+    // ended in fewer rounds, or ran in child processes) made now.
+    Peers peers() {
+        if (!peers_wanted_) return {};
+        std::vector<CaseSpec> all;
+        for (const auto& g : plan_) all.insert(all.end(), g.begin(), g.end());
+        if (!wants_peers(all)) return {};
+        while (peers_want_more(peers_) && !interrupt::requested()) run_peers(peers_, scratch_);
+        if (interrupt::requested()) return {};
+        return std::move(peers_);
+    }
+
 private:
     double weight(std::size_t gi) const {
         return suite_.groups[gi].weight > 0 ? suite_.groups[gi].weight : static_cast<double>(plan_[gi].size());
@@ -171,7 +186,7 @@ private:
         // What follows the groups (the ceilings measured again, the scratch folder removed, the
         // results written) is kept inside the budget too: 3 % of it, at most 2 s.
         const double reserve = std::min(2.0, 0.03 * budget_);
-        return std::max(1e-3, (budget_ - reserve - elapsed()) * weight(gi) / std::max(1e-9, left));
+        return std::max(1e-3, (budget_ - reserve - (elapsed() - peers_s_)) * weight(gi) / std::max(1e-9, left));
     }
 
     const Suite& suite_;
@@ -184,6 +199,9 @@ private:
     Judge judge_;
     const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::size_t first_ = 0;  // index of the group's first case in the whole run
+    const bool peers_wanted_ = settings_.peers && !team().mpi();
+    Peers peers_;
+    double peers_s_ = 0;  // the time the peers took, which no group's share counts
 };
 
 // A case whose one iteration makes so many synced writes that it would take longer than this here
@@ -348,7 +366,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     for (std::size_t gi = 0; gi < plan_.size(); ++gi)
         if (!groups.measure(gi)) break;
     if (run.limits.measured() && !run.partial) remeasure_ceilings(run, scratch.path());
-    if (settings.peers && !team().mpi() && !run.partial) run.peers = peers_of(plan_, scratch);
+    if (!run.partial) run.peers = groups.peers();
     // A stop after the groups (the ceilings measured again, the peers) cut the run short all the
     // same: what it left out is missing, and the files say so as the message does.
     if (interrupt::requested()) run.partial = true;

@@ -202,11 +202,28 @@ Peers read_peers(const json& p, const std::string& origin) {
     Peers peers;
     peers.command = one_line(str(p, "command"));
     peers.skipped = one_line(str(p, "skipped"));
+    peers.runs = static_cast<std::size_t>(std::clamp(num(p, "runs"), 0.0, 1e6));
     for (const json& f : *figures) {
         if (!f.is_object()) throw ResultFormatError(fmt::format("{}: a peer's figure is not an object", origin));
-        peers.figures.push_back({one_line(str(f, "tool")), one_line(str(f, "method")), one_line(str(f, "strategy")),
-                                 static_cast<std::size_t>(std::clamp(num(f, "record"), 0.0, 1e15)),
-                                 std::clamp(num(f, "ops_per_s"), 0.0, 1e12), one_line(str(f, "note"))});
+        PeerFigure& pf =
+            peers.figures.emplace_back(PeerFigure{one_line(str(f, "tool")),
+                                                  one_line(str(f, "method")),
+                                                  one_line(str(f, "strategy")),
+                                                  static_cast<std::size_t>(std::clamp(num(f, "record"), 0.0, 1e15)),
+                                                  std::clamp(num(f, "ops_per_s"), 0.0, 1e12),
+                                                  one_line(str(f, "note")),
+                                                  {}});
+        // Each run's figure (a file of old has none): finite and positive, as the run wrote them.
+        if (const auto runs = f.find("runs"); runs != f.end()) {
+            if (!runs->is_array() || runs->size() > 1000)
+                throw ResultFormatError(fmt::format("{}: a peer's runs are not a list of figures", origin));
+            for (const json& x : *runs) {
+                if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() <= 0 || x.get<double>() > 1e12)
+                    throw ResultFormatError(
+                        fmt::format("{}: a peer's run '{}' is not a positive figure", origin, x.dump().substr(0, 40)));
+                pf.runs.push_back(x.get<double>());
+            }
+        }
     }
     return peers;
 }
