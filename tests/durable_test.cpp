@@ -414,7 +414,8 @@ TEST(Peers, AgreementIsJudgedAgainstTheSpanOfThePeersRuns) {
 }
 
 // What the session runs between rounds comes after a whole round and before the next: every case
-// is measured once between two calls, and the calls are numbered by round.
+// is measured once between two calls, and the calls are numbered by round; the group says once,
+// before its first sample, that its inputs are laid out.
 TEST(Peers, TheRoundHookRunsBetweenWholeRounds) {
     ScratchDir dir;
     std::vector<CaseSpec> specs;
@@ -429,8 +430,16 @@ TEST(Peers, TheRoundHookRunsBetweenWholeRounds) {
     RunOptions o = test::three_iterations();
     std::vector<std::string> seen;
     const ProgressFn progress = [&](std::size_t i, const CaseSpec&, double) { seen.push_back(std::to_string(i)); };
-    const RoundFn between = [&](std::uint64_t round) { seen.push_back("r" + std::to_string(round)); };
-    const auto results = run_group(specs, o, dir, system_clock(), progress, {}, {}, 0, between);
+    GroupEvents events;
+    int set_up = 0;
+    events.set_up = [&](double s) {
+        EXPECT_GE(s, 0);
+        EXPECT_TRUE(seen.empty());  // before any case is measured
+        ++set_up;
+    };
+    events.after_round = [&](std::uint64_t round) { seen.push_back("r" + std::to_string(round)); };
+    const auto results = run_group(specs, o, dir, system_clock(), progress, {}, {}, 0, events);
+    EXPECT_EQ(set_up, 1);
     ASSERT_EQ(results.size(), 2u);
     for (const auto& r : results) EXPECT_EQ(r.samples.size(), 3u);
     std::vector<std::string> rounds;

@@ -884,5 +884,23 @@ TEST(Export, ATableOfFilesCountsEveryCallPerFile) {
     EXPECT_DOUBLE_EQ(calls_per_mib(c), 256.0);
 }
 
+// The time a run took laying out its inputs is outside its budget, and the header says how long it
+// was beside the time it took; a result file keeps it.
+TEST(Export, TheSetupTimeIsSaidBesideTheBudget) {
+    Report r;
+    r.groups.push_back(ReportGroup{"", "", r.options});
+    r.cases.push_back(timed_case("read.chunk", {1, 1, 1}));
+    r.time_budget_s = 60;
+    r.elapsed_s = 75.4;
+    r.setup_s = 15.2;
+    const std::string md = to_markdown(r);
+    EXPECT_NE(md.find("time: 75 s of a budget of 60 s, and 15 s laying out the inputs, outside it"), std::string::npos)
+        << md;
+    const Report back = read_report_json(to_json(r), "r.json");
+    EXPECT_DOUBLE_EQ(back.setup_s, 15.2);
+    r.setup_s = 0;
+    EXPECT_NE(to_markdown(r).find("time: 75 s of a budget of 60 s\n"), std::string::npos) << to_markdown(r);
+}
+
 }  // namespace
 }  // namespace iolab

@@ -25,9 +25,15 @@ using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 // computed): which of them a finding or a knee still needs measured. A case it no longer holds
 // races as any other (sequential verdicts: docs/harness.md).
 using HoldFn = std::function<std::vector<bool>(const std::vector<CaseResult>&)>;
-// Called after each measured round with its index (0 the first), its time outside the group's: what
-// the session interleaves with the rounds (a peer's runs, peers.hpp).
-using RoundFn = std::function<void(std::uint64_t)>;
+// What a group tells as it goes, beyond its cases' progress.
+struct GroupEvents {
+    // Its inputs are laid out (and synced, or brought warm): how long that took, in seconds. The
+    // group's share of the time budget counts from here.
+    std::function<void(double)> set_up;
+    // After each measured round, with its index (0 the first), its time outside the group's: what
+    // the session interleaves with the rounds (a peer's runs, peers.hpp).
+    std::function<void(std::uint64_t)> after_round;
+};
 // With `holds`, a held case reaches this many samples before its fair share of the table's time
 // can stop it: the looks of sequential verdicts (findings.hpp) need a few.
 inline constexpr std::size_t kHeldSamples = 8;
@@ -41,11 +47,11 @@ inline constexpr std::size_t kPlacedSamples = 5;
 // finding needs precise: they are not stopped for being slower than their table's fastest;
 // `holds`, when given, says so anew after every round. `budget_s`: the group's share of the run's
 // time budget, which the session works out (0: none; racing then stops by each case's own budget).
-// `after_round`, when given, is called after every measured round.
+// `events`: what it tells as it goes.
 std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunOptions& opts, const ScratchDir& dir,
                                   Clock& clock = system_clock(), const ProgressFn& progress = {},
                                   const std::vector<bool>& held = {}, const HoldFn& holds = {}, double budget_s = 0,
-                                  const RoundFn& after_round = {});
+                                  const GroupEvents& events = {});
 // As run_group, in `opts.forks` child processes whose samples are pooled case by case (`held`
 // stays as it is given: the children's samples meet only at the end).
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,

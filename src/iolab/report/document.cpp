@@ -36,7 +36,10 @@ std::vector<std::string> environment_lines(const Report& r) {
                                   g.title.empty() ? "options" : "options of " + g.title, options_text(g.options),
                                   g.options.warmup.describe(), g.options.iterations.describe()));
     if (r.time_budget_s > 0)
-        out.push_back(fmt::format("time: {:.0f} s of a budget of {:.0f} s", r.elapsed_s, r.time_budget_s));
+        out.push_back(fmt::format("time: {:.0f} s of a budget of {:.0f} s{}", r.elapsed_s, r.time_budget_s,
+                                  r.setup_s >= 0.5
+                                      ? fmt::format(", and {:.0f} s laying out the inputs, outside it", r.setup_s)
+                                      : std::string()));
     return out;
 }
 

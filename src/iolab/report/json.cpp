@@ -400,6 +400,7 @@ nlohmann::json report_to_json(const Report& r) {
     if (r.baseline) j["baseline"] = baseline_json(*r.baseline);
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;
     j["elapsed_s"] = r.elapsed_s;
+    if (r.setup_s > 0) j["setup_s"] = r.setup_s;
     if (!r.noise.empty()) j["noise"] = r.noise;
     j["answer"] = answers_json(build_document(r).answers);
     return j;

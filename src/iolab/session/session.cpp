@@ -117,6 +117,9 @@ public:
     }
 
     double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+    // The time the budget counts: all but laying out inputs and the peers' runs.
+    double spent() const { return elapsed() - setup_s_ - peers_s_; }
+    double setup_s() const { return setup_s_; }
 
     // Measures group gi; false when a stop request ended the run in it.
     bool measure(std::size_t gi) {
@@ -133,9 +136,11 @@ public:
         // In child processes the samples meet only at the end: those findings are judged then.
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge_.hold(run_.cases, now); };
         // The peers run between the rounds of the cases they are compared with, off the budget.
-        RoundFn peers;
+        GroupEvents events;
+        // Laying out its inputs is outside the budget: the groups after it do not pay for it either.
+        events.set_up = [&](double s) { setup_s_ += s; };
         if (peers_wanted_ && wants_peers(cases))
-            peers = [&](std::uint64_t) {
+            events.after_round = [&](std::uint64_t) {
                 if (!peers_want_more(peers_) || interrupt::requested()) return;
                 const auto t0 = std::chrono::steady_clock::now();
                 run_peers(peers_, scratch_);
@@ -144,7 +149,7 @@ public:
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
                            ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
                            : run_group(cases, group.options, scratch_, system_clock(), progress, held,
-                                       suite_.findings.empty() ? HoldFn() : holds, budget_s, peers);
+                                       suite_.findings.empty() ? HoldFn() : holds, budget_s, events);
         // A stop request ends the run at this safe point. The group it cut short keeps what it
         // measured, marked partial. Under MPI a stop on any rank is a stop on all.
         const bool stopped = team().any(interrupt::requested());
@@ -186,7 +191,7 @@ private:
         // What follows the groups (the ceilings measured again, the scratch folder removed, the
         // results written) is kept inside the budget too: 3 % of it, at most 2 s.
         const double reserve = std::min(2.0, 0.03 * budget_);
-        return std::max(1e-3, (budget_ - reserve - (elapsed() - peers_s_)) * weight(gi) / std::max(1e-9, left));
+        return std::max(1e-3, (budget_ - reserve - spent()) * weight(gi) / std::max(1e-9, left));
     }
 
     const Suite& suite_;
@@ -202,6 +207,7 @@ private:
     const bool peers_wanted_ = settings_.peers && !team().mpi();
     Peers peers_;
     double peers_s_ = 0;  // the time the peers took, which no group's share counts
+    double setup_s_ = 0;  // the time the groups took to lay out their inputs, likewise
 };
 
 // A case whose one iteration makes so many synced writes that it would take longer than this here
@@ -380,6 +386,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     }
     interrupt::set_stoppable(false);
     run.elapsed_s = groups.elapsed();
+    run.setup_s = groups.setup_s();
     // The runtime a worker's cases ran in (the JVM), with the heap of the first group that ran one.
     const auto worker_case = std::find_if(run.cases.begin(), run.cases.end(),
                                           [](const CaseResult& c) { return c.spec.strategy->runtime != nullptr; });
@@ -395,6 +402,7 @@ Run Session::run(const SessionSettings& settings, std::string* kept_scratch) con
     run.findings = groups.verdicts();
     for (const auto& k : suite_.knees) run.knees.push_back(find_knee(k, run.cases));
     run.elapsed_s = groups.elapsed();
+    run.setup_s = groups.setup_s();
     return run;
 }
 

@@ -383,6 +383,7 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     read_context(j, r, origin);
     r.time_budget_s = std::clamp(num(j, "time_budget_s"), 0.0, 1e9);
     r.elapsed_s = std::clamp(num(j, "elapsed_s"), 0.0, 1e9);
+    r.setup_s = std::clamp(num(j, "setup_s"), 0.0, r.elapsed_s);
     r.noise = one_line(str(j, "noise"));
     r.clock_read_ns = num(j, "clock_read_ns", -1);
     if (r.clock_read_ns > 1e9) throw ResultFormatError(fmt::format("{}: clock_read_ns is over a second", origin));
