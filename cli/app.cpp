@@ -23,6 +23,7 @@
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/names.hpp"
 #include "iolab/harness/environment.hpp"
+#include "iolab/harness/limits.hpp"
 #include "iolab/harness/measure.hpp"
 #include "iolab/harness/team.hpp"
 #include "iolab/report/analysis/compare.hpp"
@@ -112,6 +113,7 @@ struct Checked {
     std::optional<Baseline> baseline;  // --baseline, read (rank 0)
     GateSettings gate;                 // --fail-if-slower, --between-runs, --allow-missing
     std::string noise;                 // this machine's calibration, for the header (rank 0)
+    std::vector<std::string> sized;    // the counts sized by time, said before the run
 };
 
 // Under MPI every rank builds and checks; one rank's refusal is every rank's, and every rank must
@@ -123,6 +125,9 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
     if (!team().mpi()) {
         c.session.emplace(std::move(suite));
         c.dir = check_before_run(a, *c.session, dir_option, reports);
+        // Counts not given are sized by time here (one synced write measured in the folder); a smoke
+        // run makes one iteration of a slice, and under MPI every rank must run the plan rank 0 has.
+        if (ctx.mode == Mode::normal) c.sized = c.session->size_by_time([&] { return sync_seconds(c.dir); });
         if (reports) c.baseline = check_baselines(a, &c.gate);
         if (reports && ctx.mode == Mode::normal) c.noise = noise_line();
         if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);
@@ -219,6 +224,8 @@ int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports
     const Session& session = *checked->session;
     if (ctx.mode == Mode::validate || (ctx.mode == Mode::small && !small_enough(session))) return 0;
     if (reports) tell_stale(checked->stale, checked->dir);
+    if (reports && !a.quiet)
+        for (const std::string& line : checked->sized) fmt::print(stderr, "iolab: {}\n", one_line(line));
     const bool bar = reports && !a.quiet && ::isatty(STDERR_FILENO);
     Progress progress(session.suite(), bar, reports && !a.quiet && !bar && ctx.mode == Mode::normal);
     SessionSettings settings;

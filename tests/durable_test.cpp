@@ -414,7 +414,8 @@ TEST(Peers, AgreementIsJudgedAgainstTheSpanOfThePeersRuns) {
 }
 
 // What the session runs between rounds comes after a whole round and before the next: every case
-// is measured once between two calls, and the calls are numbered by round; the group says once,
+// is measured once between two calls, the calls are numbered by round, and none follows the last;
+// the group says once,
 // before its first sample, that its inputs are laid out.
 TEST(Peers, TheRoundHookRunsBetweenWholeRounds) {
     ScratchDir dir;
@@ -453,7 +454,9 @@ TEST(Peers, TheRoundHookRunsBetweenWholeRounds) {
             cases += e;
         }
     }
-    EXPECT_EQ(rounds.size(), 3u);
+    // Three rounds, the hook between them: after the last, whose whole round follows, none.
+    EXPECT_TRUE(cases == "01" || cases == "10") << cases;
+    EXPECT_EQ(rounds.size(), 2u);
     for (std::size_t k = 0; k < rounds.size(); ++k) EXPECT_EQ(rounds[k], "r" + std::to_string(k));
 }
 

@@ -395,6 +395,46 @@ TEST(Limits, AnIterationOfHoursIsNamedBeforeTheRunWaits) {
     EXPECT_TRUE(long_iterations(plan_of("4K", "64K"), dir.path()).empty());
 }
 
+// A count not given is sized by time: with a synced write of 1 ms, one iteration of 0.1 s is 100
+// commits (not 16,384: 64M of 4K records); a count given, a case that syncs nothing and a write slower
+// than the target keep theirs or the floor; the probe runs only when a case syncs.
+TEST(Limits, ACountNotGivenIsSizedByTime) {
+    const auto session_of = [](const std::string& extra, const char* strategies) {
+        return Session(parse_suite(fmt::format("name = \"d\"\ndescription = \"d\"\n[defaults]\nsize = \"64M\"\n{}"
+                                               "[[group]]\nid = \"g\"\nstrategies = [{}]\n",
+                                               extra, strategies),
+                                   "d.toml"));
+    };
+    int probes = 0;
+    const auto ms = [&] {
+        ++probes;
+        return 0.001;
+    };
+    Session sized = session_of("record = \"4K\"\n", "\"durable.fsync\", \"write.record-syscall\"");
+    const auto said = sized.size_by_time(ms);
+    EXPECT_EQ(probes, 1);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_NE(said[0].find("at most 100 commits an iteration, not 16384"), std::string::npos) << said[0];
+    for (const CaseSpec& c : sized.plan()[0]) {
+        if (c.strategy->name == "durable.fsync") {
+            EXPECT_EQ(c.workload.count, 100u);
+            EXPECT_EQ(c.workload.bytes(), 100u * 4096);
+        } else {
+            EXPECT_EQ(c.workload.count, 16384u) << c.label();  // no syncs
+        }
+    }
+    Session given = session_of("record = \"4K\"\ncount = 20000\n", "\"durable.fsync\"");
+    EXPECT_TRUE(given.size_by_time(ms).empty());
+    EXPECT_EQ(given.plan()[0][0].workload.count, 20000u);
+    Session slow = session_of("record = \"4K\"\n", "\"durable.fsync\"");
+    EXPECT_EQ(slow.size_by_time([] { return 1.0; }).size(), 1u);
+    EXPECT_EQ(slow.plan()[0][0].workload.count, kSizedCountFloor);
+    probes = 0;
+    Session reads = session_of("", "\"read.chunk\"");
+    EXPECT_TRUE(reads.size_by_time(ms).empty());
+    EXPECT_EQ(probes, 0);
+}
+
 // A scratch folder that is itself a mount (a bind mount of a folder elsewhere) is not clean's.
 TEST(Clean, AFolderThatIsAMountIsNotTouched) {
     if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";

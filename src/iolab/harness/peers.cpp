@@ -134,8 +134,9 @@ void add_run(Peers& peers, std::vector<PeerFigure> run) {
         const auto same = std::find_if(peers.figures.begin(), peers.figures.end(), [&](const PeerFigure& p) {
             return p.method == f.method && p.record == f.record;
         });
-        PeerFigure& into = same == peers.figures.end() ? peers.figures.emplace_back(f) : *same;
-        if (same == peers.figures.end()) into.runs.clear();
+        const bool fresh = same == peers.figures.end();
+        PeerFigure& into = fresh ? peers.figures.emplace_back(f) : *same;
+        if (fresh) into.runs.clear();
         if (f.ops_per_s > 0) into.runs.push_back(f.ops_per_s);
         std::vector<double> sorted = into.runs;
         std::sort(sorted.begin(), sorted.end());

@@ -27,9 +27,11 @@ struct PeerFigure {
 
 struct Peers {
     std::vector<PeerFigure> figures;
-    std::string command;   // how the tool was run
-    std::string skipped;   // why it did not run, where it was wanted
-    std::size_t runs = 0;  // the runs whose figures are in
+    std::string command;      // how the tool was run
+    std::string skipped;      // why it did not run, where it was wanted
+    std::size_t runs = 0;     // the runs whose figures are in
+    std::size_t between = 0;  // of them, made between two measured rounds of the cases compared
+    double seconds = 0;       // the time its runs took (outside the time budget)
 };
 
 // pg_test_fsync's program (it is not in PATH: Debian puts it in /usr/lib/postgresql/N/bin), or "".

@@ -348,8 +348,9 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             race(cases, opts, held, holds);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
-        // What runs between the rounds takes none of the group's time.
-        if (after_round && !cut && !stop_agreed()) {
+        // What runs between the rounds takes none of the group's time (after the last, none).
+        const bool more = std::any_of(cases.begin(), cases.end(), [](const CaseState& c) { return !c.done; });
+        if (after_round && more && !cut && !stop_agreed()) {
             const std::uint64_t t0 = clock.now_ns();
             after_round(round);
             if (deadline_ns > 0) deadline_ns += clock.now_ns() - t0;

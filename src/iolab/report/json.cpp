@@ -394,8 +394,8 @@ nlohmann::json report_to_json(const Report& r) {
                                {"ops_per_s", f.ops_per_s},
                                {"runs", f.runs},
                                {"note", f.note}});
-        j["peers"] = {
-            {"command", r.peers.command}, {"skipped", r.peers.skipped}, {"runs", r.peers.runs}, {"figures", figures}};
+        j["peers"] = {{"command", r.peers.command}, {"skipped", r.peers.skipped}, {"runs", r.peers.runs},
+                      {"between", r.peers.between}, {"seconds", r.peers.seconds}, {"figures", figures}};
     }
     if (r.baseline) j["baseline"] = baseline_json(*r.baseline);
     if (r.time_budget_s > 0) j["time_budget_s"] = r.time_budget_s;

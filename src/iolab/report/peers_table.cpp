@@ -97,9 +97,9 @@ Table peers_table(const Report& report) {
     if (!p.skipped.empty())
         t.notes.push_back(fmt::format("pg_test_fsync ran {} time(s) of {}: {}", p.runs, kPeerRuns, p.skipped));
     t.notes.push_back(fmt::format(
-        "pg ops/s is the median of pg_test_fsync's runs, made between the rounds of iolab's cases, with their span; "
-        "within {:.0f}% judges iolab's interval against that span",
-        (kAgreement - 1) * 100));
+        "pg ops/s is the median of pg_test_fsync's {} run(s), with their span ({} between two rounds of iolab's "
+        "cases, the rest right after them); within {:.0f}% judges iolab's interval against that span",
+        p.runs, p.between, (kAgreement - 1) * 100));
     t.notes.push_back(fmt::format(
         "pg_test_fsync ({}) rewrites the same block(s) at the start of a file it wrote and synced first; iolab's "
         "zeroed cases write each record at its own place in a log written with zeros and synced before the clock; "

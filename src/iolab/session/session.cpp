@@ -141,10 +141,7 @@ public:
         events.set_up = [&](double s) { setup_s_ += s; };
         if (peers_wanted_ && wants_peers(cases))
             events.after_round = [&](std::uint64_t) {
-                if (!peers_want_more(peers_) || interrupt::requested()) return;
-                const auto t0 = std::chrono::steady_clock::now();
-                run_peers(peers_, scratch_);
-                peers_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (peers_want_more(peers_) && !interrupt::requested()) run_peer(true);
             };
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
                            ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
@@ -153,6 +150,10 @@ public:
         // A stop request ends the run at this safe point. The group it cut short keeps what it
         // measured, marked partial. Under MPI a stop on any rank is a stop on all.
         const bool stopped = team().any(interrupt::requested());
+        // The runs the rounds left wanting (a group that ended sooner, or ran in child processes),
+        // right after its cases, on the disk they left.
+        if (!stopped && events.after_round)
+            while (peers_want_more(peers_) && !interrupt::requested()) run_peer(false);
         for (auto& r : results)
             if (!stopped || r.status != Status::ok || !r.samples.empty()) run_.cases.push_back(std::move(r));
         first_ += cases.size();
@@ -167,19 +168,23 @@ public:
 
     std::vector<FindingResult> verdicts() const { return judge_.verdicts(run_.cases); }
 
-    // The peers' figures: the runs made between the rounds, and those still wanted (a group that
-    // ended in fewer rounds, or ran in child processes) made now.
+    // The peers' figures, made with the groups whose cases they are compared with.
     Peers peers() {
-        if (!peers_wanted_) return {};
-        std::vector<CaseSpec> all;
-        for (const auto& g : plan_) all.insert(all.end(), g.begin(), g.end());
-        if (!wants_peers(all)) return {};
-        while (peers_want_more(peers_) && !interrupt::requested()) run_peers(peers_, scratch_);
         if (interrupt::requested()) return {};
+        peers_.seconds = peers_s_;
         return std::move(peers_);
     }
 
 private:
+    // One run of the peers, its time kept apart from the groups'.
+    void run_peer(bool between_rounds) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::size_t before = peers_.runs;
+        run_peers(peers_, scratch_);
+        if (between_rounds && peers_.runs > before) ++peers_.between;
+        peers_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
     double weight(std::size_t gi) const {
         return suite_.groups[gi].weight > 0 ? suite_.groups[gi].weight : static_cast<double>(plan_[gi].size());
     }
@@ -238,6 +243,42 @@ std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>
                     c.strategy->syncs > 0 ? "a smaller --count" : "a larger --record, or a smaller --size or --count"));
         }
     return out;
+}
+
+std::vector<std::string> Session::size_by_time(const std::function<double()>& probe) {
+    std::vector<std::string> said;
+    double sync_s = -1;  // measured when a case syncs
+    for (std::size_t gi = 0; gi < plan_.size(); ++gi) {
+        if (suite_.groups[gi].plan.count) continue;  // the count the user gave is kept
+        std::uint64_t from = 0, to = 0;
+        std::string_view items;  // what the count counts ("commits", "replacements")
+        for (CaseSpec& c : plan_[gi]) {
+            Workload& w = c.workload;
+            const std::uint64_t syncs = syncs_per_iteration(c);
+            if (!c.strategy->honours(kParamCount) || syncs == 0) continue;
+            if (sync_s < 0) sync_s = probe();
+            if (sync_s <= 0) return said;  // no estimate: the counts stay
+            const double estimate = static_cast<double>(syncs) * sync_s;
+            if (estimate <= kIterationTargetS) continue;
+            const auto count = std::max<std::uint64_t>(
+                kSizedCountFloor,
+                static_cast<std::uint64_t>(static_cast<double>(w.count) * kIterationTargetS / estimate));
+            if (count >= w.count) continue;
+            from = std::max(from, w.count);
+            to = std::max(to, count);
+            if (items.empty()) items = w.item_name();
+            w.count = count;
+            if (c.strategy->honours(kParamRecordSize)) w.size = w.record * count;
+        }
+        if (to == 0) continue;
+        const std::string& title = suite_.groups[gi].title;
+        said.push_back(fmt::format(
+            "{}the cases that sync make at most {} {} an iteration, not {}: one synced write took {} here, so that "
+            "one iteration takes about {}; --count sets it",
+            title.empty() ? "" : title + ": ", to, items.empty() ? "records" : items, from, format_seconds(sync_s),
+            format_seconds(kIterationTargetS)));
+    }
+    return said;
 }
 
 std::uint64_t free_space(const std::string& dir) {

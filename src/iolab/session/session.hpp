@@ -51,6 +51,13 @@ public:
     // group's files, times `ranks` (the ranks of an MPI job sharing it), and a margin.
     void check_space(const std::string& dir, unsigned ranks = 1) const;
 
+    // Sizes by time the cases whose one iteration makes synced writes (durable appends, safe saves)
+    // and whose --count was not given: the count that makes one iteration take about
+    // kIterationTargetS here, given one synced write's time (`sync_s`, asked only when a case syncs:
+    // sync_seconds), at least kSizedCountFloor and never more than it was. Returns a line for each
+    // group it changed, saying so.
+    std::vector<std::string> size_by_time(const std::function<double()>& sync_s);
+
     // Runs every group in a scratch folder of its own in `settings.scratch_parent`. When a stop
     // is requested (interrupt.hpp) it returns at the next safe point with the cases completed so
     // far and `partial` set.
@@ -62,6 +69,11 @@ private:
     Suite suite_;
     std::vector<std::vector<CaseSpec>> plan_;
 };
+
+// One iteration of a case sized by time takes about this long here (Session::size_by_time).
+inline constexpr double kIterationTargetS = 0.1;
+// And makes at least this many synced writes, however slow they are.
+inline constexpr std::uint64_t kSizedCountFloor = 16;
 
 // What the run should be told before it waits: each case whose one iteration would make so many
 // synced writes that it takes more than 10 s here (a synced append measured in dir), with the

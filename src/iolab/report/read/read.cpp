@@ -203,6 +203,8 @@ Peers read_peers(const json& p, const std::string& origin) {
     peers.command = one_line(str(p, "command"));
     peers.skipped = one_line(str(p, "skipped"));
     peers.runs = static_cast<std::size_t>(std::clamp(num(p, "runs"), 0.0, 1e6));
+    peers.between = std::min(peers.runs, static_cast<std::size_t>(std::clamp(num(p, "between"), 0.0, 1e6)));
+    peers.seconds = std::clamp(num(p, "seconds"), 0.0, 1e9);
     for (const json& f : *figures) {
         if (!f.is_object()) throw ResultFormatError(fmt::format("{}: a peer's figure is not an object", origin));
         PeerFigure& pf =
