@@ -1,6 +1,8 @@
 // The parameter table (harness/params.hpp) read the same way everywhere: the command line, suite
 // files and result files take the same keys with the same ranges.
+#include <atomic>
 #include <charconv>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -32,12 +34,33 @@ bool refused_by_parser(const std::string& error, const Parameter& p, Syntax synt
     return error.find(fmt::format("invalid {} '", setting_name(p.key, syntax))) != std::string::npos;
 }
 
-bool cli_refuses(const Parameter& p, const std::string& value) {
-    // An unknown strategy stops the run after the settings are read: nothing is measured.
-    const auto r = test::run_cli(
-        fmt::format("run -s no.such '--{}={}'", setting_name(p.key, Syntax::command_line).substr(2), value));
+// An unknown strategy stops the run after the settings are read: nothing is measured.
+std::string cli_probe(const Parameter& p, const std::string& value) {
+    return fmt::format("run -s no.such '--{}={}'", setting_name(p.key, Syntax::command_line).substr(2), value);
+}
+
+bool cli_refuses(const Parameter& p, const std::string& value, const test::CliResult& r) {
     EXPECT_EQ(r.status, 2) << p.key << " " << value;
     return refused_by_parser(r.err, p, Syntax::command_line);
+}
+
+bool cli_refuses(const Parameter& p, const std::string& value) {
+    return cli_refuses(p, value, test::run_cli(cli_probe(p, value)));
+}
+
+// The command line's answer to each of `args`, four processes at a time: each is a whole start of
+// iolab, over half a second under the sanitizers, and a thousand of them one by one neared the
+// test's time limit.
+std::vector<test::CliResult> run_all(const std::vector<std::string>& args) {
+    std::vector<test::CliResult> out(args.size());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 4; ++t)
+        pool.emplace_back([&] {
+            for (std::size_t i; (i = next++) < args.size();) out[i] = test::run_cli(args[i]);
+        });
+    for (auto& t : pool) t.join();
+    return out;
 }
 
 bool suite_refuses(const Parameter& p, const std::string& value) {
@@ -109,8 +132,12 @@ TEST(Parameters, TheCommandLineSuiteFilesAndResultFilesTakeTheSameKeysAndRanges)
             continue;
         }
         int refused = 0, taken = 0;
-        for (const std::string& v : kProbes) {
-            const bool cli = cli_refuses(p, v);
+        std::vector<std::string> probes;
+        for (const std::string& v : kProbes) probes.push_back(cli_probe(p, v));
+        const std::vector<test::CliResult> answers = run_all(probes);
+        for (std::size_t k = 0; k < kProbes.size(); ++k) {
+            const std::string& v = kProbes[k];
+            const bool cli = cli_refuses(p, v, answers[k]);
             EXPECT_EQ(suite_refuses(p, v), cli) << p.key << " = " << v;
             EXPECT_EQ(result_refuses(p, v), cli) << p.key << " = " << v;
             (cli ? refused : taken) += 1;
