@@ -64,13 +64,42 @@ std::uint64_t memory_bytes() {
 
 }  // namespace
 
+namespace {
+
+// A list of options split at its commas, but not at those inside double quotes (an SELinux context).
+std::vector<std::string> split_options(const std::string& list) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (char ch : list) {
+        if (ch == '"') quoted = !quoted;
+        if (ch == ',' && !quoted)
+            out.emplace_back();
+        else
+            out.back() += ch;
+    }
+    return out;
+}
+
+// The filesystem's options that say nothing of what I/O costs and can be long: overlayfs's folders,
+// security labels; and its rw or ro, which the mount's own list says for this mount.
+bool said_elsewhere_or_a_path(const std::string& o) {
+    const std::string key = o.substr(0, o.find('='));
+    for (const char* k : {"rw", "ro", "lowerdir", "upperdir", "workdir", "context", "fscontext", "defcontext",
+                          "rootcontext", "seclabel"})
+        if (key == k) return true;
+    return false;
+}
+
+}  // namespace
+
 std::string merge_mount_options(const std::string& mount, const std::string& super) {
     std::vector<std::string> out;
-    for (const std::string* list : {&mount, &super}) {
-        std::istringstream in(*list);
-        for (std::string o; std::getline(in, o, ',');)
-            if (!o.empty() && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
-    }
+    const auto add = [&](const std::string& o) {
+        if (!o.empty() && std::find(out.begin(), out.end(), o) == out.end()) out.push_back(o);
+    };
+    for (const std::string& o : split_options(mount)) add(o);
+    for (const std::string& o : split_options(super))
+        if (!said_elsewhere_or_a_path(o)) add(o);
     std::string joined;
     for (const auto& o : out) joined += (joined.empty() ? "" : ",") + o;
     return joined;

@@ -34,7 +34,8 @@ struct Environment {
 Environment collect_environment(const std::string& scratch_dir);
 // A mount's options (mountinfo's sixth field: rw, relatime, noatime) and then its filesystem's
 // (after the separator: discard, data=ordered, barrier=0), each once: what changes the cost of I/O
-// is often only in the second.
+// is often only in the second. The second's rw or ro (the mount's own says it for this mount), its
+// folders (overlayfs) and its security labels are left out; quoted commas do not split.
 std::string merge_mount_options(const std::string& mount, const std::string& super);
 // "iolab 0.1.0 (commit 628f783, Release build, GNU 12.2.0)": what --version prints.
 std::string version_line();
