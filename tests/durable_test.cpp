@@ -290,21 +290,28 @@ CaseResult durable_result(const char* name, std::uint64_t commits, const std::ve
     return c;
 }
 
-// A pg_test_fsync that prints more than any report is said to have done so (it read "printed no
-// '...' section"); one that never ends is ended at its deadline (run_process's, on sleep).
-TEST(Peers, APeerThatSaysTooMuchOrNeverEndsIsSaidSo) {
+// measure_peers for a durable case with a pg_test_fsync of its own: `script` (a shell script)
+// first in PATH.
+Peers peers_of_fake(const std::string& script) {
     ScratchDir tools;
     const std::string fake = tools.file("pg_test_fsync");
-    std::ofstream(fake) << "#!/bin/sh\nhead -c 2000000 /dev/zero | tr '\\0' x\n";
-    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+    std::ofstream(fake) << script;
+    EXPECT_EQ(::chmod(fake.c_str(), 0755), 0);
     const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
     ::setenv("PATH", (tools.path() + ":" + path).c_str(), 1);
     CaseSpec c;
     c.strategy = Registry::builtin().find("durable.fsync");
     c.workload.family = Family::durable;
     ScratchDir scratch;
-    const Peers p = measure_peers({c}, scratch);
+    Peers p = measure_peers({c}, scratch);
     ::setenv("PATH", path.c_str(), 1);
+    return p;
+}
+
+// A pg_test_fsync that prints more than any report is said to have done so (it read "printed no
+// '...' section"); one that never ends is ended at its deadline (run_process's, on sleep).
+TEST(Peers, APeerThatSaysTooMuchOrNeverEndsIsSaidSo) {
+    const Peers p = peers_of_fake("#!/bin/sh\nhead -c 2000000 /dev/zero | tr '\\0' x\n");
     EXPECT_TRUE(p.figures.empty());
     EXPECT_NE(p.skipped.find("ran, but its output could not be read: larger than 1 MiB"), std::string::npos)
         << p.skipped;
@@ -350,25 +357,15 @@ TEST(Peers, TheTableSetsEachMethodBesideItsIolabCase) {
 // median, and a method a run could not do keeps its note. A fake that prints 1000, 3000, 2000 ops/s
 // for fdatasync over its three runs.
 TEST(Peers, ThreeRunsGiveTheMedianAndEachRun) {
-    ScratchDir tools;
-    const std::string fake = tools.file("pg_test_fsync"), count = tools.file("count");
-    std::ofstream(fake) << "#!/bin/sh\n"
-                           "n=$(cat '"
-                        << count << "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" << count
-                        << "'\n"
-                           "case $n in 1) r=1000;; 2) r=3000;; *) r=2000;; esac\n"
-                           "printf 'Compare file sync methods using one 8kB write:\\n'\n"
-                           "printf '        fdatasync  %s.000 ops/sec  1 usecs/op\\n' $r\n"
-                           "printf '        fsync_writethrough  n/a\\n\\n'\n";
-    ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
-    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
-    ::setenv("PATH", (tools.path() + ":" + path).c_str(), 1);
-    CaseSpec c;
-    c.strategy = Registry::builtin().find("durable.fsync");
-    c.workload.family = Family::durable;
-    ScratchDir scratch;
-    const Peers p = measure_peers({c}, scratch);
-    ::setenv("PATH", path.c_str(), 1);
+    ScratchDir counter;
+    const std::string count = counter.file("count");
+    const Peers p =
+        peers_of_fake("#!/bin/sh\nn=$(cat '" + count + "' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '" + count +
+                      "'\n"
+                      "case $n in 1) r=1000;; 2) r=3000;; *) r=2000;; esac\n"
+                      "printf 'Compare file sync methods using one 8kB write:\\n'\n"
+                      "printf '        fdatasync  %s.000 ops/sec  1 usecs/op\\n' $r\n"
+                      "printf '        fsync_writethrough  n/a\\n\\n'\n");
     EXPECT_TRUE(p.skipped.empty()) << p.skipped;
     EXPECT_EQ(p.runs, kPeerRuns);
     ASSERT_EQ(p.figures.size(), 2u);
@@ -383,7 +380,7 @@ TEST(Peers, ThreeRunsGiveTheMedianAndEachRun) {
     read.strategy = Registry::builtin().find("read.chunk");
     read.workload.family = Family::read;
     EXPECT_FALSE(wants_peers({read}));
-    EXPECT_EQ(measure_peers({read}, scratch).runs, 0u);
+    EXPECT_EQ(measure_peers({read}, counter).runs, 0u);
 }
 
 // The peer's spread is judged with iolab's: 8,000 commits/s is 1.20x pg's median of 6,667 (outside
