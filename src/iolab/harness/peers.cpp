@@ -12,6 +12,7 @@
 #include "iolab/core/process.hpp"
 #include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
+#include "iolab/harness/stats.hpp"
 #include "iolab/sys/error.hpp"
 
 namespace iolab {
@@ -138,10 +139,7 @@ void add_run(Peers& peers, std::vector<PeerFigure> run) {
         PeerFigure& into = fresh ? peers.figures.emplace_back(f) : *same;
         if (fresh) into.runs.clear();
         if (f.ops_per_s > 0) into.runs.push_back(f.ops_per_s);
-        std::vector<double> sorted = into.runs;
-        std::sort(sorted.begin(), sorted.end());
-        const std::size_t n = sorted.size();
-        into.ops_per_s = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        into.ops_per_s = into.runs.empty() ? 0 : median(into.runs);
         if (into.ops_per_s > 0) into.note.clear();
     }
     ++peers.runs;
