@@ -288,6 +288,18 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
     }
 }
 
+// What the session runs after round `round` (a peer's runs), when another round follows: its time is
+// none of the group's, so the deadline moves by it.
+void between_rounds(const std::vector<CaseState>& cases, Clock& clock,
+                    const std::function<void(std::uint64_t)>& after_round, std::uint64_t round,
+                    std::uint64_t& deadline_ns) {
+    const bool more = std::any_of(cases.begin(), cases.end(), [](const CaseState& c) { return !c.done; });
+    if (!after_round || !more || stop_agreed()) return;
+    const std::uint64_t t0 = clock.now_ns();
+    after_round(round);
+    if (deadline_ns > 0) deadline_ns += clock.now_ns() - t0;
+}
+
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
 // that drift of a shared machine falls on every case alike. Racing, a round measures only the
 // cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
@@ -348,13 +360,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
             race(cases, opts, held, holds);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
-        // What runs between the rounds takes none of the group's time (after the last, none).
-        const bool more = std::any_of(cases.begin(), cases.end(), [](const CaseState& c) { return !c.done; });
-        if (after_round && more && !cut && !stop_agreed()) {
-            const std::uint64_t t0 = clock.now_ns();
-            after_round(round);
-            if (deadline_ns > 0) deadline_ns += clock.now_ns() - t0;
-        }
+        if (!cut) between_rounds(cases, clock, after_round, round, deadline_ns);
     }
     // Cut short by a signal: what they have is kept, and says so.
     for (auto& c : cases)
