@@ -76,8 +76,8 @@ bool small_enough(const Session& session) {
 int run_suite_in(const Context& ctx, const RunArgs& a, Suite suite, bool reports);
 
 int run_suite(const Context& ctx, const RunArgs& a, Suite suite) {
-    if (a.smoke) make_smoke(suite);
     apply_overrides(a, suite);
+    if (a.smoke) make_smoke(suite);
     // Fuzz targets check an --mpi run's arguments, and never start MPI.
     MpiRank mpi(a, suite, ctx.mode == Mode::normal);
     if (a.mpi && ctx.mode == Mode::small) return 0;

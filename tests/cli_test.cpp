@@ -15,6 +15,7 @@
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/environment.hpp"
 #include "iolab/report/exporter.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/strategies/strategy.hpp"
 #include "support.hpp"
 
@@ -252,6 +253,32 @@ TEST(Cli, NoRankedRowIsAboveItsCeiling) {
     EXPECT_TRUE(above(test::slurp(dir.file("real.json"))).empty())
         << nlohmann::json(above(test::slurp(dir.file("real.json")))).dump(1) << "\n"
         << real.out;
+}
+
+// --smoke shrinks what the command line gives too, so every command runs in seconds with it
+// (the README's commands are run so); an --input file keeps its size.
+TEST(Cli, SmokeShrinksTheSizesTheCommandLineGives) {
+    ScratchDir dir;
+    const auto r = run_cli(
+        "run -s copy.chunk,read.pread-ops,files.read-openat --size 1G --ops 100000 --files 5000 --smoke --json " +
+        dir.file("s.json") + " --dir " + dir.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(test::slurp(dir.file("s.json")));
+    ASSERT_EQ(j.at("cases").size(), 3u);
+    for (const auto& c : j.at("cases")) {
+        ASSERT_EQ(c.at("samples").size(), 1u) << c.at("label");
+        const auto bytes = c.at("samples")[0].at("bytes").get<std::uint64_t>();
+        const std::string name = c.at("strategy");
+        // 256 KiB files, 256 operations of 4 KiB, 40 files of 4 KiB.
+        const std::uint64_t most = name == "copy.chunk" ? 256u << 10 : name == "read.pread-ops" ? 256u * 4096 : 40u * 4096;
+        EXPECT_EQ(bytes, most) << name;
+    }
+    write_input_file(dir.file("input"), DataSpec{DataKind::random}, 300000);
+    const auto input = run_cli("run -s read.chunk --input " + dir.file("input") + " --smoke --json " +
+                               dir.file("i.json") + " --dir " + dir.path());
+    ASSERT_EQ(input.status, 0) << input.err;
+    const auto ij = nlohmann::json::parse(test::slurp(dir.file("i.json")));
+    EXPECT_EQ(ij.at("cases")[0].at("samples")[0].at("bytes").get<std::uint64_t>(), 300000u);
 }
 
 TEST(Cli, ListShowsEveryStrategyAndNames) {

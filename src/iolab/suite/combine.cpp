@@ -57,9 +57,14 @@ Suite combine(const std::vector<Suite>& suites, const std::string& name) {
 
 void make_smoke(Suite& suite) {
     for (auto& g : suite.groups) {
-        // Small files, but no smaller than the largest buffer, so every case still exists.
-        const std::uint64_t floor = *std::max_element(g.plan.buffers.begin(), g.plan.buffers.end());
-        for (auto& s : g.plan.sizes) s = std::min<std::uint64_t>(s, std::max<std::uint64_t>(256 * 1024, floor));
+        // Small files, but no smaller than the largest buffer, block, span or stride, so every case
+        // still exists; an input file keeps its size.
+        std::uint64_t floor = std::max<std::uint64_t>(256 * 1024, g.plan.span);
+        for (const auto b : g.plan.buffers) floor = std::max<std::uint64_t>(floor, b);
+        for (const auto b : g.plan.blocks) floor = std::max<std::uint64_t>(floor, b);
+        for (const auto& p : g.plan.access_patterns) floor = std::max(floor, p.stride);
+        if (g.plan.input.empty())
+            for (auto& s : g.plan.sizes) s = std::min(s, floor);
         if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
         // Trees of files: a few dozen files.
         for (auto& f : g.plan.files) f = std::min<std::uint64_t>(f, 40);

@@ -99,7 +99,9 @@ double time_budget(const Suite& suite);
 // The same for a suite whose plan is made: `cases` in all.
 double time_budget(const Suite& suite, std::size_t cases);
 
-// Shrinks a suite to tiny sizes and one iteration, for smoke tests.
+// Shrinks a suite to tiny sizes and one iteration, for smoke tests. Applied after the command
+// line's settings, so sizes, counts, files and operations given there shrink too: any command
+// runs in seconds with --smoke.
 void make_smoke(Suite& suite);
 // One suite holding several: group ids become "suite/id", findings keep their suite's name, and
 // each suite's groups share that suite's own time budget (the run's is the sum of them).
