@@ -322,6 +322,11 @@ int iolab_main(int argc, char** argv, Mode mode, const std::string& small_dir) {
     const bool silent = mode != Mode::normal || another_rank(argc, argv);
     CLI::App app{"iolab: measure the ways to read, write and copy files, honestly"};
     CommandLine command(app);  // CLI11 writes the values it parses into it
+    if (argc < 2) {
+        // No command: what the usual ones are, and where the rest are (status 2: nothing was asked).
+        if (!silent) fmt::print("{}", short_usage());
+        return 2;
+    }
     try {
         check_first_word(argc, argv, app);
         app.parse(argc, argv);

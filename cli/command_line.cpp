@@ -138,6 +138,19 @@ void CommandLine::add_tools(CLI::App& app) {
     report->add_flag("--all", report_all, "Every row of every table, and every warning");
 }
 
+std::string short_usage() {
+    return "usage: iolab <command> [options]\n"
+           "\n"
+           "The commands most people need:\n"
+           "  run         measure: the quick suite (every strategy, within a minute), a suite, or -s the cases you pick\n"
+           "  replicate   re-run the published experiments and say which findings hold here\n"
+           "  compare     two saved runs (--json) side by side; with --fail-if-slower a CI gate\n"
+           "  list        the strategies, with whether each can run here\n"
+           "  info        this machine and the scratch filesystem\n"
+           "\n"
+           "'iolab --help' lists every command, 'iolab <command> --help' its options.\n";
+}
+
 void check_first_word(int argc, char** argv, const CLI::App& app) {
     if (argc < 2) return;
     const auto subs = app.get_subcommands({});

@@ -39,6 +39,8 @@ private:
     void add_tools(CLI::App& app);
 };
 
+// What `iolab` alone prints: the five commands most people need, as git does.
+std::string short_usage();
 // Throws InputError for a first word that is no command, or an option before any command that
 // is not iolab's own, saying what was probably meant.
 void check_first_word(int argc, char** argv, const CLI::App& app);

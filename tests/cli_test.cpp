@@ -281,6 +281,23 @@ TEST(Cli, SmokeShrinksTheSizesTheCommandLineGives) {
     EXPECT_EQ(ij.at("cases")[0].at("samples")[0].at("bytes").get<std::uint64_t>(), 300000u);
 }
 
+// `iolab` alone names the commands most people need, as git does, and each of them is one.
+TEST(Cli, AloneItPrintsTheFiveUsualCommands) {
+    const auto r = run_cli("");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.out.find("usage: iolab <command>"), std::string::npos) << r.out;
+    int named = 0;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.starts_with("  ")) continue;
+        const std::string command = line.substr(2, line.find(' ', 2) - 2);
+        EXPECT_EQ(run_cli(command + " --help").status, 0) << command << " is no command";
+        ++named;
+    }
+    EXPECT_EQ(named, 5) << r.out;
+    EXPECT_NE(r.out.find("iolab --help"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ListShowsEveryStrategyAndNames) {
     const auto names = run_cli("list --names");
     ASSERT_EQ(names.status, 0);
