@@ -279,6 +279,16 @@ TEST(Cli, SmokeShrinksTheSizesTheCommandLineGives) {
     ASSERT_EQ(input.status, 0) << input.err;
     const auto ij = nlohmann::json::parse(test::slurp(dir.file("i.json")));
     EXPECT_EQ(ij.at("cases")[0].at("samples")[0].at("bytes").get<std::uint64_t>(), 300000u);
+    // What the command line gives is shrunk so that it still fits: a stride with a block after it,
+    // a byte slice given for the input kept, a tree's file size, a record.
+    for (const std::string& args : std::vector<std::string>{
+             "-s read.pread-ops --pattern strided:1M", "-s read.byte-buffered --input " + dir.file("input") + " --byte-slice 0",
+          "-s files.read-openat --files 3 --file-size 1G", "-s write.record-syscall --record 1G --count 100"}) {
+        const auto r2 = run_cli("run " + args + " --smoke --json " + dir.file("o.json") + " --force --dir " + dir.path());
+        ASSERT_EQ(r2.status, 0) << args << ": " << r2.err;
+        const auto oj = nlohmann::json::parse(test::slurp(dir.file("o.json")));
+        EXPECT_LE(oj.at("cases")[0].at("samples")[0].at("bytes").get<std::uint64_t>(), 16u * (256u << 10)) << args;
+    }
 }
 
 // `iolab` alone names the commands most people need, as git does, and each of them is one.

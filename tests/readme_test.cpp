@@ -51,8 +51,8 @@ TEST(Readme, EveryCommandRunsInSmokeForm) {
             if (verb == "tune") args = "tune --dir " + scratch.path();  // not the README's /data
             args += " --smoke";
             if (verb != "tune") args += " --dir " + scratch.path();
-        } else if (verb == "clean") {
-            args += " --dir " + scratch.path();  // only this test's folder, never the machine's
+        } else if (verb == "clean" || verb == "calibrate") {
+            args += " --dir " + scratch.path();  // this test's folder, never the machine's
         }
         const auto r = test::run_cli(args, cwd.path());
         if (args.find("--save-baseline") != std::string::npos) {

@@ -79,7 +79,7 @@ inline constexpr std::size_t kPage = 4096;
 // Maps are made in windows of this size, each unmapped before the next: a file larger than memory
 // can be mapped, and a process never holds more than one window of a file's pages resident (with
 // 1 GiB windows `iolab replicate` peaked at 1.19 GB resident, 0.9 GB of it the mapped input). On a
-// warm 1 GiB file, 64 MiB windows scanned 0.5-1.5 % slower than one 1 GiB window (docs/design.md).
+// warm 1 GiB file, 64 MiB windows scanned 0.5-3 % slower than one 1 GiB window (docs/design.md).
 inline constexpr std::size_t kMapWindow = std::size_t{64} << 20;
 
 }  // namespace iolab::detail

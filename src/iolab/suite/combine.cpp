@@ -57,19 +57,26 @@ Suite combine(const std::vector<Suite>& suites, const std::string& name) {
 
 void make_smoke(Suite& suite) {
     for (auto& g : suite.groups) {
-        // Small files, but no smaller than the largest buffer, block, span or stride, so every case
-        // still exists; an input file keeps its size.
-        std::uint64_t floor = std::max<std::uint64_t>(256 * 1024, g.plan.span);
+        // Small files, but large enough for the largest buffer and block, and a stride with a block
+        // after it, so every case still exists; an input file keeps its size.
+        std::size_t block = 0;
+        for (const auto b : g.plan.blocks) block = std::max(block, b);
+        std::uint64_t floor = std::max<std::uint64_t>(256 * 1024, block);
         for (const auto b : g.plan.buffers) floor = std::max<std::uint64_t>(floor, b);
-        for (const auto b : g.plan.blocks) floor = std::max<std::uint64_t>(floor, b);
-        for (const auto& p : g.plan.access_patterns) floor = std::max(floor, p.stride);
+        for (const auto& p : g.plan.access_patterns) floor = std::max(floor, p.stride + block);
         if (g.plan.input.empty())
             for (auto& s : g.plan.sizes) s = std::min(s, floor);
+        if (g.plan.span) g.plan.span = std::min(g.plan.span, floor);
+        for (auto& r : g.plan.records) r = std::min<std::size_t>(r, floor);
         if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
-        // Trees of files: a few dozen files.
+        // Trees of files: a few dozen small files.
         for (auto& f : g.plan.files) f = std::min<std::uint64_t>(f, 40);
+        for (auto& f : g.plan.file_sizes) f = std::min(f, floor);
         for (auto& f : g.plan.folders) f = std::min(f, 4u);
-        g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
+        // A byte slice the command line gives is kept (it may have to cover an --input).
+        const auto& given = g.plan.given;
+        if (std::find(given.begin(), given.end(), "byte_slice") == given.end())
+            g.plan.byte_slice = std::min<std::uint64_t>(g.plan.byte_slice, 16 * 1024);
         // Patterned cases: a few hundred operations; no cache budget (a 256 KiB file fits any).
         if (g.plan.ops) g.plan.ops = std::min<std::uint64_t>(g.plan.ops, 256);
         g.options.cache_budget = 0;
