@@ -31,6 +31,19 @@ void Progress::attach(SessionSettings& settings) {
         said_at_ = elapsed();
     };
     settings.on_case = [this](std::size_t i, std::size_t n, const CaseSpec& c, double done) { on_case(i, n, c, done); };
+    // Laying out large inputs takes a while before the first sample: say what is being made.
+    settings.on_setup = [this](std::size_t i, std::size_t n, const std::string& what) {
+        const std::string line =
+            fmt::format("group {} of {}: laying out {}, outside the time budget", i + 1, n, one_line(what));
+        if (lines_) {
+            fmt::print(stderr, "iolab: {}\n", line);
+            said_at_ = elapsed();
+        } else if (bar_) {
+            const std::size_t width = terminal_columns(STDERR_FILENO);
+            fmt::print(stderr, "\r\x1b[K{}", line.substr(0, (width > 0 ? width : 80) - 1));
+            std::fflush(stderr);
+        }
+    };
 }
 
 void Progress::on_case(std::size_t i, std::size_t n, const CaseSpec& c, double done) {

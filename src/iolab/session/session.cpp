@@ -26,6 +26,24 @@ namespace iolab {
 
 namespace {
 
+// What a group lays out before its clock starts, when that takes a while: its largest tree of 5,000
+// files or more (20,000 files of 4 KiB took 5.8 s here), else its largest file of 1 GiB or more;
+// empty otherwise.
+std::string slow_inputs(const std::vector<CaseSpec>& cases) {
+    std::uint64_t files = 0, file_size = 0, bytes = 0;
+    for (const CaseSpec& c : cases) {
+        const Workload& w = c.workload;
+        if (is_tree(w.family)) {
+            if (w.files > files) files = w.files, file_size = w.file_size;
+        } else {
+            bytes = std::max(bytes, w.size);
+        }
+    }
+    if (files >= 5000) return fmt::format("a tree of {} files of {}", files, format_size(file_size));
+    if (bytes >= (std::uint64_t{1} << 30)) return fmt::format("a file of {}", format_size(bytes));
+    return {};
+}
+
 const RunOptions& options_of(const Run& run, const std::string& group) {
     for (const auto& g : run.groups)
         if (g.id == group) return g.options;
@@ -143,6 +161,8 @@ public:
             events.after_round = [&](std::uint64_t) {
                 if (peers_want_more(peers_) && !interrupt::requested()) run_peer(true);
             };
+        if (settings_.on_setup)
+            if (const std::string what = slow_inputs(cases); !what.empty()) settings_.on_setup(gi, plan_.size(), what);
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
                            ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
                            : run_group(cases, group.options, scratch_, system_clock(), progress, held,
