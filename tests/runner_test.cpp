@@ -65,6 +65,27 @@ TEST_F(RunnerTest, TargetTimeGivesTheCountTheFakeClockImplies) {
     EXPECT_TRUE(r.verified);
 }
 
+// Racing, a group's budget is for samples: laying out its inputs and its cases' warm-ups come
+// before it. Two cases whose one warm-up each (10 s) spend more than the 15 s budget still get
+// their samples, and the setup the group reports holds the warm-ups. (With the warm-ups in the
+// budget both were skipped: "the time budget was spent before its first sample".)
+TEST_F(RunnerTest, WarmUpsAreOutsideTheGroupsBudget) {
+    const Strategy a = fake_read(), b = fake_read();
+    g_step_ns = 10'000'000'000;  // 10 s a run
+    RunOptions opts;             // one warm-up, racing
+    double setup = -1;
+    GroupEvents events;
+    events.set_up = [&](double s) { setup = s; };
+    const auto results =
+        run_group({empty_read_case(a), empty_read_case(b)}, opts, dir_, clock_, {}, {}, {}, 15, events);
+    ASSERT_EQ(results.size(), 2u);
+    for (const auto& r : results) {
+        EXPECT_EQ(r.status, Status::ok) << r.reason;
+        EXPECT_GE(r.samples.size(), 1u);
+    }
+    EXPECT_GE(setup, 20.0);  // the two warm-ups, at least
+}
+
 TEST_F(RunnerTest, WarmupByTimeAndNoWarmupProbe) {
     const Strategy s = fake_read();
     g_step_ns = 100'000'000;  // 100 ms

@@ -135,7 +135,7 @@ public:
     }
 
     double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
-    // The time the budget counts: all but laying out inputs and the peers' runs.
+    // The time the budget counts: all but laying out inputs, the warm-ups and the peers' runs.
     double spent() const { return elapsed() - setup_s_ - peers_s_; }
     double setup_s() const { return setup_s_; }
 
