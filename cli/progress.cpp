@@ -33,8 +33,7 @@ void Progress::attach(SessionSettings& settings) {
     settings.on_case = [this](std::size_t i, std::size_t n, const CaseSpec& c, double done) { on_case(i, n, c, done); };
     // Laying out large inputs takes a while before the first sample: say what is being made.
     settings.on_setup = [this](std::size_t i, std::size_t n, const std::string& what) {
-        const std::string line =
-            fmt::format("group {} of {}: laying out {}, outside the time budget", i + 1, n, one_line(what));
+        const std::string line = fmt::format("group {} of {}: laying out {}", i + 1, n, one_line(what));
         if (lines_) {
             fmt::print(stderr, "iolab: {}\n", line);
             said_at_ = elapsed();

@@ -418,7 +418,7 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     if (opts.cache == CacheMode::warm) detail::bring_to_warm_state(pool);
     // Racing, the group's share of the run's time budget counts from here, as criterion keeps its
     // warm-up time apart from its measurement time: laying out the inputs (a tree of 20,000 files
-    // took 15 s) and each case's warm-up (25 cases of 20,000 files spent a 60 s budget on them,
+    // took 5.8-15 s on virtual disks) and each case's warm-up (25 cases of 20,000 files spent a 60 s budget on them,
     // leaving no case a sample) are setup, outside it; the budget is for samples.
     detail::warm_up_all(cases, opts, clock, pool);
     const std::uint64_t set_up = clock.now_ns();

@@ -27,8 +27,8 @@ struct SessionSettings {
     // how many are decided now, how many the suite has).
     std::function<void(const FindingResult&, std::size_t, std::size_t)> on_finding;
     // Called as a group starts laying out inputs that take a while to make (a tree of 5,000 files
-    // or more, a file of 1 GiB or more), outside the time budget: (its index from 0, the number of
-    // groups, what it lays out).
+    // or more, a file of 1 GiB or more, to read or copy): (its index from 0, the number of groups,
+    // what it lays out, and whether that is outside a racing budget).
     std::function<void(std::size_t, std::size_t, const std::string&)> on_setup;
     // Called before the first case with what the run should know before it waits (a case whose one
     // iteration would take long here, and about how long).
