@@ -270,7 +270,9 @@ TEST(Cli, SmokeShrinksTheSizesTheCommandLineGives) {
         const auto bytes = c.at("samples")[0].at("bytes").get<std::uint64_t>();
         const std::string name = c.at("strategy");
         // 256 KiB files, 256 operations of 4 KiB, 40 files of 4 KiB.
-        const std::uint64_t most = name == "copy.chunk" ? 256u << 10 : name == "read.pread-ops" ? 256u * 4096 : 40u * 4096;
+        const std::uint64_t most = name == "copy.chunk"       ? 256u << 10
+                                   : name == "read.pread-ops" ? 256u * 4096
+                                                              : 40u * 4096;
         EXPECT_EQ(bytes, most) << name;
     }
     write_input_file(dir.file("input"), DataSpec{DataKind::random}, 300000);
@@ -282,9 +284,11 @@ TEST(Cli, SmokeShrinksTheSizesTheCommandLineGives) {
     // What the command line gives is shrunk so that it still fits: a stride with a block after it,
     // a byte slice given for the input kept, a tree's file size, a record.
     for (const std::string& args : std::vector<std::string>{
-             "-s read.pread-ops --pattern strided:1M", "-s read.byte-buffered --input " + dir.file("input") + " --byte-slice 0",
-          "-s files.read-openat --files 3 --file-size 1G", "-s write.record-syscall --record 1G --count 100"}) {
-        const auto r2 = run_cli("run " + args + " --smoke --json " + dir.file("o.json") + " --force --dir " + dir.path());
+             "-s read.pread-ops --pattern strided:1M",
+             "-s read.byte-buffered --input " + dir.file("input") + " --byte-slice 0",
+             "-s files.read-openat --files 3 --file-size 1G", "-s write.record-syscall --record 1G --count 100"}) {
+        const auto r2 =
+            run_cli("run " + args + " --smoke --json " + dir.file("o.json") + " --force --dir " + dir.path());
         ASSERT_EQ(r2.status, 0) << args << ": " << r2.err;
         const auto oj = nlohmann::json::parse(test::slurp(dir.file("o.json")));
         EXPECT_LE(oj.at("cases")[0].at("samples")[0].at("bytes").get<std::uint64_t>(), 16u * (256u << 10)) << args;

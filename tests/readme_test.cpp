@@ -36,13 +36,12 @@ TEST(Readme, EveryCommandRunsInSmokeForm) {
     const std::vector<std::string> commands = readme_commands();
     // The block holds the commands people start with; fewer means the block was not found whole.
     ASSERT_GE(commands.size(), 20u);
-    ScratchDir cwd;    // where the commands' own files (copy.json, r.html, .iolab/) land
+    ScratchDir cwd;  // where the commands' own files (copy.json, r.html, .iolab/) land
     ScratchDir scratch;
     // What compare and report read: two small runs saved first.
     for (const char* name : {"a.json", "b.json"}) {
-        const auto r = test::run_cli(std::string("run -s read.chunk --smoke -q --dir ") + scratch.path() +
-                                         " --json " + name,
-                                     cwd.path());
+        const auto r = test::run_cli(
+            std::string("run -s read.chunk --smoke -q --dir ") + scratch.path() + " --json " + name, cwd.path());
         ASSERT_EQ(r.status, 0) << r.err;
     }
     for (std::string args : commands) {
