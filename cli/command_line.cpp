@@ -142,7 +142,7 @@ std::string short_usage() {
     return "usage: iolab <command> [options]\n"
            "\n"
            "The commands most people need:\n"
-           "  run         measure: the quick suite (every strategy, within a minute), a suite, or -s the cases you "
+           "  run         measure: the quick suite (every strategy, a minute of samples), a suite, or -s the cases you "
            "pick\n"
            "  replicate   re-run the published experiments and say which findings hold here\n"
            "  compare     two saved runs (--json) side by side; with --fail-if-slower a CI gate\n"
