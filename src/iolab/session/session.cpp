@@ -36,9 +36,11 @@ std::string slow_inputs(const std::vector<CaseSpec>& cases) {
     for (const CaseSpec& c : cases) {
         const Workload& w = c.workload;
         if (!has_trait(w.family, kTraitCold) || !w.input.empty()) continue;
-        if (is_tree(w.family) ? w.files > files : w.size > bytes) jobs = std::max(jobs, w.jobs);
-        if (is_tree(w.family) && w.files > files) files = w.files, file_size = w.file_size;
-        if (!is_tree(w.family)) bytes = std::max(bytes, w.size);
+        jobs = std::max(jobs, w.jobs);
+        if (!is_tree(w.family))
+            bytes = std::max(bytes, w.size);
+        else if (w.files > files)
+            files = w.files, file_size = w.file_size;
     }
     const std::string each = jobs > 1 ? fmt::format(" for each of {} jobs", jobs) : "";
     if (files >= 5000) return fmt::format("a tree of {} files of {}{}", files, format_size(file_size), each);
