@@ -156,6 +156,25 @@ TEST(Files, AWriterThatLeavesAFileOutOrOneTooManyFails) {
     }
 }
 
+// A writer that claims an fsync of each file and makes none fails, with the count; the real one
+// (files.write-fsync-each) makes one a file and passes.
+TEST(Files, AWriterThatClaimsAnFsyncEachAndSkipsItFails) {
+    ScratchDir dir;
+    const RunOptions opts = test::three_iterations();
+    Strategy lazy = *Registry::builtin().find("files.write-create");
+    lazy.syncs = 1;
+    const CaseResult bad = run_case(tree_case(lazy), opts, dir);
+    EXPECT_EQ(bad.status, Status::failed);
+    EXPECT_NE(bad.reason.find("0 sync calls (fsync, fdatasync) for 37 files; 37 make each file durable"),
+              std::string::npos)
+        << bad.reason;
+    const Strategy* real = Registry::builtin().find("files.write-fsync-each");
+    ASSERT_NE(real, nullptr);
+    EXPECT_EQ(real->syncs, 1u);
+    const CaseResult good = run_case(tree_case(*real), opts, dir);
+    EXPECT_EQ(good.status, Status::ok) << good.reason;
+}
+
 // Another process of the same user that can write the scratch folder puts a link in a destination:
 // its first folder a link to a folder outside. No method that writes, copies or removes a tree
 // follows it: each fails or works inside, and the folder outside keeps what it held and gains

@@ -435,6 +435,33 @@ TEST(Limits, ACountNotGivenIsSizedByTime) {
     EXPECT_EQ(probes, 0);
 }
 
+// A number of files not given is sized by time like a count: with a synced write of 1 ms, a tree
+// written with an fsync a file holds 100 files (not 1000); the others keep 1000, and a number of
+// files given, in a group or in the suite's defaults, is kept.
+TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
+    const auto session_of = [](const std::string& defaults, const std::string& group) {
+        return Session(
+            parse_suite(fmt::format("name = \"f\"\ndescription = \"f\"\n[defaults]\n{}[[group]]\nid = \"g\"\n"
+                                    "strategies = [\"files.write-fsync-each\", \"files.write-create\"]\n{}",
+                                    defaults, group),
+                        "f.toml"));
+    };
+    const auto ms = [] { return 0.001; };
+    Session sized = session_of("", "");
+    const auto said = sized.size_by_time(ms);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_NE(said[0].find("at most 100 files an iteration, not 1000"), std::string::npos) << said[0];
+    EXPECT_NE(said[0].find("--files sets it"), std::string::npos) << said[0];
+    for (const CaseSpec& c : sized.plan()[0])
+        EXPECT_EQ(c.workload.files, c.strategy->name == "files.write-fsync-each" ? 100u : 1000u) << c.label();
+    for (const auto& [defaults, group] : {std::pair<std::string, std::string>{"files = 1000\n", ""},
+                                          std::pair<std::string, std::string>{"", "files = 1000\n"}}) {
+        Session given = session_of(defaults, group);
+        EXPECT_TRUE(given.size_by_time(ms).empty()) << defaults << group;
+        for (const CaseSpec& c : given.plan()[0]) EXPECT_EQ(c.workload.files, 1000u) << c.label();
+    }
+}
+
 // A scratch folder that is itself a mount (a bind mount of a folder elsewhere) is not clean's.
 TEST(Clean, AFolderThatIsAMountIsNotTouched) {
     if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";

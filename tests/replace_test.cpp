@@ -180,6 +180,21 @@ TEST(Replace, EachFileSizeIsATableOfItsOwn) {
     EXPECT_EQ(table_name(ranked_tables(r)[1]), "replace, my saves (replacements of 4 KiB), warm");
 }
 
+// A table whose cases replace different numbers of files (the count of those that sync sized by time)
+// names the range, not the count of whichever case ranks first.
+TEST(Replace, ATableOfDifferentCountsNamesTheirRange) {
+    ScratchDir dir;
+    Report r;
+    r.options = test::three_iterations();
+    r.cases.push_back(
+        run_case(replace_case(*Registry::builtin().find("replace.unsafe-rename"), 6, 4096), r.options, dir));
+    r.cases.push_back(
+        run_case(replace_case(*Registry::builtin().find("replace.unsafe-in-place"), 4, 4096), r.options, dir));
+    const auto tables = ranked_tables(r);
+    ASSERT_EQ(tables.size(), 1u);
+    EXPECT_EQ(table_name(tables[0]), "replace, 4 to 6 files of 4 KiB, warm");
+}
+
 // The jobs of a case share its new content (one input) but each holds a file's old content and a
 // file read back: memory grows with the jobs (8 jobs of 1 GiB files were counted as one).
 TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {

@@ -131,8 +131,9 @@ Checked verify_output(const Fixture& fx, const Job& job, const std::string& who,
 void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made, const std::string& who) {
     const std::uint64_t needed = syncs_per_job(s, w);
     if (made.syncs() >= needed) return;
-    differs(who + fmt::format(fmt::runtime(kind_module(w.family).sync_shortfall), fmt::arg("made", made.syncs()),
-                              fmt::arg("count", w.count), fmt::arg("needed", needed)));
+    const KindModule& k = kind_module(w.family);
+    differs(who + fmt::format(fmt::runtime(k.sync_shortfall), fmt::arg("made", made.syncs()),
+                              fmt::arg("count", k.items ? w.*k.items : w.count), fmt::arg("needed", needed)));
 }
 
 Checked weaker(Checked a, Checked b) {

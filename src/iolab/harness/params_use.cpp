@@ -21,7 +21,8 @@ std::string setting_name(std::string_view key, Syntax syntax) {
 void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options) {
     try {
         s.apply(value, plan, options);
-        if (std::find(plan.given.begin(), plan.given.end(), s.key) == plan.given.end()) plan.given.push_back(s.key);
+        for (auto* keys : {&plan.given, &plan.chosen})
+            if (std::find(keys->begin(), keys->end(), s.key) == keys->end()) keys->push_back(s.key);
     } catch (const InputError& e) {
         // A chain says which layer is wrong; in a list, the first item that is wrong is named.
         std::string detail = s.expected.empty() ? std::string(e.what()) : "expected " + std::string(s.expected);

@@ -44,6 +44,9 @@ struct PlanRequest {
     std::string input;
     // The settings given (the parameter table's keys), for a strategy given one it does not take.
     std::vector<std::string_view> given;
+    // Every setting given, a suite's defaults' too (`given` holds a group's own): a count or a number
+    // of files chosen is never sized by time (Session::size_by_time).
+    std::vector<std::string_view> chosen;
 };
 
 // The byte_slice setting: 0 means "no slice: the whole file", on the command line and in suites.

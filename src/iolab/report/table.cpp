@@ -125,13 +125,29 @@ std::string format_rate(double mib_s) {
     return format_figure(mib_s) + " MiB/s";
 }
 
+namespace {
+
+// The count of a table's items: its cases' one, or their range ("364 to 1000": a count sized by time
+// for the cases that sync, Session::size_by_time).
+std::string items_of(const RankedTable& t, const KindModule& k) {
+    if (!k.items) return "";
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto* c : t.cases) {
+        lo = std::min(lo, c->spec.workload.*k.items);
+        hi = std::max(hi, c->spec.workload.*k.items);
+    }
+    return lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi);
+}
+
+}  // namespace
+
 std::string table_name(const RankedTable& t) {
     const ReportGroup& g = t.group;
     std::string where = g.title;
     if (where.empty() && !t.cases.empty()) {
         const Workload& w = t.cases.front()->spec.workload;
         const KindModule& k = kind_module(w.family);
-        where = k.what ? k.what(w) : "";
+        where = k.what ? k.what(w, items_of(t, k)) : "";
         if (where.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
     } else if (!t.items.empty()) {
         where += " (" + t.items + ")";

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -17,8 +18,10 @@
 #include "iolab/core/units.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/measure.hpp"
+#include "iolab/harness/params.hpp"
 #include "iolab/harness/stats.hpp"
 #include "iolab/harness/team.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/sys/error.hpp"
 #include "iolab/sys/open_files.hpp"
 
@@ -265,7 +268,9 @@ std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>
                 out.push_back(fmt::format(
                     "{}: one iteration makes {} synced writes, about {} here (one took {}); {} makes it shorter",
                     c.label(), syncs, roughly(estimate), format_seconds(sync_s),
-                    c.strategy->syncs > 0 ? "a smaller --count" : "a larger --record, or a smaller --size or --count"));
+                    c.strategy->syncs > 0
+                        ? "a smaller " + setting_name(kind_module(c.workload.family).items_key, Syntax::command_line)
+                        : "a larger --record, or a smaller --size or --count"));
         }
     return out;
 }
@@ -274,34 +279,38 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
     std::vector<std::string> said;
     double sync_s = -1;  // measured when a case syncs
     for (std::size_t gi = 0; gi < plan_.size(); ++gi) {
-        if (suite_.groups[gi].plan.count) continue;  // the count the user gave is kept
+        const auto& chosen = suite_.groups[gi].plan.chosen;
         std::uint64_t from = 0, to = 0;
-        std::string_view items;  // what the count counts ("commits", "replacements")
+        std::string_view items, key;  // what the first case sized counts ("commits", "files"), its setting
         for (CaseSpec& c : plan_[gi]) {
             Workload& w = c.workload;
+            const KindModule& k = kind_module(w.family);
             const std::uint64_t syncs = syncs_per_iteration(c);
-            if (!c.strategy->honours(kParamCount) || syncs == 0) continue;
+            if (!k.items || syncs == 0) continue;
+            const Parameter* setting = find_parameter(k.items_key);
+            if (!setting || (c.strategy->params & setting->takes) == 0) continue;
+            if (std::find(chosen.begin(), chosen.end(), k.items_key) != chosen.end()) continue;  // the user's
             if (sync_s < 0) sync_s = probe();
             if (sync_s <= 0) return said;  // no estimate: the counts stay
             const double estimate = static_cast<double>(syncs) * sync_s;
             if (estimate <= kIterationTargetS) continue;
+            std::uint64_t& n = w.*k.items;
             const auto count = std::max<std::uint64_t>(
-                kSizedCountFloor,
-                static_cast<std::uint64_t>(static_cast<double>(w.count) * kIterationTargetS / estimate));
-            if (count >= w.count) continue;
-            from = std::max(from, w.count);
+                kSizedCountFloor, static_cast<std::uint64_t>(static_cast<double>(n) * kIterationTargetS / estimate));
+            if (count >= n) continue;
+            from = std::max(from, n);
             to = std::max(to, count);
-            if (items.empty()) items = w.item_name();
-            w.count = count;
+            if (items.empty()) std::tie(items, key) = std::pair(w.item_name(), k.items_key);
+            n = count;
             if (c.strategy->honours(kParamRecordSize)) w.size = w.record * count;
         }
         if (to == 0) continue;
         const std::string& title = suite_.groups[gi].title;
         said.push_back(fmt::format(
             "{}the cases that sync make at most {} {} an iteration, not {}: one synced write took {} here, so that "
-            "one iteration takes about {}; --count sets it",
+            "one iteration takes about {}; {} sets it",
             title.empty() ? "" : title + ": ", to, items.empty() ? "records" : items, from, format_seconds(sync_s),
-            format_seconds(kIterationTargetS)));
+            format_seconds(kIterationTargetS), setting_name(key, Syntax::command_line)));
     }
     return said;
 }

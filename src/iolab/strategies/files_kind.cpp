@@ -140,7 +140,12 @@ std::uint64_t tree_descriptors(const Strategy& s, const Workload& w) {
     return s.name == "files.read-fio" ? saturating_add(open, detail::kFioOpenFiles) : open;
 }
 
-std::string tree_what(const Workload& w) { return fmt::format("{} files of {}", w.files, format_size(w.file_size)); }
+std::string tree_what(const Workload& w, std::string_view items) {
+    return fmt::format("{} files of {}", items, format_size(w.file_size));
+}
+
+// The syncs a method claims for each file it writes (Strategy::syncs).
+std::uint64_t tree_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.files); }
 
 }  // namespace
 
@@ -152,6 +157,12 @@ const KindModule& files_kind() {
                               .make_input = make_tree_input,
                               .before_run = lay_out_for_removal,
                               .verify = verify_tree,
+                              .syncs = tree_syncs,
+                              .sync_shortfall =
+                                  "{made} sync calls (fsync, fdatasync) for {count} files; {needed} make "
+                                  "each file durable before it is closed",
+                              .items = &Workload::files,
+                              .items_key = "files",
                               .remove = remove_folder_at};
     return m;
 }

@@ -257,7 +257,7 @@ constexpr StrategyDef kFileOps[] = {
      .program = "fio", .package = "fio"},
     {.name = "files.write-create", .params = kTree, .run = write_create<false, false>,
      .description = "openat(2) O_CREAT|O_EXCL each file in its folder, write(2) it, close(2)"},
-    {.name = "files.write-fsync-each", .params = kTree, .run = write_create<true, false>,
+    {.name = "files.write-fsync-each", .params = kTree, .syncs = 1, .run = write_create<true, false>,
      .description = "as write-create, with fsync(2) of each file before it is closed"},
     {.name = "files.write-fsync-folders", .params = kTree, .run = write_create<false, true>,
      .description = "as write-create, then one fsync(2) of each folder and of the root"},

@@ -72,9 +72,9 @@ struct KindModule {
     KindSpace (*space)(const Workload& w) = nullptr;
     std::uint64_t (*memory)(const Workload& w) = nullptr;
     std::uint64_t (*descriptors)(const Strategy& s, const Workload& w) = nullptr;
-    // What a table of it is of, when its group has no title: "1000 files of 4 KiB" (null or "": its
-    // bytes).
-    std::string (*what)(const Workload& w) = nullptr;
+    // What a table of it is of, when its group has no title, given the count of its cases' items (the
+    // one, or their range): "1000 files of 4 KiB", "364 to 1000 files of 4 KiB" (null or "": its bytes).
+    std::string (*what)(const Workload& w, std::string_view items) = nullptr;
     // The name of its input in the scratch folder (from what it holds: every rank of an MPI job
     // names it alike), and the input made there or only its digests.
     std::string (*input_name)(const Workload& w, unsigned job) = nullptr;
@@ -87,6 +87,10 @@ struct KindModule {
     // (null: none), and the words of a run that made fewer ({made}, {count} items, {needed}).
     std::uint64_t (*syncs)(const Strategy& s, const Workload& w) = nullptr;
     std::string_view sync_shortfall = {};
+    // What an iteration counts (records, files, replacements; null: its bytes) and the setting that
+    // gives it: a count not given is sized by time (Session::size_by_time).
+    std::uint64_t Workload::*items = nullptr;
+    std::string_view items_key = {};
     // Removes what is at path (an output or an input it made), if anything.
     void (*remove)(const std::string& path) = nullptr;
 };

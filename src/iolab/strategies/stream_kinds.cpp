@@ -262,8 +262,8 @@ std::uint64_t records_syncs(const Strategy& s, const Workload& w) {
 }
 
 // A durable table is of its records; the others are of their bytes (the table's own figure).
-std::string records_what(const Workload& w) {
-    return w.item_bytes() > 0 ? fmt::format("{} records of {}", w.count, format_size(w.record)) : "";
+std::string records_what(const Workload& w, std::string_view items) {
+    return w.item_bytes() > 0 ? fmt::format("{} records of {}", items, format_size(w.record)) : "";
 }
 
 }  // namespace
@@ -292,6 +292,8 @@ const KindModule& records_kind() {
                                   "{made} sync calls (fsync, fdatasync, O_DSYNC writes) for {count} "
                                   "records; at least {needed} make every record durable when its "
                                   "call returns",
+                              .items = &Workload::count,
+                              .items_key = "count",
                               .remove = remove_file};
     return m;
 }

@@ -166,7 +166,9 @@ std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 5; }
 // Each replacement's own: the syncs its method claims (Strategy::syncs).
 std::uint64_t set_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.count); }
 
-std::string set_what(const Workload& w) { return fmt::format("{} files of {}", w.count, format_size(w.file_size)); }
+std::string set_what(const Workload& w, std::string_view items) {
+    return fmt::format("{} files of {}", items, format_size(w.file_size));
+}
 
 }  // namespace
 
@@ -183,6 +185,8 @@ const KindModule& replace_kind() {
                               .sync_shortfall =
                                   "{made} sync calls (fsync, fdatasync) for {count} replacements; "
                                   "{needed} make each survive a crash",
+                              .items = &Workload::count,
+                              .items_key = "count",
                               .remove = remove_folder_at};
     return m;
 }
