@@ -893,18 +893,18 @@ TEST(Export, TheSetupTimeIsSaidBesideTheBudget) {
     r.time_budget_s = 60;
     r.elapsed_s = 75.4;
     r.setup_s = 15.2;
-    EXPECT_NE(to_markdown(r).find(
-                  "time: 75 s of a budget of 60 s, of it 15 s laying out the inputs and warming up, outside the "
-                  "budget"),
+    EXPECT_NE(to_markdown(r).find("time: 75 s of a budget of 60 s, of it 15 s setting up (the inputs, the warm-ups, "
+                                  "each run's own), outside the "
+                                  "budget"),
               std::string::npos)
         << to_markdown(r);
     r.peers.runs = 3;
     r.peers.between = 2;
     r.peers.seconds = 48.6;
     r.peers.figures = {{"pg_test_fsync", "fsync", "", 8192, 100, "", {100, 90, 110}}};
-    EXPECT_NE(to_markdown(r).find(
-                  "of it 15 s laying out the inputs and warming up, and 49 s running pg_test_fsync, outside the "
-                  "budget"),
+    EXPECT_NE(to_markdown(r).find("of it 15 s setting up (the inputs, the warm-ups, each run's own), and 49 s running "
+                                  "pg_test_fsync, outside the "
+                                  "budget"),
               std::string::npos)
         << to_markdown(r);
     const Report back = read_report_json(to_json(r), "r.json");

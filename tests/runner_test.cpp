@@ -86,6 +86,28 @@ TEST_F(RunnerTest, WarmUpsAreOutsideTheGroupsBudget) {
     EXPECT_GE(setup, 20.0);  // the two warm-ups, at least
 }
 
+// Racing, each run's own setup before its clock (here 2 s of a prepare; a tree laid out for a
+// removal, an input evicted) is outside the budget too, up to as much time again. With 1 s runs and
+// a 10 s budget, the setup of the first five runs moves the deadline 10 s; a sixth and seventh run
+// start before it: 7 samples, not the 4 that fit with setup charged to the budget, nor the 10 that
+// an unbounded allowance would give. The group reports the 10 s beside its warm-up.
+TEST_F(RunnerTest, EachRunsSetupIsOutsideTheBudgetUpToAsMuchAgain) {
+    Strategy s = fake_read();
+    s.prepare = [](const Job&) { g_clock->t += 2'000'000'000; };
+    g_step_ns = 1'000'000'000;
+    RunOptions opts;  // one warm-up, racing
+    std::vector<double> setups;
+    GroupEvents events;
+    events.set_up = [&](double x) { setups.push_back(x); };
+    const auto results = run_group({empty_read_case(s)}, opts, dir_, clock_, {}, {}, {}, 10, events);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].status, Status::ok) << results[0].reason;
+    EXPECT_EQ(results[0].samples.size(), 7u);
+    ASSERT_EQ(setups.size(), 2u);
+    EXPECT_NEAR(setups[0], 3.0, 1e-9);  // the warm-up's setup and run
+    EXPECT_NEAR(setups[1], 10.0, 1e-9);
+}
+
 TEST_F(RunnerTest, WarmupByTimeAndNoWarmupProbe) {
     const Strategy s = fake_read();
     g_step_ns = 100'000'000;  // 100 ms

@@ -156,6 +156,7 @@ using detail::verify_output;
 std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts,
                                         Clock& clock, Timeline* timeline, VerifyMode mode, bool keep_output) {
     if (interrupt::requested()) throw Interrupted();
+    const std::uint64_t entered = clock.now_ns();
     Job job = job_for(s, fx, sink, opts, mode);
     attach_timeline(job, timeline);
     Sample smp;
@@ -189,13 +190,16 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     add_usage(smp, u0, Usage::now());
 
     smp.wall_s = span.seconds();
+    smp.setup_s = static_cast<double>(span.start - entered) * 1e-9;
     add_calls(smp, span.made);
     smp.bytes = fx.workload().bytes();
     if (opts.cache_budget > 0 && !fx.input_path().empty()) smp.resident_after = resident_fraction(fx.input_path());
 
     const Checked checked = verify_output(fx, job, "", s.bug);
     detail::check_syncs(s, fx.workload(), span.made, "");
+    const std::uint64_t removing = clock.now_ns();
     if (!keep_output) fx.remove_output();  // a group keeps one output on disk at a time
+    smp.setup_s += static_cast<double>(clock.now_ns() - removing) * 1e-9;
     return {smp, checked};
 }
 

@@ -272,7 +272,9 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     Team& tm = team();
     JobsRun run(s, fixtures, sinks, opts, clock);
     // Step 1, on every rank: the inputs in their cache states, a shared output made.
+    const std::uint64_t entered = clock.now_ns();
     raise(tm.agree(outcome_of([&] { run.prepare(timeline, mode); })));
+    std::uint64_t setup_ns = clock.now_ns() - entered;
     // Step 2: the ranks start together, and meet again once each has ended.
     if (tm.mpi()) tm.barrier();
     const std::uint64_t released = clock.now_ns();
@@ -283,10 +285,15 @@ std::pair<Sample, Checked> measure_jobs(const Strategy& s, const std::vector<Fix
     Checked checked = Checked::content;
     raise(tm.agree(outcome_of([&] { checked = run.check(); })));
     // Only once every rank has checked its part of a shared output.
+    const std::uint64_t removing = clock.now_ns();
     for (Fixture* fx : fixtures) fx->remove_output();
-    const Sample smp = run.sample();
+    setup_ns += clock.now_ns() - removing;
+    Sample smp = run.sample();
+    smp.setup_s = static_cast<double>(setup_ns) * 1e-9;
     if (!tm.mpi()) return {smp, checked};
-    return gather_ranks(smp, checked, static_cast<double>(met - released) * 1e-9);
+    auto all = gather_ranks(smp, checked, static_cast<double>(met - released) * 1e-9);
+    all.first.setup_s = smp.setup_s;  // this rank's: rank 0's decides the group's deadline
+    return all;
 }
 
 }  // namespace iolab

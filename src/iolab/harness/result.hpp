@@ -72,6 +72,10 @@ struct Sample {
     // How many times the tool did the work in this run (fio --loops: so that its job outlasts the
     // 10 ms steps in which fio notices that a job has ended). Bytes and times are per pass.
     unsigned passes = 1;
+    // The run's own setup, outside the clock: its output's place made (a tree laid out to be
+    // removed), its input evicted or synced, a worker readied, its output removed. Racing, it is
+    // outside the time budget (run_group bounds how much); not kept in result files.
+    double setup_s = 0;
 };
 
 // A reason to doubt a figure. Made by finish(), printed in one place by the reports.

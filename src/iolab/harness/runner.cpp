@@ -302,10 +302,13 @@ void between_rounds(const std::vector<CaseState>& cases, Clock& clock,
 
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
 // that drift of a shared machine falls on every case alike. Racing, a round measures only the
-// cases still in doubt, until the group's share of the time budget (deadline_ns) is spent.
-void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
-                    std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns,
-                    const std::function<void(std::uint64_t)>& after_round) {
+// cases still in doubt, until the group's share of the time budget (deadline_ns) is spent. Each
+// run's own setup (Sample::setup_s: a tree laid out for a removal and synced, an input evicted)
+// moves the deadline, up to `outside_ns` in all: a group whose runs set up longer than they measure
+// still ends. Returns the time that moved it.
+double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
+                      std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns, std::uint64_t outside_ns,
+                      const std::function<void(std::uint64_t)>& after_round) {
     std::mt19937_64 rng(opts.order_seed);
     std::vector<std::size_t> order;
     const bool racing = opts.race && opts.iterations.adaptive;
@@ -326,6 +329,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
         return true;
     };
     bool cut = false;  // a case was cut short by a stop: the rounds end
+    std::uint64_t moved_ns = 0;
     for (std::uint64_t round = 0; !cut && !stop_agreed(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
@@ -341,7 +345,14 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
                 const auto [smp, checked] = run_once(c, opts, clock, c.r.timeline.get(), opts.verify);
                 c.checked = checked;
                 c.r.samples.push_back(smp);
-                c.spent_s += static_cast<double>(clock.now_ns() - t0) * 1e-9;
+                const std::uint64_t took = clock.now_ns() - t0;
+                const std::uint64_t setup = std::min({static_cast<std::uint64_t>(smp.setup_s * 1e9), took, outside_ns});
+                if (deadline_ns > 0) {
+                    deadline_ns += setup;
+                    outside_ns -= setup;
+                    moved_ns += setup;
+                }
+                c.spent_s += static_cast<double>(took - setup) * 1e-9;
                 // A time target without a warm-up: the first measured run tells.
                 if (opts.iterations.seconds > 0 && c.target == 0)
                     c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));
@@ -365,6 +376,7 @@ void measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock
     // Cut short by a signal: what they have is kept, and says so.
     for (auto& c : cases)
         if (!c.done && c.r.status == Status::ok) c.r.stopped = StopReason::interrupted;
+    return static_cast<double>(moved_ns) * 1e-9;
 }
 
 // Step 5: the result of a case, with its statistics and warnings.
@@ -424,10 +436,14 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
     const std::uint64_t set_up = clock.now_ns();
     if (events.set_up) events.set_up(static_cast<double>(set_up - began) * 1e-9);
     const bool racing = opts.race && opts.iterations.adaptive && budget_s > 0;
-    const std::uint64_t deadline = racing ? set_up + static_cast<std::uint64_t>(budget_s * 1e9) : 0;
+    const auto budget_ns = static_cast<std::uint64_t>(budget_s * 1e9);
+    const std::uint64_t deadline = racing ? set_up + budget_ns : 0;
     std::vector<bool> hold(held);
     hold.resize(specs.size(), false);
-    measure_rounds(cases, opts, clock, progress, hold, holds, deadline, events.after_round);
+    // The runs' own setup is outside the budget too, up to as much time again.
+    const double runs_set_up =
+        measure_rounds(cases, opts, clock, progress, hold, holds, deadline, racing ? budget_ns : 0, events.after_round);
+    if (events.set_up && runs_set_up > 0) events.set_up(runs_set_up);
     std::vector<CaseResult> out;
     out.reserve(cases.size());
     for (auto& c : cases) out.push_back(collect(c, opts, clock));

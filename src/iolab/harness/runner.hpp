@@ -27,8 +27,9 @@ using ProgressFn = std::function<void(std::size_t, const CaseSpec&, double)>;
 using HoldFn = std::function<std::vector<bool>(const std::vector<CaseResult>&)>;
 // What a group tells as it goes, beyond its cases' progress.
 struct GroupEvents {
-    // Its inputs are laid out (and synced, or brought warm): how long that took, in seconds. The
-    // group's share of the time budget counts from here.
+    // Its inputs are laid out (and synced, or brought warm) and its cases warmed up: how long that
+    // took, in seconds; the group's share of the time budget counts from here. Once more at its
+    // end, racing: the time its runs' own setup added to it (Sample::setup_s).
     std::function<void(double)> set_up;
     // After each measured round, with its index (0 the first), its time outside the group's: what
     // the session interleaves with the rounds (a peer's runs, peers.hpp).

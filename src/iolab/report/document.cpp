@@ -36,10 +36,11 @@ std::vector<std::string> environment_lines(const Report& r) {
                                   g.title.empty() ? "options" : "options of " + g.title, options_text(g.options),
                                   g.options.warmup.describe(), g.options.iterations.describe()));
     if (r.time_budget_s > 0) {
-        // What the budget does not count: laying out the inputs and the warm-ups, and the peers' runs.
+        // What the budget does not count: laying out the inputs, the warm-ups and each run's own
+        // setup, and the peers' runs.
         std::vector<std::string> outside;
         if (r.setup_s >= 0.5)
-            outside.push_back(fmt::format("{:.0f} s laying out the inputs and warming up", r.setup_s));
+            outside.push_back(fmt::format("{:.0f} s setting up (the inputs, the warm-ups, each run's own)", r.setup_s));
         if (r.peers.seconds >= 0.5) outside.push_back(fmt::format("{:.0f} s running pg_test_fsync", r.peers.seconds));
         std::string besides;
         for (std::size_t i = 0; i < outside.size(); ++i) besides += (i == 0 ? ", of it " : ", and ") + outside[i];

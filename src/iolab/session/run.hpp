@@ -35,7 +35,7 @@ struct Run {
     Peers peers;                // other programs' figures for the same work (pg_test_fsync)
     double time_budget_s = 0;   // racing: the run's time budget (0: none)
     double elapsed_s = 0;       // how long the run took
-    double setup_s = 0;         // of it, laying out the groups' inputs and their warm-ups: outside the time budget
+    double setup_s = 0;         // of it, the groups' inputs, warm-ups and runs' own setup: outside the time budget
     // This machine's noise as iolab calibrate measured it (calibrate.hpp's header line), or "".
     std::string noise;
     // Interrupted: the cases measured before the signal are here (those it cut short say so).
