@@ -127,7 +127,14 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
         c.dir = check_before_run(a, *c.session, dir_option, reports);
         // Counts not given are sized by time here (one synced write measured in the folder); a smoke
         // run makes one iteration of a slice, and under MPI every rank must run the plan rank 0 has.
-        if (ctx.mode == Mode::normal) c.sized = c.session->size_by_time([&] { return sync_seconds(c.dir); });
+        if (ctx.mode == Mode::normal) {
+            c.sized = c.session->size_by_time([&] { return sync_seconds(c.dir); });
+            // A setup that cannot fit is refused before anything is made, with its estimate.
+            check_setup(
+                c.session->setup_estimate({[&] { return sync_seconds(c.dir); },
+                                           [&](std::uint64_t size) { return file_layout_seconds(c.dir, size); }}),
+                time_budget(c.session->suite()));
+        }
         if (reports) c.baseline = check_baselines(a, &c.gate);
         if (reports && ctx.mode == Mode::normal) c.noise = noise_line();
         if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);

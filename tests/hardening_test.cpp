@@ -462,6 +462,69 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
     }
 }
 
+// A setup that cannot fit is refused before anything is made, with its estimate: a billion synced
+// writes (at 1 ms, one warm-up run of 28 hours), or a tree of a million files (at 10 ms a file, laid
+// out and read once to warm up). A small plan, or a time budget as long, passes; the probes are asked
+// only for what the plan holds, once.
+TEST(Limits, ASetupThatCannotFitIsRefusedUpFront) {
+    const auto session_of = [](const std::string& settings, const char* strategy) {
+        return Session(
+            parse_suite(fmt::format("name = \"s\"\ndescription = \"s\"\n[defaults]\n{}[[group]]\nid = \"g\"\n"
+                                    "strategies = [\"{}\"]\n",
+                                    settings, strategy),
+                        "s.toml"));
+    };
+    int syncs = 0, files = 0;
+    const SetupProbes probes{[&] {
+                                 ++syncs;
+                                 return 0.001;
+                             },
+                             [&](std::uint64_t) {
+                                 ++files;
+                                 return 0.01;
+                             }};
+    const auto refusal = [](const SetupEstimate& e, double budget) {
+        try {
+            check_setup(e, budget);
+        } catch (const InputError& x) {
+            return std::string(x.what());
+        }
+        return std::string();
+    };
+    const SetupEstimate synced =
+        session_of("record = \"1\"\ncount = 100000000\n", "durable.fsync").setup_estimate(probes);
+    EXPECT_NEAR(synced.seconds, 1e5, 1);
+    EXPECT_EQ(syncs, 1);
+    EXPECT_EQ(files, 0);
+    std::string why = refusal(synced, 60);
+    EXPECT_NE(why.find("about 27.8 hours here"), std::string::npos) << why;
+    EXPECT_NE(why.find("the longest durable.fsync record=1 at about 27.8 hours a run"), std::string::npos) << why;
+    EXPECT_NE(why.find("a smaller --count,"), std::string::npos) << why;
+    EXPECT_EQ(refusal(synced, 2e5), "");  // a budget as long
+
+    const SetupEstimate tree = session_of("files = 1000000\n", "files.read-openat").setup_estimate(probes);
+    EXPECT_EQ(files, 1);
+    EXPECT_EQ(tree.files, 1000000u);
+    EXPECT_NEAR(tree.seconds, 2e4, 1);  // laid out, then one warm-up read
+    why = refusal(tree, 60);
+    EXPECT_NE(why.find("laying out 1000000 files and a warm-up of each case"), std::string::npos) << why;
+    EXPECT_NE(why.find("a smaller --files,"), std::string::npos) << why;
+
+    const SetupEstimate small = session_of("files = 100\n", "files.read-openat").setup_estimate(probes);
+    EXPECT_NEAR(small.seconds, 2.0, 1e-9);
+    EXPECT_EQ(refusal(small, 60), "");
+}
+
+// The probe of a tree's layout makes a small tree in its own scratch folder, times it and leaves
+// nothing behind.
+TEST(Limits, TheLayoutProbeLeavesNothing) {
+    ScratchDir dir;
+    EXPECT_GT(file_layout_seconds(dir.path(), 4096), 0);
+    EXPECT_GT(file_layout_seconds(dir.path(), 1 << 20), 0);
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))  // its own marker and lock only
+        EXPECT_TRUE(e.path().filename() == ".iolab-scratch" || e.path().filename() == "lock") << e.path();
+}
+
 // A scratch folder that is itself a mount (a bind mount of a folder elsewhere) is not clean's.
 TEST(Clean, AFolderThatIsAMountIsNotTouched) {
     if (::geteuid() != 0) GTEST_SKIP() << "bind mounts need root";

@@ -353,6 +353,26 @@ void hold_to_ceilings(std::vector<CaseResult>& cases, const Limits& limits,
     }
 }
 
+double file_layout_seconds(const std::string& dir, std::uint64_t file_size) {
+    constexpr std::uint64_t kProbeFileBytes = 64 * 1024;
+    try {
+        ScratchDir scratch(dir);
+        Workload w;
+        w.family = Family::files_read;
+        w.files = kLayoutProbeFiles;
+        w.file_size = std::min(file_size, kProbeFileBytes);
+        const KindModule& k = kind_module(w.family);
+        const auto start = std::chrono::steady_clock::now();
+        const auto in = k.make_input(w, scratch.at("layout-probe"));
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (in->remove) in->remove(in->path);
+        const double scale = file_size > kProbeFileBytes ? static_cast<double>(file_size) / kProbeFileBytes : 1.0;
+        return took / static_cast<double>(kLayoutProbeFiles) * scale;
+    } catch (const IoError&) {
+        return 0;  // no room, or the filesystem refused: no estimate
+    }
+}
+
 double sync_seconds(const std::string& dir) {
     try {
         ScratchDir scratch(dir);

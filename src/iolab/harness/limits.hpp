@@ -78,4 +78,10 @@ double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string
 // fdatasync, to a file made there. 0 when it cannot be measured.
 double sync_seconds(const std::string& dir);
 
+// Seconds one file of a tree of `file_size` bytes takes to lay out and write back in `dir`: a tree
+// of kLayoutProbeFiles files of at most 64 KiB made there as a run's input is, timed, removed; a
+// larger file's time scaled by its bytes. 0 when it cannot be measured.
+double file_layout_seconds(const std::string& dir, std::uint64_t file_size);
+inline constexpr std::uint64_t kLayoutProbeFiles = 256;
+
 }  // namespace iolab

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -273,6 +275,63 @@ std::vector<std::string> long_iterations(const std::vector<std::vector<CaseSpec>
                         : "a larger --record, or a smaller --size or --count"));
         }
     return out;
+}
+
+SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
+    SetupEstimate e;
+    double sync_s = -1;                      // measured when a case syncs
+    std::map<std::uint64_t, double> file_s;  // by file size, measured when a tree has files of it
+    const auto per_file = [&](std::uint64_t size) {
+        const auto [at, made] = file_s.try_emplace(size, 0.0);
+        if (made) at->second = probe.file_s(size);
+        return at->second;
+    };
+    for (std::size_t gi = 0; gi < plan_.size(); ++gi) {
+        const std::uint64_t warm_ups = std::max<std::uint64_t>(1, suite_.groups[gi].options.warmup.count);
+        std::set<std::pair<std::string, unsigned>> trees;  // the group's inputs, each laid out once
+        for (const CaseSpec& c : plan_[gi]) {
+            const Workload& w = c.workload;
+            double iteration = 0;  // one run of the case: its synced writes, and the files of its tree
+            if (const std::uint64_t syncs = syncs_per_iteration(c); syncs > 0) {
+                if (sync_s < 0) sync_s = probe.sync_s();
+                iteration += static_cast<double>(syncs) * sync_s;
+            }
+            if (is_tree(w.family) && w.input.empty()) {
+                const double one = per_file(w.file_size);
+                iteration += static_cast<double>(w.files) * one;
+                const std::string input = kind_module(w.family).space(w).input;
+                for (unsigned j = 0; j < w.jobs && !input.empty(); ++j)
+                    if (trees.emplace(input, j).second) {
+                        e.seconds += static_cast<double>(w.files) * one;
+                        e.files += w.files;
+                    }
+            }
+            e.seconds += static_cast<double>(warm_ups) * iteration;
+            if (iteration > e.longest_s) {
+                e.longest_s = iteration;
+                e.longest = c.label();
+                e.shorter = kind_module(w.family).items_key;
+            }
+        }
+    }
+    return e;
+}
+
+void check_setup(const SetupEstimate& e, double time_budget_s) {
+    const double bound = std::max(kMaxSetupS, time_budget_s);
+    if (e.seconds <= bound) return;
+    std::string parts;
+    if (e.files > 0) parts = fmt::format("laying out {} files", e.files);
+    if (e.longest_s > 0)
+        parts += fmt::format("{}a warm-up of each case, the longest {} at about {} a run", parts.empty() ? "" : " and ",
+                             e.longest, roughly(e.longest_s));
+    std::string smaller = e.files > 0 ? "--files" : "";
+    if (!e.shorter.empty() && e.shorter != "files")
+        smaller += (smaller.empty() ? "" : " or ") + setting_name(e.shorter, Syntax::command_line);
+    throw InputError(fmt::format(
+        "setting this run up would take about {} here, outside its time budget ({}), more than the {} a run may "
+        "spend so; {}fewer cases, or a --time-budget as long makes it fit",
+        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "" : "a smaller " + smaller + ", "));
 }
 
 std::vector<std::string> Session::size_by_time(const std::function<double()>& probe) {

@@ -35,6 +35,20 @@ struct SessionSettings {
     std::function<void(const std::string&)> on_note;
 };
 
+// What setting a run up takes here, outside its time budget (Session::setup_estimate).
+struct SetupEstimate {
+    double seconds = 0;
+    std::uint64_t files = 0;  // laid out as the groups' inputs (trees of files)
+    std::string longest;      // the case whose one run is longest, and that run's estimate
+    double longest_s = 0;
+    std::string_view shorter;  // the setting that makes its run shorter ("count", "files"; "": none)
+};
+// What the estimate measures here, asked only for what the plan holds: one synced write
+// (sync_seconds) and one file of a tree of a size laid out and written back (file_layout_seconds).
+struct SetupProbes {
+    std::function<double()> sync_s;
+    std::function<double(std::uint64_t)> file_s;
+};
 class Session {
 public:
     // Builds every group's cases (a plain run is a suite of one group without findings). Throws
@@ -62,6 +76,11 @@ public:
     // group it changed, saying so.
     std::vector<std::string> size_by_time(const std::function<double()>& sync_s);
 
+    // About how long the run's setup takes here: laying out each group's trees of files once, and
+    // each case's warm-ups (at least one unmeasured run), each run its synced writes and the files of
+    // its tree. Other inputs (files of bytes, logs) and a run's own setup are not counted.
+    SetupEstimate setup_estimate(const SetupProbes& probe) const;
+
     // Runs every group in a scratch folder of its own in `settings.scratch_parent`. When a stop
     // is requested (interrupt.hpp) it returns at the next safe point with the cases completed so
     // far and `partial` set.
@@ -78,6 +97,12 @@ private:
 inline constexpr double kIterationTargetS = 0.1;
 // And makes at least this many synced writes, however slow they are.
 inline constexpr std::uint64_t kSizedCountFloor = 16;
+
+// A run's setup may take this long, or its time budget when that is longer: beyond it the run is
+// refused before anything is made (check_setup).
+inline constexpr double kMaxSetupS = 3600;
+// Throws InputError, with the estimate and what makes it shorter, for a setup longer than that.
+void check_setup(const SetupEstimate& e, double time_budget_s);
 
 // What the run should be told before it waits: each case whose one iteration would make so many
 // synced writes that it takes more than 10 s here (a synced append measured in dir), with the
