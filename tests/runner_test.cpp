@@ -264,6 +264,27 @@ TEST(Forks, SamplesFromChildrenArePooled) {
     EXPECT_TRUE(r.verified);
 }
 
+// Each child lays its inputs out and warms its cases up again: the group hears each one's setup
+// (it was told none, and a forked group's header said nothing of it).
+TEST(Forks, EachChildsSetupIsReported) {
+    ScratchDir dir;
+    CaseSpec c;
+    c.strategy = Registry::builtin().find("copy.chunk");
+    c.workload.family = Family::copy;
+    c.workload.size = 1u << 20;
+    RunOptions opts;
+    opts.forks = 2;
+    opts.warmup = Amount{1, 0};
+    opts.iterations = Amount{2, 0};
+    std::vector<double> setups;
+    GroupEvents events;
+    events.set_up = [&](double s) { setups.push_back(s); };
+    const auto results = run_group_forked({c}, opts, dir, {}, {}, 0, events);
+    ASSERT_EQ(results[0].status, Status::ok) << results[0].reason;
+    ASSERT_EQ(setups.size(), 2u);
+    for (double s : setups) EXPECT_GT(s, 0);
+}
+
 // Pooling the forks' samples does not make an unchecked tool verified.
 TEST(Forks, UncheckedToolsStayUnverified) {
     ScratchDir dir;

@@ -70,25 +70,30 @@ std::string reserve_memory(std::uint64_t keep, std::vector<std::unique_ptr<sys::
     return why;
 }
 
-// What the child reports, case by case: its run of the group, or every case skipped when the
-// budget was `refused`.
+// What the child reports: its run of the group case by case (`cases`), or every case skipped when
+// the budget was `refused`; and the time it set up (`setup_s`: its inputs, warm-ups and runs' own).
 nlohmann::json child_report(const ForkTask& t, const std::string& refused) {
-    nlohmann::json j = nlohmann::json::array();
+    nlohmann::json j = {{"cases", nlohmann::json::array()}, {"setup_s", 0.0}};
+    nlohmann::json& cases = j["cases"];
     if (!refused.empty()) {
         for (std::size_t i = 0; i < t.specs.size(); ++i)
-            j.push_back({{"status", "skipped"},
-                         {"reason", "no page-cache budget here: " + refused},
-                         {"checked", "none"},
-                         {"samples", nlohmann::json::array()}});
+            cases.push_back({{"status", "skipped"},
+                             {"reason", "no page-cache budget here: " + refused},
+                             {"checked", "none"},
+                             {"samples", nlohmann::json::array()}});
         return j;
     }
     set_cache_budget(t.cgroup, t.cache_budget, t.room.buffers_needed);
-    for (const CaseResult& cr : run_group(t.specs, t.opts, t.dir, system_clock(), {}, t.held, {}, t.budget_s))
-        j.push_back({{"status", to_string(cr.status)},
-                     {"reason", cr.reason},
-                     {"checked", to_string(cr.checked)},
-                     {"stopped", to_string(cr.stopped)},
-                     {"samples", cr.samples}});
+    double setup_s = 0;
+    GroupEvents events;
+    events.set_up = [&](double s) { setup_s += s; };
+    for (const CaseResult& cr : run_group(t.specs, t.opts, t.dir, system_clock(), {}, t.held, {}, t.budget_s, events))
+        cases.push_back({{"status", to_string(cr.status)},
+                         {"reason", cr.reason},
+                         {"checked", to_string(cr.checked)},
+                         {"stopped", to_string(cr.stopped)},
+                         {"samples", cr.samples}});
+    j["setup_s"] = setup_s;
     return j;
 }
 
@@ -240,7 +245,7 @@ CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const S
 
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress,
-                                         const std::vector<bool>& held, double budget_s) {
+                                         const std::vector<bool>& held, double budget_s, const GroupEvents& events) {
     RunOptions child_opts = opts;
     child_opts.forks = 0;
     Pool pool(specs);
@@ -265,12 +270,14 @@ std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, con
             break;
         }
         const auto j = nlohmann::json::parse(text, nullptr, false);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_array() ||
-            j.size() != specs.size()) {
+        const bool whole = !j.is_discarded() && j.is_object() && j.contains("cases") && j["cases"].is_array() &&
+                           j["cases"].size() == specs.size() && j.contains("setup_s") && j["setup_s"].is_number();
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !whole) {
             pool.settle_all(Status::failed, fmt::format("fork {} ended abnormally (status {:#x})", f + 1, status));
             break;
         }
-        pool.add(j, f);
+        pool.add(j["cases"], f);
+        if (events.set_up) events.set_up(j["setup_s"].get<double>());
     }
     return pool.finish_all(opts);
 }

@@ -54,10 +54,12 @@ std::vector<CaseResult> run_group(const std::vector<CaseSpec>& specs, const RunO
                                   const std::vector<bool>& held = {}, const HoldFn& holds = {}, double budget_s = 0,
                                   const GroupEvents& events = {});
 // As run_group, in `opts.forks` child processes whose samples are pooled case by case (`held`
-// stays as it is given: the children's samples meet only at the end).
+// stays as it is given: the children's samples meet only at the end). Each child lays its inputs
+// out again; events.set_up hears each one's setup as it ends (after_round is not called).
 std::vector<CaseResult> run_group_forked(const std::vector<CaseSpec>& specs, const RunOptions& opts,
                                          const ScratchDir& dir, const ProgressFn& progress = {},
-                                         const std::vector<bool>& held = {}, double budget_s = 0);
+                                         const std::vector<bool>& held = {}, double budget_s = 0,
+                                         const GroupEvents& events = {});
 // One case alone.
 CaseResult run_case(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir, Clock& clock = system_clock());
 CaseResult run_case_forked(const CaseSpec& spec, const RunOptions& opts, const ScratchDir& dir);

@@ -174,7 +174,8 @@ public:
             if (const std::string what = slow_inputs(cases); !what.empty())
                 settings_.on_setup(gi, plan_.size(), what + (budget_s > 0 ? ", outside the time budget" : ""));
         auto results = group.options.forks > 0 || group.options.cache_budget > 0
-                           ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s)
+                           ? run_group_forked(cases, group.options, scratch_, progress, held, budget_s,
+                                              GroupEvents{events.set_up, {}})
                            : run_group(cases, group.options, scratch_, system_clock(), progress, held,
                                        suite_.findings.empty() ? HoldFn() : holds, budget_s, events);
         // A stop request ends the run at this safe point. The group it cut short keeps what it
