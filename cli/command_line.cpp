@@ -36,9 +36,12 @@ std::string unknown_word(const std::string& word, const CLI::App& where) {
         meant.empty() ? fmt::format("; see {} --help", command) : fmt::format(": did you mean '{}'?", meant));
 }
 
-// What `iolab replicate --help` ends with: the experiments, and how long each takes here at most.
+// What `iolab replicate --help` ends with: the experiments, and the time each races its samples in.
+// Their setup (inputs laid out, warm-ups, each run's own) comes on top and depends on the disk: each
+// run's header says it, and a setup longer than an hour is refused up front.
 std::string replication_help() {
-    std::string out = "The experiments (iolab run NAME runs one; each is raced within its time budget):\n";
+    std::string out =
+        "The experiments (iolab run NAME runs one; each races its samples in the time given, and sets up besides):\n";
     double total = 0;
     for (const auto& name : replication_suites()) {
         const Suite s = load_named(name);
@@ -51,11 +54,13 @@ std::string replication_help() {
             });
         const double budget = time_budget(s) + (peer ? 16 : 0);
         total += budget;
-        out += fmt::format("  {:<16} about {:.0f} s{}: {}\n", name, budget, peer ? " (16 s of pg_test_fsync)" : "",
+        out += fmt::format("  {:<16} {:.0f} s{}: {}\n", name, budget, peer ? " (16 s of it pg_test_fsync's)" : "",
                            s.description);
     }
-    out += fmt::format("All {}: about {:.0f} min here (--time-budget sets the whole run's time).",
-                       replication_suites().size(), total / 60);
+    out += fmt::format(
+        "All {}: about {:.0f} min of samples (--time-budget sets it), plus setting up: laying out the inputs, "
+        "warm-ups and each run's own setup, which the header of each run says.",
+        replication_suites().size(), total / 60);
     return out;
 }
 
