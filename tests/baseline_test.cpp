@@ -88,6 +88,28 @@ TEST(Gate, TwentyPercentSlowerTripsAndOnePercentDoesNot) {
     EXPECT_NE(md.out.find("| case | MiB/s before |"), std::string::npos) << md.out;
 }
 
+// A count sized by time (364 files of an fsync each one run, 385 the next) is the same case in a
+// comparison, read back from the result files: it was "removed" and "added" and failed the gate
+// with nothing changed. Counts given are parameters as any: 364 and 385 given are two cases.
+TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
+    ScratchDir dir;
+    for (bool sized : {true, false}) {
+        Report a, b;
+        a.cases = {case_of("files.write-fsync-each", 1)};
+        b.cases = {case_of("files.write-fsync-each", 1)};
+        a.cases[0].spec.workload.files = 364;
+        b.cases[0].spec.workload.files = 385;
+        a.cases[0].spec.sized = b.cases[0].spec.sized = sized;
+        save(dir, {{&a, "a.json"}, {&b, "b.json"}});
+        const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 5%");
+        EXPECT_EQ(r.status, sized ? 0 : 1) << r.out << r.err;
+        EXPECT_EQ(r.out.find("no case is slower by more than 5%") != std::string::npos, sized) << r.out;
+        const Comparison c = compare_runs(a, b, "a", "b", gate_at(0.05));
+        EXPECT_EQ(c.shared.size(), sized ? 1u : 0u);
+        EXPECT_EQ(c.removed.size(), sized ? 0u : 1u);
+    }
+}
+
 // A slower case whose samples overlap the baseline's decides nothing: its interval holds 1.
 TEST(Gate, ANoisySlowdownDoesNotTrip) {
     ScratchDir dir;

@@ -452,8 +452,22 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
     ASSERT_EQ(said.size(), 1u);
     EXPECT_NE(said[0].find("at most 100 files an iteration, not 1000"), std::string::npos) << said[0];
     EXPECT_NE(said[0].find("--files sets it"), std::string::npos) << said[0];
-    for (const CaseSpec& c : sized.plan()[0])
-        EXPECT_EQ(c.workload.files, c.strategy->name == "files.write-fsync-each" ? 100u : 1000u) << c.label();
+    for (const CaseSpec& c : sized.plan()[0]) {
+        const bool syncs = c.strategy->name == "files.write-fsync-each";
+        EXPECT_EQ(c.workload.files, syncs ? 100u : 1000u) << c.label();
+        EXPECT_EQ(c.sized, syncs) << c.label();
+    }
+    // Records and files in one group: a line for each, in its own words and setting.
+    Session mixed(
+        parse_suite("name = \"m\"\ndescription = \"m\"\n[defaults]\nrecord = \"4K\"\nsize = \"64M\"\n"
+                    "[[group]]\nid = \"g\"\nstrategies = [\"durable.fsync\", \"files.write-fsync-each\"]\n",
+                    "m.toml"));
+    const auto lines = mixed.size_by_time(ms);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_NE(lines[0].find("at most 100 commits an iteration, not 16384"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("--count sets it"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[1].find("at most 100 files an iteration, not 1000"), std::string::npos) << lines[1];
+    EXPECT_NE(lines[1].find("--files sets it"), std::string::npos) << lines[1];
     for (const auto& [defaults, group] : {std::pair<std::string, std::string>{"files = 1000\n", ""},
                                           std::pair<std::string, std::string>{"", "files = 1000\n"}}) {
         Session given = session_of(defaults, group);

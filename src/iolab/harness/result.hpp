@@ -30,6 +30,10 @@ struct CaseSpec {
     // Byte-at-a-time strategies run on a slice of the workload: the bytes of the whole one
     // (0: not a slice). Reports scale times by scale() so rows stay comparable.
     std::uint64_t full_bytes = 0;
+    // Its count of items (records, files, replacements) was sized by time here, not given
+    // (Session::size_by_time): it differs from machine to machine and run to run, so a comparison
+    // of two runs matches the case without it.
+    bool sized = false;
     double scale() const {
         return full_bytes ? static_cast<double>(full_bytes) / static_cast<double>(workload.bytes()) : 1.0;
     }

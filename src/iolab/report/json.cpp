@@ -128,6 +128,7 @@ nlohmann::json case_json(const CaseResult& c, const std::vector<std::string>& ho
                      {"warnings", c.warnings}};
     // Recomputed when read back (finish, hold_to_ceilings): kept for people and scripts.
     if (!c.no_figure.empty()) j["no_figure"] = c.no_figure;
+    if (c.spec.sized) j["sized"] = true;  // its count sized by time (compare: matched without it)
     // A tool: its stats are net of its fixed cost; the process's own time and that cost beside.
     if (c.net()) {
         j["gross"] = c.gross;

@@ -340,8 +340,13 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
     double sync_s = -1;  // measured when a case syncs
     for (std::size_t gi = 0; gi < plan_.size(); ++gi) {
         const auto& chosen = suite_.groups[gi].plan.chosen;
-        std::uint64_t from = 0, to = 0;
-        std::string_view items, key;  // what the first case sized counts ("commits", "files"), its setting
+        // For each setting sized ("count", "files"), in the order first met: what its cases count
+        // ("commits", "files"), the most they made and the most they now make.
+        struct Sized {
+            std::string_view key, items;
+            std::uint64_t from = 0, to = 0;
+        };
+        std::vector<Sized> sized;
         for (CaseSpec& c : plan_[gi]) {
             Workload& w = c.workload;
             const KindModule& k = kind_module(w.family);
@@ -358,19 +363,21 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
             const auto count = std::max<std::uint64_t>(
                 kSizedCountFloor, static_cast<std::uint64_t>(static_cast<double>(n) * kIterationTargetS / estimate));
             if (count >= n) continue;
-            from = std::max(from, n);
-            to = std::max(to, count);
-            if (items.empty()) std::tie(items, key) = std::pair(w.item_name(), k.items_key);
+            auto it = std::find_if(sized.begin(), sized.end(), [&](const Sized& x) { return x.key == k.items_key; });
+            if (it == sized.end()) it = sized.insert(sized.end(), Sized{k.items_key, w.item_name()});
+            it->from = std::max(it->from, n);
+            it->to = std::max(it->to, count);
             n = count;
+            c.sized = true;
             if (c.strategy->honours(kParamRecordSize)) w.size = w.record * count;
         }
-        if (to == 0) continue;
         const std::string& title = suite_.groups[gi].title;
-        said.push_back(fmt::format(
-            "{}the cases that sync make at most {} {} an iteration, not {}: one synced write took {} here, so that "
-            "one iteration takes about {}; {} sets it",
-            title.empty() ? "" : title + ": ", to, items.empty() ? "records" : items, from, format_seconds(sync_s),
-            format_seconds(kIterationTargetS), setting_name(key, Syntax::command_line)));
+        for (const Sized& x : sized)
+            said.push_back(fmt::format(
+                "{}the cases that sync make at most {} {} an iteration, not {}: one synced write took {} here, so "
+                "that one iteration takes about {}; {} sets it",
+                title.empty() ? "" : title + ": ", x.to, x.items.empty() ? "records" : x.items, x.from,
+                format_seconds(sync_s), format_seconds(kIterationTargetS), setting_name(x.key, Syntax::command_line)));
     }
     return said;
 }

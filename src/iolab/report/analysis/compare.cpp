@@ -9,6 +9,7 @@
 
 #include "iolab/harness/ratio.hpp"
 #include "iolab/harness/stats.hpp"
+#include "iolab/strategies/kind.hpp"
 
 namespace iolab {
 
@@ -45,10 +46,18 @@ std::string_view to_string(Change c) {
 
 namespace {
 
-// Cases are matched by group, strategy and every parameter.
+// Cases are matched by group, strategy and every parameter but a count sized by time and the size
+// it makes (its rate is per item: 364 files one run and 385 the next are the same case).
 using CaseKey = std::tuple<std::string, std::string, std::map<std::string, std::string>>;
 
-CaseKey key_of(const CaseResult& c) { return CaseKey{c.spec.group, c.name(), c.spec.params()}; }
+CaseKey key_of(const CaseResult& c) {
+    auto params = c.spec.params();
+    if (c.spec.sized) {
+        params.erase(std::string(kind_module(c.spec.workload.family).items_key));
+        params.erase("size");
+    }
+    return CaseKey{c.spec.group, c.name(), std::move(params)};
+}
 
 }  // namespace
 
