@@ -58,7 +58,7 @@ std::string replication_help() {
                            s.description);
     }
     out += fmt::format(
-        "All {}: about {:.0f} min of samples (--time-budget sets it), plus setting up: laying out the inputs, "
+        "All {}: about {:.0f} min (--time-budget sets the samples' part), plus setting up: laying out the inputs, "
         "warm-ups and each run's own setup, which the header of each run says.",
         replication_suites().size(), total / 60);
     return out;

@@ -477,9 +477,11 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
 }
 
 // A setup that cannot fit is refused before anything is made, with its estimate: a billion synced
-// writes (at 1 ms, one warm-up run of 28 hours), or a tree of a million files (at 10 ms a file, laid
-// out and read once to warm up). A small plan, or a time budget as long, passes; the probes are asked
-// only for what the plan holds, once.
+// writes at 1 ms (a warm-up run and the first measured one, 27.8 hours each), or a tree of a
+// million files at 10 ms a file (laid out, read to warm up and read once). A small plan, a time
+// budget as long, or a count of iterations given (not racing: the user's wait) passes; no warm-up
+// leaves the first run, a warm-up by time is at least that time, and each fork sets up again. The
+// probes are asked only for what the plan holds, once.
 TEST(Limits, ASetupThatCannotFitIsRefusedUpFront) {
     const auto session_of = [](const std::string& settings, const char* strategy) {
         return Session(
@@ -505,27 +507,35 @@ TEST(Limits, ASetupThatCannotFitIsRefusedUpFront) {
         }
         return std::string();
     };
-    const SetupEstimate synced =
-        session_of("record = \"1\"\ncount = 100000000\n", "durable.fsync").setup_estimate(probes);
-    EXPECT_NEAR(synced.seconds, 1e5, 1);
+    const std::string billion = "record = \"1\"\ncount = 100000000\n";
+    const SetupEstimate synced = session_of(billion, "durable.fsync").setup_estimate(probes);
+    EXPECT_NEAR(synced.seconds, 2e5, 1);
     EXPECT_EQ(syncs, 1);
     EXPECT_EQ(files, 0);
     std::string why = refusal(synced, 60);
-    EXPECT_NE(why.find("about 27.8 hours here"), std::string::npos) << why;
-    EXPECT_NE(why.find("the longest durable.fsync record=1 at about 27.8 hours a run"), std::string::npos) << why;
-    EXPECT_NE(why.find("a smaller --count,"), std::string::npos) << why;
-    EXPECT_EQ(refusal(synced, 2e5), "");  // a budget as long
+    EXPECT_NE(why.find("about 55.6 hours here beyond its time budget"), std::string::npos) << why;
+    EXPECT_NE(why.find("(the longest, durable.fsync record=1, about 27.8 hours a run)"), std::string::npos) << why;
+    EXPECT_NE(why.find("A smaller --count, fewer cases"), std::string::npos) << why;
+    EXPECT_EQ(refusal(synced, 3e5), "");  // a budget as long
+    EXPECT_NEAR(session_of(billion + "warmup = \"0\"\n", "durable.fsync").setup_estimate(probes).seconds, 1e5, 1);
+    EXPECT_NEAR(session_of("record = \"1\"\ncount = 1000000\nwarmup = \"5000s\"\n", "durable.fsync")
+                    .setup_estimate(probes)
+                    .seconds,
+                6000, 1);  // 5000 s of warm-up, then a run of 1000 s
+    EXPECT_NEAR(session_of(billion + "forks = 2\n", "durable.fsync").setup_estimate(probes).seconds, 4e5, 1);
+    EXPECT_EQ(session_of(billion + "iterations = \"3\"\n", "durable.fsync").setup_estimate(probes).seconds, 0);
 
     const SetupEstimate tree = session_of("files = 1000000\n", "files.read-openat").setup_estimate(probes);
     EXPECT_EQ(files, 1);
     EXPECT_EQ(tree.files, 1000000u);
-    EXPECT_NEAR(tree.seconds, 2e4, 1);  // laid out, then one warm-up read
+    EXPECT_NEAR(tree.seconds, 3e4, 1);
     why = refusal(tree, 60);
-    EXPECT_NE(why.find("laying out 1000000 files and a warm-up of each case"), std::string::npos) << why;
-    EXPECT_NE(why.find("a smaller --files,"), std::string::npos) << why;
+    EXPECT_NE(why.find("laying out 1000000 files, and the warm-ups and first run of each case"), std::string::npos)
+        << why;
+    EXPECT_NE(why.find("A smaller --files, fewer cases"), std::string::npos) << why;
 
     const SetupEstimate small = session_of("files = 100\n", "files.read-openat").setup_estimate(probes);
-    EXPECT_NEAR(small.seconds, 2.0, 1e-9);
+    EXPECT_NEAR(small.seconds, 3.0, 1e-9);
     EXPECT_EQ(refusal(small, 60), "");
 }
 

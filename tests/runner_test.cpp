@@ -108,6 +108,24 @@ TEST_F(RunnerTest, EachRunsSetupIsOutsideTheBudgetUpToAsMuchAgain) {
     EXPECT_NEAR(setups[1], 10.0, 1e-9);
 }
 
+// The same with jobs (their runs released together): each job's prepare (2 s, one job after the
+// other) is the run's setup, 4 s, and moves the deadline until the 10 s allowance is spent: 5 runs
+// where 3 fit with setup charged to the budget.
+TEST_F(RunnerTest, TheSetupOfEachRunsJobsIsOutsideTheBudgetToo) {
+    Strategy s;
+    s.name = "read.fake-jobs";
+    s.family = Family::read;
+    s.description = "fake";
+    s.prepare = [](const Job&) { g_clock->t += 2'000'000'000; };  // before the threads start
+    s.run = [](const Job&) {};
+    CaseSpec c = empty_read_case(s);
+    c.workload.jobs = 2;
+    RunOptions opts;  // one warm-up, racing
+    const auto results = run_group({c}, opts, dir_, clock_, {}, {}, {}, 10);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].samples.size(), 5u) << results[0].reason;
+}
+
 TEST_F(RunnerTest, WarmupByTimeAndNoWarmupProbe) {
     const Strategy s = fake_read();
     g_step_ns = 100'000'000;  // 100 ms

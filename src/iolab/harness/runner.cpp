@@ -37,9 +37,12 @@ std::pair<Sample, Checked> run_alone(CaseState& c, const RunOptions& opts, Clock
                                      VerifyMode mode) {
     const Strategy& s = *c.r.spec.strategy;
     const bool writes = has_trait(s.family, kTraitOutput) && c.last_output;
+    const std::uint64_t freeing = clock.now_ns();
     free_last_output(c, opts);
+    const std::uint64_t freed = clock.now_ns();
     CaseJob& job = c.jobs.front();
     auto out = measure_once(s, *job.fx, *job.sink, opts, clock, tl, mode, writes);
+    out.first.setup_s += static_cast<double>(freed - freeing) * 1e-9;  // the last output removed: setup
     if (writes) *c.last_output = job.fx.get();
     return out;
 }
@@ -115,14 +118,18 @@ std::pair<Sample, Checked> run_once(CaseState& c, const RunOptions& opts, Clock&
         return out;
     }
     if (c.jobs.size() == 1 && !team().mpi()) return run_alone(c, opts, clock, tl, mode);
+    const std::uint64_t freeing = clock.now_ns();
     free_last_output(c, opts);  // and the jobs remove their own outputs
+    const std::uint64_t freed = clock.now_ns();
     std::vector<Fixture*> fixtures;
     std::vector<Sink*> sinks;
     for (CaseJob& job : c.jobs) {
         fixtures.push_back(job.fx.get());
         sinks.push_back(job.sink.get());
     }
-    return measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
+    auto out = measure_jobs(s, fixtures, sinks, opts, clock, tl, mode);
+    out.first.setup_s += static_cast<double>(freed - freeing) * 1e-9;
+    return out;
 }
 
 }  // namespace detail
@@ -345,14 +352,17 @@ double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clo
                 const auto [smp, checked] = run_once(c, opts, clock, c.r.timeline.get(), opts.verify);
                 c.checked = checked;
                 c.r.samples.push_back(smp);
+                // The run's own setup is never the case's time; it moves the group's deadline
+                // while the allowance lasts.
                 const std::uint64_t took = clock.now_ns() - t0;
-                const std::uint64_t setup = std::min({static_cast<std::uint64_t>(smp.setup_s * 1e9), took, outside_ns});
-                if (deadline_ns > 0) {
-                    deadline_ns += setup;
-                    outside_ns -= setup;
-                    moved_ns += setup;
-                }
+                const std::uint64_t setup = std::min(static_cast<std::uint64_t>(smp.setup_s * 1e9), took);
                 c.spent_s += static_cast<double>(took - setup) * 1e-9;
+                if (deadline_ns > 0) {
+                    const std::uint64_t moved = std::min(setup, outside_ns);
+                    deadline_ns += moved;
+                    outside_ns -= moved;
+                    moved_ns += moved;
+                }
                 // A time target without a warm-up: the first measured run tells.
                 if (opts.iterations.seconds > 0 && c.target == 0)
                     c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));

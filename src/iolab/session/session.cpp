@@ -288,28 +288,36 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
         return at->second;
     };
     for (std::size_t gi = 0; gi < plan_.size(); ++gi) {
-        const std::uint64_t warm_ups = std::max<std::uint64_t>(1, suite_.groups[gi].options.warmup.count);
+        const RunOptions& opts = suite_.groups[gi].options;
+        if (!racing(suite_.groups[gi])) continue;  // a count of iterations given is the user's to wait for
+        // Each child process of --forks lays the inputs out and warms up again.
+        const auto forks = static_cast<double>(std::max(1u, opts.forks));
         std::set<std::pair<std::string, unsigned>> trees;  // the group's inputs, each laid out once
         for (const CaseSpec& c : plan_[gi]) {
             const Workload& w = c.workload;
-            double iteration = 0;  // one run of the case: its synced writes, and the files of its tree
-            if (const std::uint64_t syncs = syncs_per_iteration(c); syncs > 0) {
+            // One run of the case: a job's synced writes and the files of its tree (its jobs run at once).
+            double run = 0;
+            if (const std::uint64_t syncs = c.strategy ? syncs_per_job(*c.strategy, w) : 0; syncs > 0) {
                 if (sync_s < 0) sync_s = probe.sync_s();
-                iteration += static_cast<double>(syncs) * sync_s;
+                run += static_cast<double>(syncs) * sync_s;
             }
             if (is_tree(w.family) && w.input.empty()) {
                 const double one = per_file(w.file_size);
-                iteration += static_cast<double>(w.files) * one;
+                run += static_cast<double>(w.files) * one;
                 const std::string input = kind_module(w.family).space(w).input;
                 for (unsigned j = 0; j < w.jobs && !input.empty(); ++j)
                     if (trees.emplace(input, j).second) {
-                        e.seconds += static_cast<double>(w.files) * one;
+                        e.seconds += forks * static_cast<double>(w.files) * one;
                         e.files += w.files;
                     }
             }
-            e.seconds += static_cast<double>(warm_ups) * iteration;
-            if (iteration > e.longest_s) {
-                e.longest_s = iteration;
+            // Its warm-ups (a count of runs, or a time that ends after a run), and its first
+            // measured run, which racing makes however long it is.
+            const double warm_up = opts.warmup.seconds > 0 ? std::max(opts.warmup.seconds, run)
+                                                           : static_cast<double>(opts.warmup.count) * run;
+            e.seconds += forks * (warm_up + run);
+            if (run > e.longest_s) {
+                e.longest_s = run;
                 e.longest = c.label();
                 e.shorter = kind_module(w.family).items_key;
             }
@@ -321,18 +329,16 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
 void check_setup(const SetupEstimate& e, double time_budget_s) {
     const double bound = std::max(kMaxSetupS, time_budget_s);
     if (e.seconds <= bound) return;
-    std::string parts;
-    if (e.files > 0) parts = fmt::format("laying out {} files", e.files);
-    if (e.longest_s > 0)
-        parts += fmt::format("{}a warm-up of each case, the longest {} at about {} a run", parts.empty() ? "" : " and ",
-                             e.longest, roughly(e.longest_s));
+    std::string parts = e.files > 0 ? fmt::format("laying out {} files, and ", e.files) : "";
+    parts += "the warm-ups and first run of each case";
+    if (e.longest_s > 0) parts += fmt::format(" (the longest, {}, about {} a run)", e.longest, roughly(e.longest_s));
     std::string smaller = e.files > 0 ? "--files" : "";
     if (!e.shorter.empty() && e.shorter != "files")
         smaller += (smaller.empty() ? "" : " or ") + setting_name(e.shorter, Syntax::command_line);
     throw InputError(fmt::format(
-        "setting this run up would take about {} here, outside its time budget ({}), more than the {} a run may "
-        "spend so; {}fewer cases, or a --time-budget as long makes it fit",
-        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "" : "a smaller " + smaller + ", "));
+        "setting this run up would take about {} here beyond its time budget: {}; a run may take {} so. {}fewer "
+        "cases, or a --time-budget as long makes it fit",
+        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "A " : "A smaller " + smaller + ", "));
 }
 
 std::vector<std::string> Session::size_by_time(const std::function<double()>& probe) {

@@ -76,9 +76,11 @@ public:
     // group it changed, saying so.
     std::vector<std::string> size_by_time(const std::function<double()>& sync_s);
 
-    // About how long the run's setup takes here: laying out each group's trees of files once, and
-    // each case's warm-ups (at least one unmeasured run), each run its synced writes and the files of
-    // its tree. Other inputs (files of bytes, logs) and a run's own setup are not counted.
+    // About how long the racing groups take here beyond their time budget: laying out their trees of
+    // files once (in each child of --forks), and each case's warm-ups and first measured run (which
+    // racing makes however long it is), a run its job's synced writes and the files of its tree.
+    // Other inputs (files of bytes, logs), a run's own setup and groups given a count of iterations
+    // are not counted.
     SetupEstimate setup_estimate(const SetupProbes& probe) const;
 
     // Runs every group in a scratch folder of its own in `settings.scratch_parent`. When a stop
