@@ -260,14 +260,19 @@ TEST(Files, ASignalDuringTheLayoutLeavesNothing) {
     const pid_t pid = spawn({"run", "-s", "files.read-openat", "--files", "200000", "--file-size", "1", "--dir",
                              dir.path(), "--json", dir.file("r.json")},
                             dir.file("out"));
-    ASSERT_TRUE(wait_until([&] { return scratch_folders(dir.path()).size() == 1; }, 20s));
-    const std::string scratch = scratch_folders(dir.path()).front();
-    // The tree's first folder made: the layout is under way (200,000 files take a while).
+    // The tree's last folder made in the run's scratch folder: the layout is under way (200,000 files
+    // take a while). The probes before it (a small tree laid out and timed) come and go in scratch
+    // folders of their own.
     ASSERT_TRUE(wait_until(
         [&] {
-            for (const auto& e : std::filesystem::directory_iterator(scratch))
-                if (e.path().filename().string().starts_with("tree-") && std::filesystem::exists(e.path() / "d9"))
-                    return true;
+            for (const std::string& scratch : scratch_folders(dir.path())) {
+                std::error_code ec;
+                for (auto e = std::filesystem::directory_iterator(scratch, ec);
+                     !ec && e != std::filesystem::directory_iterator(); e.increment(ec))
+                    if (e->path().filename().string().starts_with("tree-") &&
+                        std::filesystem::exists(e->path() / "d9", ec))
+                        return true;
+            }
             return false;
         },
         60s))

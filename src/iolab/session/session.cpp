@@ -336,9 +336,9 @@ void check_setup(const SetupEstimate& e, double time_budget_s) {
     if (!e.shorter.empty() && e.shorter != "files")
         smaller += (smaller.empty() ? "" : " or ") + setting_name(e.shorter, Syntax::command_line);
     throw InputError(fmt::format(
-        "setting this run up would take about {} here beyond its time budget: {}; a run may take {} so. {}fewer "
-        "cases, or a --time-budget as long makes it fit",
-        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "A " : "A smaller " + smaller + ", "));
+        "setting this run up would take about {} here beyond its time budget: {}; a run may take {} so. {} cases, "
+        "or a --time-budget as long makes it fit",
+        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "Fewer" : "A smaller " + smaller + ", fewer"));
 }
 
 std::vector<std::string> Session::size_by_time(const std::function<double()>& probe) {
