@@ -264,16 +264,22 @@ TEST(Cache, RealColdRunRecordsResidency) {
     for (const auto& smp : w.samples) EXPECT_GE(smp.resident, 0.99);
 }
 
-TEST(Forks, SamplesFromChildrenArePooled) {
-    ScratchDir dir;
+// A copy of 1 MiB in `forks` children, each with `warm_ups` warm-ups and two measured runs.
+std::pair<CaseSpec, RunOptions> forked_copy(unsigned forks, unsigned warm_ups) {
     CaseSpec c;
     c.strategy = Registry::builtin().find("copy.chunk");
     c.workload.family = Family::copy;
     c.workload.size = 1u << 20;
     RunOptions opts;
-    opts.forks = 3;
-    opts.warmup = Amount{0, 0};
+    opts.forks = forks;
+    opts.warmup = Amount{warm_ups, 0};
     opts.iterations = Amount{2, 0};
+    return {c, opts};
+}
+
+TEST(Forks, SamplesFromChildrenArePooled) {
+    ScratchDir dir;
+    const auto [c, opts] = forked_copy(3, 0);
     const CaseResult r = run_case_forked(c, opts, dir);
     ASSERT_EQ(r.status, Status::ok) << r.reason;
     EXPECT_EQ(r.samples.size(), 6u);
@@ -286,14 +292,7 @@ TEST(Forks, SamplesFromChildrenArePooled) {
 // (it was told none, and a forked group's header said nothing of it).
 TEST(Forks, EachChildsSetupIsReported) {
     ScratchDir dir;
-    CaseSpec c;
-    c.strategy = Registry::builtin().find("copy.chunk");
-    c.workload.family = Family::copy;
-    c.workload.size = 1u << 20;
-    RunOptions opts;
-    opts.forks = 2;
-    opts.warmup = Amount{1, 0};
-    opts.iterations = Amount{2, 0};
+    const auto [c, opts] = forked_copy(2, 1);
     std::vector<double> setups;
     GroupEvents events;
     events.set_up = [&](double s) { setups.push_back(s); };
