@@ -127,14 +127,16 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
         c.dir = check_before_run(a, *c.session, dir_option, reports);
         // Counts not given are sized by time here (one synced write measured in the folder); a smoke
         // run makes one iteration of a slice, and under MPI every rank must run the plan rank 0 has.
-        if (ctx.mode == Mode::normal) {
-            c.sized = c.session->size_by_time([&] { return sync_seconds(c.dir); });
-            // A setup that cannot fit is refused before anything is made, with its estimate.
-            check_setup(
-                c.session->setup_estimate({[&] { return sync_seconds(c.dir); },
-                                           [&](std::uint64_t size) { return file_layout_seconds(c.dir, size); }}),
-                time_budget(c.session->suite()));
-        }
+        // The space is checked for the counts the run will make.
+        double synced = -1;  // one synced write here, measured once
+        const auto sync_s = [&] { return synced < 0 ? synced = sync_seconds(c.dir) : synced; };
+        if (ctx.mode == Mode::normal) c.sized = c.session->size_by_time(sync_s);
+        c.session->check_space(c.dir);
+        // A setup that cannot fit is refused before anything is made, with its estimate.
+        if (ctx.mode == Mode::normal)
+            check_setup(c.session->setup_estimate(
+                            {sync_s, [&](std::uint64_t size) { return file_layout_seconds(c.dir, size); }}),
+                        time_budget(c.session->suite()));
         if (reports) c.baseline = check_baselines(a, &c.gate);
         if (reports && ctx.mode == Mode::normal) c.noise = noise_line();
         if (ctx.mode == Mode::normal) c.stale = find_stale_scratch(c.dir);
@@ -150,6 +152,8 @@ std::optional<Checked> check_run(const Context& ctx, const RunArgs& a, Suite sui
                     "this rank was given another plan than rank 0 (other cases, sizes or settings): every rank "
                     "of an MPI job must run the same command");
             c.dir = check_before_run(a, *c.session, dir_option, reports);
+            // Every rank's files: the ranks' --dir is one shared folder, or each rank checks its own host's.
+            c.session->check_space(c.dir, static_cast<unsigned>(team().size()));
             if (reports) c.baseline = check_baselines(a, &c.gate);
             if (reports) c.noise = noise_line();
             if (reports) c.stale = find_stale_scratch(c.dir);

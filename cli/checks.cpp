@@ -38,9 +38,6 @@ std::string check_before_run(const RunArgs& a, const Session& session, const std
     if (const std::string kept = save_baseline_if_checkable(a.save_baseline); !kept.empty())
         results.push_back({"--save-baseline", kept});
     if (outputs) check_output_paths(results, a.force, inputs);
-    // Under MPI every rank's files (the ranks' --dir is one shared folder, or each rank checks its
-    // own host's).
-    session.check_space(dir, static_cast<unsigned>(team().size()));
     return dir;
 }
 

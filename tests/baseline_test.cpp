@@ -108,6 +108,15 @@ TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
         EXPECT_EQ(c.shared.size(), sized ? 1u : 0u);
         EXPECT_EQ(c.removed.size(), sized ? 0u : 1u);
     }
+    // A result file whose `sized` is not true or false is refused, naming it.
+    std::string text = slurp(dir.file("a.json"));
+    const std::string field = "\"scale\":";
+    ASSERT_NE(text.find(field), std::string::npos);
+    text.insert(text.find(field), "\"sized\": \"yes\", ");
+    std::ofstream(dir.file("bad.json")) << text;
+    const auto bad = run_cli("compare " + dir.file("bad.json") + " " + dir.file("b.json"));
+    EXPECT_EQ(bad.status, 2) << bad.out << bad.err;
+    EXPECT_NE(bad.err.find("sized is not true or false"), std::string::npos) << bad.err;
 }
 
 // A slower case whose samples overlap the baseline's decides nothing: its interval holds 1.

@@ -400,7 +400,7 @@ TEST(Limits, AnIterationOfHoursIsNamedBeforeTheRunWaits) {
 // than the target keep theirs or the floor; the probe runs only when a case syncs.
 TEST(Limits, ACountNotGivenIsSizedByTime) {
     const auto session_of = [](const std::string& extra, const char* strategies) {
-        return Session(parse_suite(fmt::format("name = \"d\"\ndescription = \"d\"\n[defaults]\nsize = \"64M\"\n{}"
+        return Session(parse_suite(fmt::format("name = \"d\"\ndescription = \"d\"\n[defaults]\n{}"
                                                "[[group]]\nid = \"g\"\nstrategies = [{}]\n",
                                                extra, strategies),
                                    "d.toml"));
@@ -423,6 +423,14 @@ TEST(Limits, ACountNotGivenIsSizedByTime) {
             EXPECT_EQ(c.workload.count, 16384u) << c.label();  // no syncs
         }
     }
+    // A sweep of sizes given is the user's: each size keeps its count (both were cut to one).
+    Session sweep(
+        parse_suite("name = \"d\"\ndescription = \"d\"\n[defaults]\nsize = \"1M,64M\"\nrecord = \"4K\"\n"
+                    "[[group]]\nid = \"g\"\nstrategies = [\"durable.fsync\"]\n",
+                    "d.toml"));
+    EXPECT_TRUE(sweep.size_by_time(ms).empty());
+    ASSERT_EQ(sweep.plan()[0].size(), 2u);
+    EXPECT_NE(sweep.plan()[0][0].workload.count, sweep.plan()[0][1].workload.count);
     Session given = session_of("record = \"4K\"\ncount = 20000\n", "\"durable.fsync\"");
     EXPECT_TRUE(given.size_by_time(ms).empty());
     EXPECT_EQ(given.plan()[0][0].workload.count, 20000u);
@@ -459,7 +467,7 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
     }
     // Records and files in one group: a line for each, in its own words and setting.
     Session mixed(
-        parse_suite("name = \"m\"\ndescription = \"m\"\n[defaults]\nrecord = \"4K\"\nsize = \"64M\"\n"
+        parse_suite("name = \"m\"\ndescription = \"m\"\n[defaults]\nrecord = \"4K\"\n"
                     "[[group]]\nid = \"g\"\nstrategies = [\"durable.fsync\", \"files.write-fsync-each\"]\n",
                     "m.toml"));
     const auto lines = mixed.size_by_time(ms);
@@ -515,9 +523,13 @@ TEST(Limits, ASetupThatCannotFitIsRefusedUpFront) {
     std::string why = refusal(synced, 60);
     EXPECT_NE(why.find("about 55.6 hours here beyond its time budget"), std::string::npos) << why;
     EXPECT_NE(why.find("(the longest, durable.fsync record=1, about 27.8 hours a run)"), std::string::npos) << why;
-    EXPECT_NE(why.find("A smaller --count, fewer cases"), std::string::npos) << why;
+    // 55.6 hours: past the longest --time-budget (a day), which is then no way out.
+    EXPECT_NE(why.find("A smaller --count or fewer cases makes it fit"), std::string::npos) << why;
     EXPECT_EQ(refusal(synced, 3e5), "");  // a budget as long
-    EXPECT_NEAR(session_of(billion + "warmup = \"0\"\n", "durable.fsync").setup_estimate(probes).seconds, 1e5, 1);
+    const SetupEstimate cold = session_of(billion + "warmup = \"0\"\n", "durable.fsync").setup_estimate(probes);
+    EXPECT_NEAR(cold.seconds, 1e5, 1);
+    why = refusal(cold, 60);
+    EXPECT_NE(why.find("beyond its time budget: the first run of each case (the longest"), std::string::npos) << why;
     EXPECT_NEAR(session_of("record = \"1\"\ncount = 1000000\nwarmup = \"5000s\"\n", "durable.fsync")
                     .setup_estimate(probes)
                     .seconds,
@@ -532,7 +544,8 @@ TEST(Limits, ASetupThatCannotFitIsRefusedUpFront) {
     why = refusal(tree, 60);
     EXPECT_NE(why.find("laying out 1000000 files, and the warm-ups and first run of each case"), std::string::npos)
         << why;
-    EXPECT_NE(why.find("A smaller --files, fewer cases"), std::string::npos) << why;
+    EXPECT_NE(why.find("A smaller --files, fewer cases or a --time-budget as long makes it fit"), std::string::npos)
+        << why;
 
     const SetupEstimate small = session_of("files = 100\n", "files.read-openat").setup_estimate(probes);
     EXPECT_NEAR(small.seconds, 3.0, 1e-9);

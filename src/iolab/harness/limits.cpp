@@ -380,7 +380,7 @@ double sync_seconds(const std::string& dir) {
         ScratchDir scratch(dir);
         const sys::Fd fd = sys::open(scratch.at("sync-probe"), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC);
         std::vector<double> took;
-        for (int i = 0; i < 5; ++i) {
+        for (int i = 0; i < 15; ++i) {
             const auto start = std::chrono::steady_clock::now();
             const char byte = 'x';
             sys::write_all(fd, &byte, 1);

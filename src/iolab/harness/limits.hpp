@@ -74,7 +74,7 @@ double memcpy_mib_s(std::size_t src_size, std::size_t dst_size, int reps);
 // 0 with why in note.
 double device_read_mib_s(const std::string& dir, std::uint64_t size, std::string& note);
 
-// Seconds one synced append takes in `dir`: the median of five one-byte writes, each followed by
+// Seconds one synced append takes in `dir`: the median of 15 one-byte writes, each followed by
 // fdatasync, to a file made there. 0 when it cannot be measured.
 double sync_seconds(const std::string& dir);
 

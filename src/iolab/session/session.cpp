@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -316,6 +317,7 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
             const double warm_up = opts.warmup.seconds > 0 ? std::max(opts.warmup.seconds, run)
                                                            : static_cast<double>(opts.warmup.count) * run;
             e.seconds += forks * (warm_up + run);
+            e.warm_ups = e.warm_ups || warm_up > 0;
             if (run > e.longest_s) {
                 e.longest_s = run;
                 e.longest = c.label();
@@ -330,15 +332,23 @@ void check_setup(const SetupEstimate& e, double time_budget_s) {
     const double bound = std::max(kMaxSetupS, time_budget_s);
     if (e.seconds <= bound) return;
     std::string parts = e.files > 0 ? fmt::format("laying out {} files, and ", e.files) : "";
-    parts += "the warm-ups and first run of each case";
+    parts += e.warm_ups ? "the warm-ups and first run of each case" : "the first run of each case";
     if (e.longest_s > 0) parts += fmt::format(" (the longest, {}, about {} a run)", e.longest, roughly(e.longest_s));
+    // The ways out: smaller counts, fewer cases, and a budget as long (within the longest --time-budget).
     std::string smaller = e.files > 0 ? "--files" : "";
     if (!e.shorter.empty() && e.shorter != "files")
         smaller += (smaller.empty() ? "" : " or ") + setting_name(e.shorter, Syntax::command_line);
+    std::vector<std::string> ways;
+    if (!smaller.empty()) ways.push_back("a smaller " + smaller);
+    ways.push_back("fewer cases");
+    if (e.seconds <= kMaxTimeBudgetS) ways.push_back("a --time-budget as long");
+    std::string way = ways.front();
+    for (std::size_t i = 1; i < ways.size(); ++i) way += (i + 1 == ways.size() ? " or " : ", ") + ways[i];
+    way[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(way[0])));
     throw InputError(fmt::format(
-        "setting this run up would take about {} here beyond its time budget: {}; a run may take {} so. {} cases, "
-        "or a --time-budget as long makes it fit",
-        roughly(e.seconds), parts, roughly(bound), smaller.empty() ? "Fewer" : "A smaller " + smaller + ", fewer"));
+        "setting this run up would take about {} here beyond its time budget: {}; a run may take {} so. {} makes it "
+        "fit",
+        roughly(e.seconds), parts, roughly(bound), way));
 }
 
 std::vector<std::string> Session::size_by_time(const std::function<double()>& probe) {
@@ -356,11 +366,16 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
         for (CaseSpec& c : plan_[gi]) {
             Workload& w = c.workload;
             const KindModule& k = kind_module(w.family);
-            const std::uint64_t syncs = syncs_per_iteration(c);
+            // A job's syncs: its jobs run at once.
+            const std::uint64_t syncs = c.strategy ? syncs_per_job(*c.strategy, w) : 0;
             if (!k.items || syncs == 0) continue;
             const Parameter* setting = find_parameter(k.items_key);
             if (!setting || (c.strategy->params & setting->takes) == 0) continue;
-            if (std::find(chosen.begin(), chosen.end(), k.items_key) != chosen.end()) continue;  // the user's
+            const auto given = [&](std::string_view key) {
+                return !key.empty() && std::find(chosen.begin(), chosen.end(), key) != chosen.end();
+            };
+            // The user's count, or one their --size implies (a sweep of sizes stays a sweep).
+            if (given(k.items_key) || given(k.items_implied_by)) continue;
             if (sync_s < 0) sync_s = probe();
             if (sync_s <= 0) return said;  // no estimate: the counts stay
             const double estimate = static_cast<double>(syncs) * sync_s;

@@ -42,6 +42,7 @@ struct SetupEstimate {
     std::string longest;      // the case whose one run is longest, and that run's estimate
     double longest_s = 0;
     std::string_view shorter;  // the setting that makes its run shorter ("count", "files"; "": none)
+    bool warm_ups = false;     // a case warms up first
 };
 // What the estimate measures here, asked only for what the plan holds: one synced write
 // (sync_seconds) and one file of a tree of a size laid out and written back (file_layout_seconds).
@@ -103,6 +104,8 @@ inline constexpr std::uint64_t kSizedCountFloor = 16;
 // A run's setup may take this long, or its time budget when that is longer: beyond it the run is
 // refused before anything is made (check_setup).
 inline constexpr double kMaxSetupS = 3600;
+// The longest --time-budget (a time setting's range).
+inline constexpr double kMaxTimeBudgetS = 86400;
 // Throws InputError, with the estimate and what makes it shorter, for a setup longer than that.
 void check_setup(const SetupEstimate& e, double time_budget_s);
 

@@ -87,10 +87,12 @@ struct KindModule {
     // (null: none), and the words of a run that made fewer ({made}, {count} items, {needed}).
     std::uint64_t (*syncs)(const Strategy& s, const Workload& w) = nullptr;
     std::string_view sync_shortfall = {};
-    // What an iteration counts (records, files, replacements; null: its bytes) and the setting that
-    // gives it: a count not given is sized by time (Session::size_by_time).
+    // What an iteration counts (records, files, replacements; null: its bytes), the setting that
+    // gives it, and another that implies it (records: --size, of --record each): a count neither
+    // gives is sized by time (Session::size_by_time).
     std::uint64_t Workload::*items = nullptr;
     std::string_view items_key = {};
+    std::string_view items_implied_by = {};
     // Removes what is at path (an output or an input it made), if anything.
     void (*remove)(const std::string& path) = nullptr;
 };

@@ -294,6 +294,7 @@ const KindModule& records_kind() {
                                   "call returns",
                               .items = &Workload::count,
                               .items_key = "count",
+                              .items_implied_by = "size",
                               .remove = remove_file};
     return m;
 }

@@ -109,8 +109,10 @@ CaseSpec read_spec(const json& c, const CaseWhere& where) {
     spec.workload.family = spec.strategy->family;
     const auto params = c.find("params");
     if (params == c.end() || !params->is_object()) throw where("missing params");
-    const auto sized = c.find("sized");
-    spec.sized = sized != c.end() && sized->is_boolean() && sized->get<bool>();
+    if (const auto sized = c.find("sized"); sized != c.end()) {
+        if (!sized->is_boolean()) throw where("sized is not true or false");
+        spec.sized = sized->get<bool>();
+    }
     for (const auto& [k, v] : params->items()) {
         if (!v.is_string()) throw where(fmt::format("param '{}' is not a string", k));
         try {
