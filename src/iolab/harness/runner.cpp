@@ -307,6 +307,21 @@ void between_rounds(const std::vector<CaseState>& cases, Clock& clock,
     if (deadline_ns > 0) deadline_ns += clock.now_ns() - t0;
 }
 
+// A racing group's deadline (0: none), and the time outside its budget its runs' own setup may still
+// move it by (Sample::setup_s), and has moved it by.
+struct Deadline {
+    std::uint64_t at_ns = 0;
+    std::uint64_t outside_ns = 0;
+    std::uint64_t moved_ns = 0;
+    void move_by_setup(std::uint64_t setup_ns) {
+        if (at_ns == 0) return;
+        const std::uint64_t moved = std::min(setup_ns, outside_ns);
+        at_ns += moved;
+        outside_ns -= moved;
+        moved_ns += moved;
+    }
+};
+
 // Step 4: measured rounds: every unfinished case once per round, in a seeded random order, so
 // that drift of a shared machine falls on every case alike. Racing, a round measures only the
 // cases still in doubt, until the group's share of the time budget (deadline_ns) is spent. Each
@@ -316,6 +331,7 @@ void between_rounds(const std::vector<CaseState>& cases, Clock& clock,
 double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clock& clock, const ProgressFn& progress,
                       std::vector<bool>& held, const HoldFn& holds, std::uint64_t deadline_ns, std::uint64_t outside_ns,
                       const std::function<void(std::uint64_t)>& after_round) {
+    Deadline deadline{deadline_ns, outside_ns};
     std::mt19937_64 rng(opts.order_seed);
     std::vector<std::size_t> order;
     const bool racing = opts.race && opts.iterations.adaptive;
@@ -330,13 +346,12 @@ double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clo
         share[i] = now;
     };
     const auto out_of_time = [&] {
-        if (!racing || deadline_ns == 0 || !team().leader(past(clock, deadline_ns))) return false;
+        if (!racing || deadline.at_ns == 0 || !team().leader(past(clock, deadline.at_ns))) return false;
         for (auto& c : cases)
             if (!c.done) stop(c, StopReason::run_budget);
         return true;
     };
     bool cut = false;  // a case was cut short by a stop: the rounds end
-    std::uint64_t moved_ns = 0;
     for (std::uint64_t round = 0; !cut && !stop_agreed(); ++round) {
         order.clear();
         for (std::size_t i = 0; i < cases.size(); ++i)
@@ -357,18 +372,13 @@ double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clo
                 const std::uint64_t took = clock.now_ns() - t0;
                 const std::uint64_t setup = std::min(static_cast<std::uint64_t>(smp.setup_s * 1e9), took);
                 c.spent_s += static_cast<double>(took - setup) * 1e-9;
-                if (deadline_ns > 0) {
-                    const std::uint64_t moved = std::min(setup, outside_ns);
-                    deadline_ns += moved;
-                    outside_ns -= moved;
-                    moved_ns += moved;
-                }
+                deadline.move_by_setup(setup);
                 // A time target without a warm-up: the first measured run tells.
                 if (opts.iterations.seconds > 0 && c.target == 0)
                     c.target = team().leader(iterations_for(opts.iterations.seconds, smp.wall_s, opts.max_iterations));
                 // Rank 0 holds every rank's samples.
                 const auto why = static_cast<StopReason>(
-                    team().leader(static_cast<std::uint64_t>(enough(c, opts, deadline_ns > 0))));
+                    team().leader(static_cast<std::uint64_t>(enough(c, opts, deadline.at_ns > 0))));
                 if (why != StopReason::none) stop(c, why);
             } catch (const std::exception& e) {
                 if (!agreed(e)) throw;  // under MPI: the ranks are out of step, the job ends
@@ -381,12 +391,12 @@ double measure_rounds(std::vector<CaseState>& cases, const RunOptions& opts, Clo
             race(cases, opts, held, holds);
             for (std::size_t i = 0; i < cases.size(); ++i) update(i);
         }
-        if (!cut) between_rounds(cases, clock, after_round, round, deadline_ns);
+        if (!cut) between_rounds(cases, clock, after_round, round, deadline.at_ns);
     }
     // Cut short by a signal: what they have is kept, and says so.
     for (auto& c : cases)
         if (!c.done && c.r.status == Status::ok) c.r.stopped = StopReason::interrupted;
-    return static_cast<double>(moved_ns) * 1e-9;
+    return static_cast<double>(deadline.moved_ns) * 1e-9;
 }
 
 // Step 5: the result of a case, with its statistics and warnings.
