@@ -223,7 +223,10 @@ TEST(Limits, EachKindOfWorkHasItsOwnCeiling) {
     EXPECT_EQ(only(spec("read.cat"), warm), (std::vector<K>{{LimitKind::memcpy_into_buffer, 64u << 20, 128u << 10}}));
     EXPECT_EQ(only(spec("read.byte-syscall"), warm), (std::vector<K>{{LimitKind::byte_loop, 1u << 20, 0}}));
     EXPECT_EQ(only(spec("copy.chunk"), warm), (std::vector<K>{{LimitKind::memcpy, 64u << 20, 0}}));
-    EXPECT_TRUE(only(spec("write.record-buffered"), warm).empty());
+    // A kind with no bound in memory (its module says none) has none, warm or cold.
+    for (const char* name : {"write.record-buffered", "durable.fsync", "files.read-openat", "replace.rename-fsync"})
+        for (const RunOptions* o : std::initializer_list<const RunOptions*>{&warm, &cold})
+            EXPECT_TRUE(only(spec(name), *o).empty()) << name;
     // From the device: cold, or a strategy that always bypasses the cache.
     EXPECT_EQ(only(spec("read.chunk"), cold),
               (std::vector<K>{{LimitKind::device, 64u << 20, 0}, {LimitKind::memcpy_into_buffer, 64u << 20, 65536}}));

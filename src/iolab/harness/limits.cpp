@@ -149,12 +149,15 @@ std::vector<CeilingKey> ceilings_of(const CaseSpec& c, const RunOptions& opts) {
     const Workload& w = c.workload;
     const Strategy& s = *c.strategy;
     std::vector<CeilingKey> out;
-    // None for writes, and none for several jobs at once (a ceiling is one thread's).
-    if (shape_of(w.family) != Shape::file || w.jobs > 1) return out;
+    // None for a kind with no bound in memory, and none for several jobs at once (a ceiling is one
+    // thread's).
+    const auto bound = kind_module(w.family).bound;
+    const MemoryBound b = bound ? bound(w) : MemoryBound::none;
+    if (b == MemoryBound::none || w.jobs > 1) return out;
     const std::uint64_t moved = std::min<std::uint64_t>(w.bytes(), kLimitSizeCap);
     if (opts.cache != CacheMode::warm || s.bypasses_cache())
         out.push_back({LimitKind::device, std::min<std::uint64_t>(w.size, kLimitSizeCap), 0});
-    if (w.family == Family::copy) {
+    if (b == MemoryBound::copy) {
         out.push_back({LimitKind::memcpy, moved, 0});
     } else if (s.byte_at_a_time()) {
         out.push_back({LimitKind::byte_loop, moved, 0});

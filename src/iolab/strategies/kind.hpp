@@ -65,6 +65,12 @@ struct KindSpace {
     std::uint64_t output_bytes = 0, output_inodes = 0;
 };
 
+// What bounds one job of a kind in memory, which the harness measures as its ceiling: a copy moves
+// each byte from one place in memory to another; a read brings each byte into the strategy's buffer
+// (or scans it in place, or takes it a byte at a time, as the strategy says). None: the kind's work
+// has no such bound (a write waits for the device or its allocations, a tree for its metadata).
+enum class MemoryBound { none, copy, read };
+
 // The hooks of a kind. Paths are names in a folder held by descriptor (ScratchDir::at).
 struct KindModule {
     // Its cases' needs, checked before the run: scratch space, memory beyond buffers (its content
@@ -72,6 +78,8 @@ struct KindModule {
     KindSpace (*space)(const Workload& w) = nullptr;
     std::uint64_t (*memory)(const Workload& w) = nullptr;
     std::uint64_t (*descriptors)(const Strategy& s, const Workload& w) = nullptr;
+    // Its ceiling (null: none).
+    MemoryBound (*bound)(const Workload& w) = nullptr;
     // What a table of it is of, when its group has no title, given the count of its cases' items (the
     // one, or their range): "1000 files of 4 KiB", "364 to 1000 files of 4 KiB" (null or "": its bytes).
     std::string (*what)(const Workload& w, std::string_view items) = nullptr;

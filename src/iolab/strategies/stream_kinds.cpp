@@ -266,11 +266,15 @@ std::string records_what(const Workload& w, std::string_view items) {
     return w.item_bytes() > 0 ? fmt::format("{} records of {}", items, format_size(w.record)) : "";
 }
 
+// A copy moves its bytes from memory to memory; a read brings them into its buffer.
+MemoryBound file_bound(const Workload& w) { return w.family == Family::copy ? MemoryBound::copy : MemoryBound::read; }
+
 }  // namespace
 
 const KindModule& file_kind() {
     static const KindModule m{.space = file_space,
                               .descriptors = stream_descriptors,
+                              .bound = file_bound,
                               .input_name = file_input_name,
                               .make_input = make_file_input,
                               .verify = verify_file,
