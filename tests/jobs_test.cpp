@@ -264,11 +264,11 @@ TEST(Jobs, APartInTheWrongPlaceFailsItsVerification) {
             Sink sink0, sink1;
             const Job j0 = part0.job(s, sink0);
             Job j1 = part1.job(s, sink1);
-            EXPECT_EQ(j1.offset, w.bytes());
-            EXPECT_EQ(j1.length, w.bytes());
+            EXPECT_EQ(j1.part.offset, w.bytes());
+            EXPECT_EQ(j1.part.length, w.bytes());
             if (family != Family::read) sys::open(j0.dst, O_WRONLY | O_CREAT | O_EXCL, 0600).close();
             // The job is told part 1's place; a wrong one is given part 0's.
-            if (wrong) j1.offset = 0;
+            if (wrong) j1.part.offset = 0;
             s.run(j1);
             if (family == Family::read) {
                 EXPECT_EQ(part1.verify(j1).ok, !wrong);
@@ -297,10 +297,10 @@ TEST(Jobs, ASharedOutputHoldsItsPartsAndNothingMore) {
     Strategy overrun = *specs[0].strategy;
     overrun.run = [original = overrun.run](const Job& j) {
         original(j);
-        if (j.offset > 0) {  // the last part: one byte more
+        if (j.part.offset > 0) {  // the last part: one byte more
             const sys::Fd out = sys::open(j.dst, O_WRONLY);
             const char extra = 'x';
-            sys::pwrite_all(out, &extra, 1, static_cast<off_t>(j.offset + j.length));
+            sys::pwrite_all(out, &extra, 1, static_cast<off_t>(j.part.offset + j.part.length));
         }
     };
     RunOptions opts;

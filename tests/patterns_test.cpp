@@ -160,10 +160,10 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
             s.family = Family::read;
             s.run = [fault](const Job& j) {
                 const sys::Fd in = detail::open_src(j.src);
-                std::vector<std::byte> buf(j.block);
-                const Offsets at(j.pattern, j.span, j.block, j.seed);
+                std::vector<std::byte> buf(j.ops.block);
+                const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
                 std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;  // (index, offset)
-                for (std::uint64_t i = 0; i < j.ops; ++i) ops.emplace_back(j.first_op + i, at(j.first_op + i));
+                for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
                 if (fault == 4) std::reverse(ops.begin(), ops.end());  // completed in another order: fine
                 if (fault == 5) {                                      // the pattern ignored
                     std::vector<std::uint64_t> offs;
@@ -174,9 +174,9 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
                 for (std::uint64_t k = 0; k < ops.size(); ++k) {
                     auto [index, from] = ops[k];
                     std::uint64_t said = from;
-                    if (fault == 1 && k == 50) from = (from + j.block) % j.span;  // the wrong place
-                    if (fault == 2 && k == 50) continue;                          // skipped
-                    if (fault == 3 && k == 50) from = said = ops[49].second;      // twice
+                    if (fault == 1 && k == 50) from = (from + j.ops.block) % j.ops.span;  // the wrong place
+                    if (fault == 2 && k == 50) continue;                                  // skipped
+                    if (fault == 3 && k == 50) from = said = ops[49].second;              // twice
                     sys::pread_full(in, buf.data(), buf.size(), static_cast<off_t>(from));
                     j.sink->consume_block(index, said, buf.data(), buf.size());
                 }
@@ -235,9 +235,9 @@ TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) 
         s.family = Family::write;
         s.run = [fault](const Job& j) {
             const sys::Fd out = sys::open(j.dst, O_WRONLY);
-            const Offsets at(j.pattern, j.span, j.block, j.seed);
+            const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
             std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;  // (index, offset)
-            for (std::uint64_t i = 0; i < j.ops; ++i) ops.emplace_back(j.first_op + i, at(j.first_op + i));
+            for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
             if (fault == 4) std::reverse(ops.begin(), ops.end());  // completed in another order: fine
             if (fault == 5) {  // the same blocks in the order of their offsets: the pattern ignored
                 std::vector<std::uint64_t> offs;
@@ -248,10 +248,10 @@ TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) 
             for (std::uint64_t k = 0; k < ops.size(); ++k) {
                 auto [index, to] = ops[k];
                 std::uint64_t data = to;
-                if (fault == 1 && k == 20) to = (to + j.block) % j.span;  // the wrong place
-                if (fault == 2 && k == 20) continue;                      // skipped
-                if (fault == 3 && k == 20) data = ops[19].second;         // block 19's bytes twice
-                sys::pwrite_all(out, j.records->at(data / j.block).data(), j.block, static_cast<off_t>(to));
+                if (fault == 1 && k == 20) to = (to + j.ops.block) % j.ops.span;  // the wrong place
+                if (fault == 2 && k == 20) continue;                              // skipped
+                if (fault == 3 && k == 20) data = ops[19].second;                 // block 19's bytes twice
+                sys::pwrite_all(out, j.records->at(data / j.ops.block).data(), j.ops.block, static_cast<off_t>(to));
                 j.sink->note_op(index, to);
             }
         };

@@ -188,22 +188,19 @@ Job Fixture::job(const Strategy& s, Sink& sink, VerifyMode mode) {
     j.sink = &sink;
     tree_.reset();
     j.tree = &tree_;
-    j.passes = s.repeats() ? passes_ : 1;
-    if (s.long_input() && j.passes > 1 && long_) j.src = long_->path;
-    if (part_) {
-        j.offset = *part_ * w_.bytes();
-        j.length = w_.bytes();
-    }
+    j.tool.passes = s.repeats() ? passes_ : 1;
+    if (s.long_input() && j.tool.passes > 1 && long_) j.src = long_->path;
+    if (part_) j.part = {.offset = *part_ * w_.bytes(), .length = w_.bytes()};
     if (w_.patterned) {
         // Each run does the next operations of the pattern, as fio's time-based jobs go on: a run
         // that repeated the last would find its blocks in the cache the last one filled.
-        j.first_op = next_op_;
+        j.ops = {.pattern = w_.pattern,
+                 .block = w_.block,
+                 .count = w_.op_count(),
+                 .first = next_op_,
+                 .span = w_.span_bytes(),
+                 .seed = w_.seed};
         next_op_ += w_.op_count();
-        j.pattern = w_.pattern;
-        j.block = w_.block;
-        j.ops = w_.op_count();
-        j.span = w_.span_bytes();
-        j.seed = w_.seed;
     }
     if (kind_.before_run) kind_.before_run(w_, *input_, j);  // before the clock
     return j;

@@ -58,8 +58,8 @@ Job job_for(const Strategy& s, Fixture& fx, Sink& sink, const RunOptions& opts, 
         throw;
     }
     job.direct = opts.cache == CacheMode::direct;
-    job.worker_heap = opts.jvm_heap;
-    job.worker_deadline_s = opts.jvm_deadline_s;
+    job.worker.heap = opts.jvm_heap;
+    job.worker.deadline_s = opts.jvm_deadline_s;
     return job;
 }
 
@@ -172,8 +172,8 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
         if (interrupt::requested()) throw Interrupted();  // a stop ends the worker
         throw;
     }
-    smp.passes = job.passes;
-    job.tool_s = &smp.tool_s;
+    smp.passes = job.tool.passes;
+    job.tool.seconds = &smp.tool_s;
 
     const Usage u0 = Usage::now();
     const Span span = timed(clock, [&] {

@@ -187,7 +187,7 @@ private:
 
     // Whether this process makes (and checks the size of) the output the jobs write parts of.
     bool makes_shared_output() const {
-        return jobs_.front().length > 0 && has_trait(w_.family, kTraitOutput) && fixtures_.front()->makes_output();
+        return jobs_.front().part.length > 0 && has_trait(w_.family, kTraitOutput) && fixtures_.front()->makes_output();
     }
 
     // A shared output holds every part and nothing more: a job that wrote past its part's end

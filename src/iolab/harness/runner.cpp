@@ -75,9 +75,9 @@ double round_trip(const Strategy& s, const Fixture& fx, const RunOptions& opts, 
     e.family = s.family;
     e.src = fx.input_path();
     e.dst = fx.output_path();
-    e.empty = true;
-    e.worker_heap = opts.jvm_heap;
-    e.worker_deadline_s = opts.jvm_deadline_s;
+    e.worker.empty = true;
+    e.worker.heap = opts.jvm_heap;
+    e.worker.deadline_s = opts.jvm_deadline_s;
     try {
         // A worker ended by a failure starts again here, not inside the clock.
         if (s.prepare) s.prepare(e);

@@ -21,21 +21,21 @@ inline sys::Fd open_dst(const std::string& path, int access = O_WRONLY, int extr
     return sys::open(path, access | O_CREAT | O_EXCL | extra, 0600);
 }
 
-// A job's part of a shared file (Job::offset, Job::length): the input opened at the part's
+// A job's part of a shared file (Job::part): the input opened at the part's
 // start, the output (which the harness made) at the same place, and the bytes to move. A job
 // on a whole file gets its input at 0, a new output, and no limit.
 inline sys::Fd open_src_part(const Job& j) {
     sys::Fd in = open_src(j.src);
-    if (j.length > 0) sys::lseek(in, static_cast<off_t>(j.offset), SEEK_SET);
+    if (j.part.length > 0) sys::lseek(in, static_cast<off_t>(j.part.offset), SEEK_SET);
     return in;
 }
 inline sys::Fd open_dst_part(const Job& j) {
-    if (j.length == 0) return open_dst(j.dst);
+    if (j.part.length == 0) return open_dst(j.dst);
     sys::Fd out = sys::open(j.dst, O_WRONLY);
-    sys::lseek(out, static_cast<off_t>(j.offset), SEEK_SET);
+    sys::lseek(out, static_cast<off_t>(j.part.offset), SEEK_SET);
     return out;
 }
-inline std::uint64_t part_length(const Job& j) { return j.length > 0 ? j.length : UINT64_MAX; }
+inline std::uint64_t part_length(const Job& j) { return j.part.length > 0 ? j.part.length : UINT64_MAX; }
 inline std::size_t at_most(std::size_t n, std::uint64_t left) {
     return static_cast<std::size_t>(std::min<std::uint64_t>(n, left));
 }

@@ -77,7 +77,7 @@ double dd_seconds(const std::string& errors) {
 }
 
 void report_time(const Job& j, double seconds) {
-    if (j.tool_s && seconds >= 0) *j.tool_s = seconds;
+    if (j.tool.seconds && seconds >= 0) *j.tool.seconds = seconds;
 }
 
 // Each pass's bytes, where the passes read them all; what was read otherwise (which fails).
@@ -93,7 +93,7 @@ void dd_read(const Job& j) {
     std::vector<std::string> argv = {"dd", "if=" + f.src, "of=/dev/null", "bs=" + std::to_string(j.buffer)};
     if (j.direct) argv.push_back("iflag=direct");
     const std::string said = run_tool(argv, f.cwd_fd).errors;
-    j.sink->count_only(per_pass(dd_bytes(said), j.passes));
+    j.sink->count_only(per_pass(dd_bytes(said), j.tool.passes));
     report_time(j, dd_seconds(said));
 }
 
@@ -108,7 +108,7 @@ void cat_read(const Job& j) {
     // Its passes: the file named that many times, read in one process.
     const ToolFiles f = tool_files(j);
     std::vector<std::string> argv = {"cat"};
-    for (unsigned i = 0; i < std::max(1u, j.passes); ++i) argv.push_back(f.src);
+    for (unsigned i = 0; i < std::max(1u, j.tool.passes); ++i) argv.push_back(f.src);
     run_tool(argv, f.cwd_fd);
 }
 
@@ -133,7 +133,7 @@ void fio_read(const Job& j) {
         "--size=" + std::to_string(size), "--invalidate=0",
         // fio notices that its job ended in steps of 10 ms: repeated
         // passes make the job long enough for those to be small.
-        "--loops=" + std::to_string(std::max(1u, j.passes)),
+        "--loops=" + std::to_string(std::max(1u, j.tool.passes)),
         "--ioengine=" + std::string(j.queue > 1 ? "io_uring" : "psync"),
         // Page-aligned buffers, as iolab's and dd's are: at fio's default
         // alignment a warm 64 MiB read measured 1.8x slower (docs/harness.md).
@@ -153,7 +153,7 @@ void fio_read(const Job& j) {
     } catch (const nlohmann::json::exception&) {
         bytes = 0;
     }
-    j.sink->count_only(per_pass(bytes, j.passes));
+    j.sink->count_only(per_pass(bytes, j.tool.passes));
     report_time(j, runtime_ms >= 0 ? runtime_ms / 1000 : -1);
 }
 

@@ -129,15 +129,15 @@ Worker& worker_for(Holder& h, const Job& j) {
         h.failed_start.clear();
     }
     if (!h.failed_start.empty()) throw CannotRun(h.failed_start);
-    if (h.worker && h.worker->running() && h.keep_fd == fd && h.folder == folder && h.heap == j.worker_heap)
+    if (h.worker && h.worker->running() && h.keep_fd == fd && h.folder == folder && h.heap == j.worker.heap)
         return *h.worker;
     h.worker.reset();
-    h.worker = std::make_unique<Worker>(h.test_argv.empty() ? jvm_command(j.worker_heap) : h.test_argv, fd,
+    h.worker = std::make_unique<Worker>(h.test_argv.empty() ? jvm_command(j.worker.heap) : h.test_argv, fd,
                                         worker_environment());
     h.owner = ::getpid();
     h.keep_fd = fd;
     h.folder = folder;
-    h.heap = j.worker_heap;
+    h.heap = j.worker.heap;
     // A start that fails, however it fails (no greeting within the deadline, an end, a wrong
     // greeting), is remembered for the group's other cases.
     const auto failed = [&h](const std::string& why) {
@@ -147,7 +147,7 @@ Worker& worker_for(Holder& h, const Job& j) {
     };
     std::string hello;
     try {
-        hello = h.worker->greeting(std::max(kStartDeadline, j.worker_deadline_s));
+        hello = h.worker->greeting(std::max(kStartDeadline, j.worker.deadline_s));
     } catch (const WorkerFailed& e) {
         throw failed(fmt::format("the JVM worker did not start: {}", e.what()));
     }
@@ -188,7 +188,7 @@ std::string encode(std::string_view v) {
 
 // Asks and returns the answer; an answer that is garbage ends the worker.
 std::string ask(Holder& h, const Job& j, const std::string& request) {
-    return worker_for(h, j).ask(request, j.worker_deadline_s);
+    return worker_for(h, j).ask(request, j.worker.deadline_s);
 }
 
 [[noreturn]] void garbage(Holder& h, const std::string& request, const std::string& answer) {
@@ -286,7 +286,7 @@ std::string run_request(const Job& j, std::string_view method) {
 void run_jvm_method(const Job& j, std::string_view method) {
     Holder& h = holder();
     std::lock_guard lock(h.mutex);
-    if (j.empty) {
+    if (j.worker.empty) {
         if (const std::string a = ask(h, j, "ping"); a != "pong") garbage(h, "ping", a);
         return;
     }
@@ -297,7 +297,7 @@ void run_jvm_method(const Job& j, std::string_view method) {
     const auto ns = number(word(answer, "ns"));
     if (!answer.starts_with("done ") || !ns) garbage(h, request, answer);
     if (j.family == Family::read && !take_proof(j, answer)) garbage(h, request, answer);
-    if (j.tool_s) *j.tool_s = static_cast<double>(*ns) / 1e9;
+    if (j.tool.seconds) *j.tool.seconds = static_cast<double>(*ns) / 1e9;
 }
 
 void prepare_jvm(const Job& j) {

@@ -13,7 +13,7 @@
 namespace iolab {
 
 // Runs a worker method for the job, as the jvm.* rows do (the request, the answer's proof into
-// the job's sink, the worker's own time into Job::tool_s). Throws CannotRun for a job the method
+// the job's sink, the worker's own time into Job::tool.seconds). Throws CannotRun for a job the method
 // cannot do, WorkerFailed when the worker fails (it is then ended), std::runtime_error when the
 // method throws.
 void run_jvm_method(const Job& j, std::string_view method);

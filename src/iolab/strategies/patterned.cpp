@@ -26,7 +26,7 @@ namespace {
 
 using detail::OpClock;
 
-Offsets offsets_of(const Job& j) { return Offsets(j.pattern, j.span, j.block, j.seed); }
+Offsets offsets_of(const Job& j) { return Offsets(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed); }
 
 // The block size O_DIRECT can read here, or a CannotRun naming the alignment it needs.
 sys::DirectAlignment direct_block(const sys::Fd& fd, std::size_t block) {
@@ -39,38 +39,38 @@ sys::DirectAlignment direct_block(const sys::Fd& fd, std::size_t block) {
 
 void read_pread_ops(const Job& j) {
     const sys::Fd in = detail::open_src(j.src);
-    AlignedBuffer buf(j.block, detail::kPage);
+    AlignedBuffer buf(j.ops.block, detail::kPage);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
         const std::uint64_t t = clock.now();
-        const std::size_t n = sys::pread_full(in, buf.data(), j.block, static_cast<off_t>(off));
+        const std::size_t n = sys::pread_full(in, buf.data(), j.ops.block, static_cast<off_t>(off));
         clock.done(t);
-        j.sink->consume_block(j.first_op + i, off, buf.data(), n);
+        j.sink->consume_block(j.ops.first + i, off, buf.data(), n);
     }
 }
 
 void read_direct_ops(const Job& j) {
     const sys::Fd in = sys::open(j.src, O_RDONLY | O_DIRECT);
-    const sys::DirectAlignment a = direct_block(in, j.block);
-    AlignedBuffer buf(j.block, a.memory);
+    const sys::DirectAlignment a = direct_block(in, j.ops.block);
+    AlignedBuffer buf(j.ops.block, a.memory);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
         const std::uint64_t t = clock.now();
         // A short read leaves an aligned position only by chance: go on from the last boundary.
         std::size_t done = 0;
-        while (done < j.block) {
+        while (done < j.ops.block) {
             const std::size_t from = done - done % a.offset;
             const std::size_t n =
-                sys::pread_some(in, buf.data() + from, j.block - from, static_cast<off_t>(off + from));
+                sys::pread_some(in, buf.data() + from, j.ops.block - from, static_cast<off_t>(off + from));
             if (from + n <= done) break;  // no progress: the end of the file (the sink sees it short)
             done = from + n;
         }
         clock.done(t);
-        j.sink->consume_block(j.first_op + i, off, buf.data(), done);
+        j.sink->consume_block(j.ops.first + i, off, buf.data(), done);
     }
 }
 
@@ -79,19 +79,19 @@ void read_direct_ops(const Job& j) {
 // page alone.
 void mmap_ops(const Job& j, int advice) {
     const sys::Fd in = detail::open_src(j.src);
-    sys::Mapping m = sys::map(in, static_cast<std::size_t>(j.span), PROT_READ, MAP_SHARED);
+    sys::Mapping m = sys::map(in, static_cast<std::size_t>(j.ops.span), PROT_READ, MAP_SHARED);
     if (advice != MADV_NORMAL) m.advise(advice);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
         const std::uint64_t t = clock.now();
         // The operation: a load from every page of the block, which faults it in (as a pread
         // copies it); its digest is taken after the clock, as the other strategies' are.
-        for (std::size_t p = 0; p < j.block; p += detail::kPage)
+        for (std::size_t p = 0; p < j.ops.block; p += detail::kPage)
             (void)*static_cast<const volatile unsigned char*>(static_cast<const void*>(m.data() + off + p));
         clock.done(t);
-        j.sink->consume_block(j.first_op + i, off, m.data() + off, j.block, true);
+        j.sink->consume_block(j.ops.first + i, off, m.data() + off, j.ops.block, true);
     }
 }
 
@@ -100,14 +100,14 @@ void read_mmap_random_ops(const Job& j) { mmap_ops(j, MADV_RANDOM); }
 
 // Patterned writes go into the file the harness laid out (the span, its blocks allocated): each
 // operation writes the block that belongs at its offset (Job::records: record k is block k).
-const std::byte* block_for(const Job& j, std::uint64_t off) { return j.records->at(off / j.block).data(); }
+const std::byte* block_for(const Job& j, std::uint64_t off) { return j.records->at(off / j.ops.block).data(); }
 
 // The output, opened for writing: the file the harness laid out, checked to be that very file (a
 // file put in its place is never written), or else a new one made and laid out here.
 sys::Fd open_laid_out(const Job& j, int flags) {
-    if (j.dst_ino == 0) {
+    if (j.ops.dst_ino == 0) {
         sys::Fd fd = detail::open_dst(j.dst, flags & O_ACCMODE, flags & ~O_ACCMODE);
-        sys::allocate(fd, 0, static_cast<off_t>(j.span));
+        sys::allocate(fd, 0, static_cast<off_t>(j.ops.span));
         return fd;
     }
     sys::Fd fd = sys::open(j.dst, flags | O_NOFOLLOW);
@@ -115,7 +115,7 @@ sys::Fd open_laid_out(const Job& j, int flags) {
     if (::fstat(fd.get(), &st) != 0) throw IoError(errno, "stat", j.dst);
     const auto ctime_ns =
         static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
-    if (st.st_dev != j.dst_dev || st.st_ino != j.dst_ino || ctime_ns != j.dst_ctime_ns)
+    if (st.st_dev != j.ops.dst_dev || st.st_ino != j.ops.dst_ino || ctime_ns != j.ops.dst_ctime_ns)
         throw IoError(EEXIST, "write into", j.dst);
     return fd;
 }
@@ -124,28 +124,28 @@ void write_pwrite_ops(const Job& j) {
     const sys::Fd out = open_laid_out(j, O_WRONLY);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
         const std::uint64_t t = clock.now();
-        sys::pwrite_all(out, block_for(j, off), j.block, static_cast<off_t>(off));
+        sys::pwrite_all(out, block_for(j, off), j.ops.block, static_cast<off_t>(off));
         clock.done(t);
-        j.sink->note_op(j.first_op + i, off);
+        j.sink->note_op(j.ops.first + i, off);
     }
 }
 
 void write_direct_ops(const Job& j) {
     const sys::Fd out = open_laid_out(j, O_WRONLY | O_DIRECT);
-    const sys::DirectAlignment a = direct_block(out, j.block);
-    AlignedBuffer buf(j.block, a.memory);
+    const sys::DirectAlignment a = direct_block(out, j.ops.block);
+    AlignedBuffer buf(j.ops.block, a.memory);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
-        std::memcpy(buf.data(), block_for(j, off), j.block);  // O_DIRECT needs aligned memory
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
+        std::memcpy(buf.data(), block_for(j, off), j.ops.block);  // O_DIRECT needs aligned memory
         const std::uint64_t t = clock.now();
-        direct_pwrite_all(out, buf.data(), j.block, static_cast<off_t>(off), a.offset);
+        direct_pwrite_all(out, buf.data(), j.ops.block, static_cast<off_t>(off), a.offset);
         clock.done(t);
-        j.sink->note_op(j.first_op + i, off);
+        j.sink->note_op(j.ops.first + i, off);
     }
 }
 
@@ -153,15 +153,15 @@ void write_direct_ops(const Job& j) {
 // msync(MS_SYNC) of the span: the stores reach the file, as a checkpoint does.
 void write_mmap_ops(const Job& j) {
     const sys::Fd out = open_laid_out(j, O_RDWR);
-    const sys::Mapping m = sys::map(out, static_cast<std::size_t>(j.span), PROT_READ | PROT_WRITE, MAP_SHARED);
+    const sys::Mapping m = sys::map(out, static_cast<std::size_t>(j.ops.span), PROT_READ | PROT_WRITE, MAP_SHARED);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.ops; ++i) {
-        const std::uint64_t off = at(j.first_op + i);
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
         const std::uint64_t t = clock.now();
-        std::memcpy(m.data() + off, block_for(j, off), j.block);
+        std::memcpy(m.data() + off, block_for(j, off), j.ops.block);
         clock.done(t);
-        j.sink->note_op(j.first_op + i, off);
+        j.sink->note_op(j.ops.first + i, off);
     }
     if (m.size() > 0 && ::msync(m.data(), m.size(), MS_SYNC) != 0) throw IoError(errno, "msync", j.dst);
 }
@@ -173,25 +173,25 @@ void uring_ops(const Job& j, bool write, bool direct) {
     const int flags = direct ? O_DIRECT : 0;
     const sys::Fd fd = write ? open_laid_out(j, O_WRONLY | flags) : sys::open(j.src, O_RDONLY | flags);
     sys::DirectAlignment a;
-    if (direct) a = direct_block(fd, j.block);
+    if (direct) a = direct_block(fd, j.ops.block);
     const unsigned depth =
-        static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops)));
-    detail::UringLoop loop(depth, j.block, direct ? a.memory : detail::kPage, direct ? a.offset : 1,
+        static_cast<unsigned>(std::clamp<std::uint64_t>(j.queue, 1, std::max<std::uint64_t>(1, j.ops.count)));
+    detail::UringLoop loop(depth, j.ops.block, direct ? a.memory : detail::kPage, direct ? a.offset : 1,
                            write ? j.dst : j.src);
     const Offsets at = offsets_of(j);
     const OpClock clock(j);
     std::vector<std::uint64_t> index(depth), began(depth);
     std::uint64_t next = 0;
     const auto start = [&](unsigned s) {
-        if (next >= j.ops) return;
-        index[s] = j.first_op + next++;
+        if (next >= j.ops.count) return;
+        index[s] = j.ops.first + next++;
         const std::uint64_t off = at(index[s]);
-        if (write) std::memcpy(loop.buffer(s), block_for(j, off), j.block);
+        if (write) std::memcpy(loop.buffer(s), block_for(j, off), j.ops.block);
         began[s] = clock.now();
         if (write)
-            loop.write(s, fd, off, j.block);
+            loop.write(s, fd, off, j.ops.block);
         else
-            loop.read(s, fd, off, j.block);
+            loop.read(s, fd, off, j.ops.block);
     };
     for (unsigned s = 0; s < depth; ++s) start(s);
     loop.run([&](unsigned s) {

@@ -73,7 +73,7 @@ void read_chunk(const Job& j) {
 void read_pread_chunk(const Job& j) {
     const sys::Fd in = open_src(j.src);
     AlignedBuffer buf(j.buffer, detail::kPage);
-    auto pos = static_cast<off_t>(j.offset);
+    auto pos = static_cast<off_t>(j.part.offset);
     for (std::uint64_t left = detail::part_length(j); left > 0;) {
         const std::size_t n = sys::pread_some(in, buf.data(), detail::at_most(buf.size(), left), pos);
         if (n == 0) break;

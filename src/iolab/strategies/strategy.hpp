@@ -48,49 +48,66 @@ inline constexpr unsigned kParamTree = kParamFiles | kParamFileSize | kParamFold
 
 class Timeline;
 
-// One execution of a strategy: what to read or write, and with which parameters (the case's
-// values, CaseValues in core/workload.hpp, and what the harness adds for this run).
-struct Job : CaseValues {
-    Family family = Family::read;
-    std::string src;                   // input file (read, copy)
-    std::string dst;                   // output file (write, copy); does not exist when the job starts
-    const Records* records = nullptr;  // write: what to write (record * count bytes)
-    Sink* sink = nullptr;              // read: where every byte read goes
-    // A tree of files (src: read, copied or removed; dst: written or copied to): for a read, where
-    // each file's index and content go (any order, any thread).
-    TreeDigest* tree = nullptr;
-    bool direct = false;           // use O_DIRECT where the strategy can (--cache direct)
-    Timeline* timeline = nullptr;  // record read/write events, when not null
-    // One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset,
-    // offset + length) of src are read, or written at the same offset of dst, which then
-    // already exists. length 0: the whole file, and dst is new.
+// One part of a shared file (--shared-file, strategies flagged kParts): bytes [offset, offset +
+// length) of the input are read, or written at the same offset of the output, which then already
+// exists. length 0: the whole file, and the output is new.
+struct FilePart {
     std::uint64_t offset = 0;
     std::uint64_t length = 0;
-    // Patterned strategies: `ops` operations of `block` bytes at the offsets `pattern` gives within
-    // the first `span` bytes; each operation's time goes to `latency` when it is not null. A read
-    // hands each block to the sink with its offset (Sink::consume_block).
+};
+
+// A patterned strategy's operations (kParamPattern): `count` operations of `block` bytes at the
+// offsets `pattern` gives within the first `span` bytes, the pattern's operations [first, first +
+// count). A read hands each block to
+// the sink with its offset (Sink::consume_block). A patterned write's output is laid out by the
+// harness (the span, allocated): its identity (device, inode, and change time: an inode number is
+// reused) makes the strategy write into that file and no other (0: the strategy makes it, new).
+struct Operations {
     Pattern pattern;
     std::size_t block = 4096;
-    std::uint64_t ops = 0;
-    std::uint64_t first_op = 0;  // the pattern's operations [first_op, first_op + ops)
+    std::uint64_t count = 0;
+    std::uint64_t first = 0;
     std::uint64_t span = 0;
     std::uint64_t seed = 0;
-    Latency* latency = nullptr;
-    // A patterned write's output, laid out by the harness (the span, allocated): its identity
-    // (device, inode, and change time: an inode number is reused), so that the strategy writes
-    // into that file and no other. 0: the strategy makes it, new.
     std::uint64_t dst_dev = 0, dst_ino = 0, dst_ctime_ns = 0;
-    // A tool that can repeat its work in one process (kRepeats: fio --loops) does it this many
-    // times, and reports each pass's bytes (Sink::count_only of one pass).
+};
+
+// A tool (kExternal) that can repeat its work in one process (kRepeats: fio --loops) does it
+// `passes` times, and reports each pass's bytes (Sink::count_only of one pass); `seconds` receives
+// the time it reports for its own work (all passes), when it reports one.
+struct ToolRun {
     unsigned passes = 1;
-    // Where a tool puts the time it reports for its own work (all passes), when it reports one.
-    double* tool_s = nullptr;
-    // A worker strategy (kWorker): an empty request, which does nothing but the round trip to its
-    // worker (the harness times it beside each run, as a tool's fixed cost); the worker's fixed heap
-    // and how long a request may take before the worker is ended.
+    double* seconds = nullptr;
+};
+
+// A worker strategy's run (kWorker): `empty`, a request that does nothing but the round trip to its
+// worker (the harness times it beside each run, as a tool's fixed cost); the worker's fixed heap and
+// how long a request may take before the worker is ended.
+struct WorkerRun {
     bool empty = false;
-    std::uint64_t worker_heap = 1u << 30;
-    double worker_deadline_s = 300;
+    std::uint64_t heap = 1u << 30;
+    double deadline_s = 300;
+};
+
+// One execution of a strategy: what to read or write, and with which parameters (the case's
+// values, CaseValues in core/workload.hpp, and what the harness adds for this run). Beyond what
+// every kind has (its places, its data's source or destination), each part belongs to what a
+// strategy honours, and only such a strategy reads it.
+struct Job : CaseValues {
+    Family family = Family::read;
+    std::string src;                   // input file (read, copy) or tree (files: read, copied or removed)
+    std::string dst;                   // output file (write, copy) or tree; does not exist when the job starts
+    const Records* records = nullptr;  // writes: what to write (record * count bytes; a tree's files)
+    Sink* sink = nullptr;              // reads: where every byte read goes (a tool's count)
+    // A tree read: where each file's index and content go (any order, any thread).
+    TreeDigest* tree = nullptr;
+    bool direct = false;           // use O_DIRECT where the strategy can (--cache direct: kDirect)
+    Timeline* timeline = nullptr;  // record read/write events, when not null (kTimeline)
+    Latency* latency = nullptr;    // each operation's, record's or file's time, when not null
+    FilePart part;                 // kParts
+    Operations ops;                // kParamPattern
+    ToolRun tool;                  // kExternal, kRepeats
+    WorkerRun worker;              // kWorker
 };
 
 // Thrown by a strategy that cannot do this particular job (a tool that only reads whole
@@ -112,12 +129,12 @@ enum StrategyFlag : unsigned {
     kTimeline = 1u << 5,         // records read/write events into Job::timeline when it is set
     kUnthrottled = 1u << 6,      // writes through a mapping or a clone: a throttle cannot slow it
     kOwnThreads = 1u << 7,       // moves data on threads of its own: a stop for one thread cannot end it
-    kParts = 1u << 8,            // honours Job::offset and Job::length: can do one part of a shared file
-    kRepeats = 1u << 9,          // a tool that honours Job::passes (its start-up is then paid once for them all)
+    kParts = 1u << 8,            // honours Job::part: can do one part of a shared file
+    kRepeats = 1u << 9,          // a tool that honours Job::tool.passes (its start-up is then paid once for them all)
     kInPlace = 1u << 10,         // reads the data where it lies (a mapping), copying none of it
     kBypassesCache = 1u << 11,   // always O_DIRECT: its reads or writes go to the device
     kWorker = 1u << 12,          // runs in a worker process that stays up between runs (the JVM's): timed
-                                 // net of the round trip of an empty request (Job::empty)
+                                 // net of the round trip of an empty request (Job::worker.empty)
     kWaitsForDevice = 1u << 14,  // every write waits for the device (O_DSYNC), though through the cache
     kLongInput = 1u << 13,       // with kRepeats: does its passes by reading an input `passes` times as long
                                  // that the harness makes (dd: one file, one process)

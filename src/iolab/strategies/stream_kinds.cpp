@@ -126,7 +126,7 @@ Verdict verify_read(const Workload& w, const Input& in, const Job& job, const Ru
     Verdict v;
     v.expected_bytes = w.bytes();
     v.mode = job.sink->mode();
-    const FileDigest ref = w.patterned ? patterned_reference(w, job.first_op) : expected_of(in, c);
+    const FileDigest ref = w.patterned ? patterned_reference(w, job.ops.first) : expected_of(in, c);
     v.expected = v.mode == VerifyMode::full ? ref.checksum : job.sink->has_sums() ? ref.byte_sums : ref.fingerprint;
     if (job.sink->count_only()) {
         v.count_only = true;
@@ -211,9 +211,9 @@ void allocate_span(const Workload& w, const Input&, Job& job) {
     sys::allocate(out, 0, static_cast<off_t>(w.span_bytes()));
     struct stat st {};
     if (::fstat(out.get(), &st) != 0) throw IoError(errno, "stat", job.dst);
-    job.dst_dev = st.st_dev;
-    job.dst_ino = st.st_ino;
-    job.dst_ctime_ns =
+    job.ops.dst_dev = st.st_dev;
+    job.ops.dst_ino = st.st_ino;
+    job.ops.dst_ctime_ns =
         static_cast<std::uint64_t>(st.st_ctim.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(st.st_ctim.tv_nsec);
 }
 
@@ -227,10 +227,10 @@ Verdict verify_records(const Workload& w, const Input& in, const Job& job, const
         return verify_output(w, job, c, v);
     }
     v.expected_bytes = w.span_bytes();
-    v.expected = written_reference(w, *in.records, job.first_op).checksum;
-    if (c.checked && job.sink->ops_digest() != operations_reference(w, job.first_op)) {
+    v.expected = written_reference(w, *in.records, job.ops.first).checksum;
+    if (c.checked && job.sink->ops_digest() != operations_reference(w, job.ops.first)) {
         v.actual = job.sink->ops_digest();
-        v.expected = operations_reference(w, job.first_op);
+        v.expected = operations_reference(w, job.ops.first);
         v.actual_bytes = v.expected_bytes;
         return v;
     }
