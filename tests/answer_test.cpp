@@ -843,5 +843,47 @@ TEST(Sequential, TheWholeRuleErrsAtMostAlpha) {
     std::printf("%d of %d wrong, %d of them at a look\n", wrong, kFindings, at_looks);
 }
 
+TEST(Runtimes, EachJvmMethodStandsBesideItsCounterpartOnTheSameWork) {
+    // The JVM's FileChannel.read takes twice read(2)'s time at 64K; at 1M the two are alike.
+    CaseResult jvm64 = timed("jvm.read-channel", 65536, kSteady2), cpp64 = timed("read.chunk", 65536, kSteady1);
+    CaseResult jvm1m = timed("jvm.read-channel", 1 << 20, kSteady1), cpp1m = timed("read.chunk", 1 << 20, kSteady1);
+    // Not the same work: another strategy, another group, another size.
+    CaseResult other = timed("read.pread-chunk", 65536, kSteady1);
+    CaseResult elsewhere = timed("jvm.read-channel", 65536, kSteady2);
+    elsewhere.spec.group = "other";
+    CaseResult larger = timed("read.chunk", 65536, kSteady1);
+    larger.spec.workload.size = 2 << 20;
+    const Report r = report_of({jvm64, cpp64, jvm1m, cpp1m, other, elsewhere, larger});
+    const Table t = runtimes_table(r);
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.rows[0].cells[0], "jvm.read-channel buffer=64K");
+    EXPECT_EQ(t.rows[0].cells[1], "read.chunk buffer=64K");
+    EXPECT_EQ(t.rows[0].cells[2], "2.00x");
+    EXPECT_EQ(t.rows[0].cells[4], "C++ 2.00x faster");
+    EXPECT_EQ(t.rows[1].cells[0], "jvm.read-channel buffer=1M");
+    EXPECT_EQ(t.rows[1].cells[4], "tied (within 10%)");
+    // A terminal shows it with --all; without, it is left out.
+    EXPECT_NE(render_terminal(r, {false, 200, true}).find("the JVM beside C++"), std::string::npos);
+    EXPECT_EQ(render_terminal(r, {false, 200, false}).find("the JVM beside C++"), std::string::npos);
+    // No pair measured, no section.
+    EXPECT_TRUE(runtimes_table(report_of({jvm64, other})).rows.empty());
+    EXPECT_EQ(render_terminal(report_of({jvm64, other}), {false, 200, true}).find("the JVM beside C++"),
+              std::string::npos);
+}
+
+TEST(Runtimes, EveryCounterpartIsAStrategyOfTheSameKindOutsideTheJvm) {
+    std::size_t pairs = 0;
+    for (const Strategy& s : Registry::builtin().all()) {
+        if (s.counterpart.empty()) continue;
+        ++pairs;
+        EXPECT_TRUE(s.name.starts_with("jvm.")) << s.name;
+        const Strategy* c = Registry::builtin().find(s.counterpart);
+        ASSERT_NE(c, nullptr) << s.name << " names " << s.counterpart;
+        EXPECT_EQ(c->family, s.family) << s.name;
+        EXPECT_FALSE(c->name.starts_with("jvm.")) << s.name;
+    }
+    EXPECT_GE(pairs, 10u);
+}
+
 }  // namespace
 }  // namespace iolab

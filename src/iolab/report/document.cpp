@@ -168,7 +168,8 @@ void make_printable(Document& d) {
 void set_look(Section& s) {
     switch (s.kind) {
         case SectionKind::answer: s.form = SectionForm::list; break;
-        case SectionKind::tools: s.needs_all = true; [[fallthrough]];
+        case SectionKind::tools:
+        case SectionKind::runtimes: s.needs_all = true; [[fallthrough]];
         case SectionKind::table:
         case SectionKind::baseline:
         case SectionKind::ranks:
@@ -225,6 +226,8 @@ Document build_document(const Report& report, bool all) {
         d.sections.push_back({SectionKind::latency, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (Table t = peers_table(report); !t.title.empty())
         d.sections.push_back({SectionKind::peers, t.title, {}, {}, std::move(t), SIZE_MAX});
+    if (Table t = runtimes_table(report); !t.rows.empty())
+        d.sections.push_back({SectionKind::runtimes, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (Table t = tools_table(report); !t.rows.empty())
         d.sections.push_back({SectionKind::tools, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (!report.findings.empty())

@@ -18,6 +18,7 @@ enum class SectionKind {
     ranks,
     latency,
     peers,
+    runtimes,
     tools,
     findings,
     knees,
@@ -26,19 +27,14 @@ enum class SectionKind {
     warnings,
     environment
 };
-inline constexpr Named<SectionKind> kSectionKinds[] = {{SectionKind::answer, "answer"},
-                                                       {SectionKind::baseline, "baseline"},
-                                                       {SectionKind::tools, "tools"},
-                                                       {SectionKind::table, "table"},
-                                                       {SectionKind::ranks, "ranks"},
-                                                       {SectionKind::latency, "latency"},
-                                                       {SectionKind::peers, "peers"},
-                                                       {SectionKind::findings, "findings"},
-                                                       {SectionKind::knees, "knees"},
-                                                       {SectionKind::limits, "limits"},
-                                                       {SectionKind::notes, "notes"},
-                                                       {SectionKind::warnings, "warnings"},
-                                                       {SectionKind::environment, "environment"}};
+inline constexpr Named<SectionKind> kSectionKinds[] = {
+    {SectionKind::answer, "answer"},     {SectionKind::baseline, "baseline"},
+    {SectionKind::tools, "tools"},       {SectionKind::table, "table"},
+    {SectionKind::ranks, "ranks"},       {SectionKind::latency, "latency"},
+    {SectionKind::peers, "peers"},       {SectionKind::runtimes, "runtimes"},
+    {SectionKind::findings, "findings"}, {SectionKind::knees, "knees"},
+    {SectionKind::limits, "limits"},     {SectionKind::notes, "notes"},
+    {SectionKind::warnings, "warnings"}, {SectionKind::environment, "environment"}};
 inline std::string_view to_string(SectionKind k) { return name_of(kSectionKinds, k); }
 
 // How a section is drawn: every renderer draws these forms and nothing else.
@@ -55,7 +51,7 @@ struct Section {
     std::vector<std::string> lines;  // answer, knees, limits, notes, warnings; environment "key: value"
     // What a terminal shows without --all, where that is less than lines (warnings: one line a kind).
     std::vector<std::string> brief;
-    std::optional<Table> table;  // table, baseline, ranks, latency, peers, findings
+    std::optional<Table> table;  // table, baseline, ranks, latency, peers, runtimes, tools, findings
     // A table section's place in Document::tables (the cases behind it, for charts).
     std::size_t ranked = SIZE_MAX;
     // How it is drawn, decided with the sections' order (build_document) for every renderer:

@@ -75,6 +75,9 @@ Table rank_table(const Report& report);
 Table peers_table(const Report& report);
 // Patterned cases: operations per second, latency percentiles and the rate over the run.
 Table latency_table(const Report& report);
+// Each JVM method beside its C++ counterpart measured on the same work (Strategy::counterpart):
+// the ratio of their times and its interval (no rows: no such pair ran).
+Table runtimes_table(const Report& report);
 // Tools and JVM methods, timed net of their fixed cost: each case's net, whole-process and fixed
 // (start-up) medians, and the time the tool reported itself (no rows: none ran).
 Table tools_table(const Report& report);

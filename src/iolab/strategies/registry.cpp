@@ -31,6 +31,7 @@ void Registry::add(std::span<const StrategyDef> defs) {
         s.family = *family;
         s.description = d.description;
         s.jvm = d.jvm;
+        s.counterpart = d.counterpart;
         s.bug = d.bug;
         s.params = d.params;
         s.flags = d.flags;

@@ -146,6 +146,9 @@ struct Strategy {
     Family family = Family::read;
     std::string description;
     std::string jvm;  // the JVM method the published experiments timed, if any
+    // A JVM method's counterpart: the C++ strategy that makes the same system calls for the same work
+    // ("read.chunk" for FileChannel.read), against which the report sets it (the runtimes table).
+    std::string counterpart;
     // A published method kept with its bug (a jvm.*-as-published row): what was wrong, said when
     // it fails its verification, as it must.
     std::string bug;
@@ -207,8 +210,9 @@ struct StrategyDef {
     void (*teardown)() = nullptr;                     // Strategy::teardown
     std::string (*runtime)(std::uint64_t) = nullptr;  // Strategy::runtime
     std::string_view description;
-    std::string_view jvm = {};  // the JVM method the published experiments timed, if any
-    std::string_view bug = {};  // a published method's known bug (Strategy::bug)
+    std::string_view jvm = {};          // the JVM method the published experiments timed, if any
+    std::string_view counterpart = {};  // Strategy::counterpart
+    std::string_view bug = {};          // a published method's known bug (Strategy::bug)
     std::string_view program = {}, package = {};
 };
 
