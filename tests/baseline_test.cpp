@@ -70,6 +70,10 @@ TEST(Gate, TwentyPercentSlowerTripsAndOnePercentDoesNot) {
     EXPECT_TRUE(tripped.out.starts_with("slower: read.pread-chunk buffer=64K size=1M: time ratio 1.200"))
         << tripped.out;
     EXPECT_NE(tripped.out.find("REGRESSION: 1 case(s) slower by more than 5%"), std::string::npos) << tripped.out;
+    // The verdicts in one line, after the tripped case and before the table.
+    EXPECT_NE(tripped.out.find("\n\n3 case(s) compared: 1 slower (1 beyond the gate's 5%), 2 the same, 0 faster\n"),
+              std::string::npos)
+        << tripped.out;
     const auto near = run_cli("compare " + dir.file("a.json") + " " + dir.file("near.json") + " --fail-if-slower 5%");
     EXPECT_EQ(near.status, 0) << near.out << near.err;
     EXPECT_NE(near.out.find("no case is slower by more than 5%"), std::string::npos) << near.out;

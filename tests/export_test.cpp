@@ -788,7 +788,9 @@ TEST(Compare, SignificantChangesOnlyWithIntervalPValueAndGeometricMean) {
                    timed_case("read.mmap-scan", {3, 3, 3})};
     const std::string out = render_comparison(before, after, false);
     std::istringstream lines(out);
-    std::string header, unchanged, doubled, few;
+    std::string verdicts, header, unchanged, doubled, few;
+    std::getline(lines, verdicts);
+    EXPECT_EQ(verdicts, "3 case(s) compared: 2 slower, 1 the same, 0 faster") << out;
     std::getline(lines, header);
     std::getline(lines, unchanged);
     std::getline(lines, doubled);

@@ -234,13 +234,22 @@ def expected_from_results(paths):
         findings += sum(1 for f in shown if f.get('published_ratio') is not None)
         thresholds += sum(2 if f.get('within') else 1 if f.get('at_least') else 0 for f in shown)
         ratios += len(r.get('baseline', {}).get('cases', []))
-    # Side by side, each later run against the first: the cases both measured.
-    first = {case_key(c) for c in runs[0]['cases'] if c['status'] == 'ok'} if runs else set()
+    # Side by side, each later run against the first: the cases both measured, and of them those
+    # with a violin's samples on both sides, drawn as two overlaid distributions.
+    def drawn_of(r):
+        return {case_key(c): sum(1 for s in c['samples'] if s['wall_s'] - fixed_cost(c['samples']) > 0)
+                for c in r['cases'] if c['status'] == 'ok'}
+    first = drawn_of(runs[0]) if runs else {}
+    overlaid = overlaid_samples = 0
     for r in runs[1:]:
-        ratios += sum(1 for c in r['cases'] if c['status'] == 'ok' and case_key(c) in first)
+        later = drawn_of(r)
+        ratios += sum(1 for k in later if k in first)
+        both = [k for k in later if k in first and first[k] >= 10 and later[k] >= 10]
+        overlaid += len(both)
+        overlaid_samples += sum(first[k] + later[k] for k in both)
     # The samples chart also marks each case's median.
     return {'ranked': ranked, 'samples': samples + ranked, 'replication': findings, 'violins': violins,
-            'thresholds': thresholds, 'ratios': ratios}
+            'thresholds': thresholds, 'ratios': ratios, 'overlaid': 2 * overlaid, 'distributions': overlaid_samples}
 
 
 def main():
@@ -358,7 +367,7 @@ def main():
             problems.append('the sample-order chart, switched to %s, drew %d of its %d samples' %
                             (o['chosen'], o['drawn'], o['samples']))
     for c in charts:
-        if c['kind'] == 'samples' and c['violins'] != (c['meant_violins'] or 0):
+        if c['kind'] in ('samples', 'distributions') and c['violins'] != (c['meant_violins'] or 0):
             problems.append('chart "%s" drew %d violins, meant %s' % (c['title'], c['violins'], c['meant_violins']))
         if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
             problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
@@ -396,12 +405,13 @@ def main():
             problems.append('no %s chart (drawn: %s)' % (k, ', '.join(sorted(kinds)) or 'none'))
     if args.results and charts:
         want = expected_from_results(args.results)
-        for kind in ('ranked', 'samples', 'replication'):
+        for kind in ('ranked', 'samples', 'replication', 'distributions'):
             got = sum(c['marks'] for c in charts if c['kind'] == kind)
             if got != want[kind]:
                 problems.append('%s charts hold %d marks; the result files have %d' % (kind, got, want[kind]))
-        got = {'violins': sum(c['violins'] for c in charts), 'thresholds': sum(c['thresholds'] for c in charts),
-               'ratios': len(result['ratios'])}
+        got = {'violins': sum(c['violins'] for c in charts if c['kind'] == 'samples'),
+               'overlaid': sum(c['violins'] for c in charts if c['kind'] == 'distributions'),
+               'thresholds': sum(c['thresholds'] for c in charts), 'ratios': len(result['ratios'])}
         for what, n in got.items():
             if n != want[what]:
                 problems.append('the page draws %d %s; the result files call for %d' % (n, what, want[what]))

@@ -42,6 +42,13 @@ $check all.html --results run.json again.json suite.json --expect-kinds comparis
 "$iolab" run -q -s read.chunk,read.mmap-scan --size 1M --buffer 64K --warmup 1 --iterations 12 --dir "$dir" \
   --baseline run.json --json based.json --html based.html
 $check based.html --results based.json --expect-kinds ratios,order
+# Two runs of 12 samples a case, side by side: the verdict counts first, and each shared case's two
+# distributions overlaid (the check counts them from the result files: two violins a case).
+"$iolab" run -q -s read.chunk,read.mmap-scan --size 1M --buffer 64K --warmup 1 --iterations 12 --dir "$dir" \
+  --json twelve.json
+"$iolab" report based.json twelve.json --html overlaid.html
+$check overlaid.html --results based.json twelve.json --expect-kinds comparison,ratios,distributions \
+  --expect-text 'twelve.json against based.json: 2 case(s) compared:' --expect-count 'section.comparison p.verdicts=1'
 # A baseline comparison of known verdicts (written into a copy of a result file): one case slower
 # beyond a 5 % gate, one faster, one the same, one with too few samples, one without a time; a
 # removed and an added case. Every verdict in its own colour, the tripped row marked, the gate's

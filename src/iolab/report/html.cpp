@@ -236,10 +236,15 @@ json changes_json(const Comparison& c) {
                           {"change", name_of(kChanges, ch.change)},
                           {"verdict", to_string(ch.change)},
                           {"tripped", ch.tripped}});
-    return {{"before", c.before},       {"after", c.after},
-            {"shared", shared},         {"added", c.added},
-            {"removed", c.removed},     {"geomean", number_or_null(c.geomean)},
-            {"threshold", c.threshold}, {"lines", comparison_lines(c, SIZE_MAX)}};
+    return {{"before", c.before},
+            {"after", c.after},
+            {"shared", shared},
+            {"added", c.added},
+            {"removed", c.removed},
+            {"geomean", number_or_null(c.geomean)},
+            {"threshold", c.threshold},
+            {"lines", comparison_lines(c, SIZE_MAX)},
+            {"verdicts", c.shared.empty() ? json() : json(verdict_counts(c))}};
 }
 
 json run_json(const Report& r, const std::string& name) {
@@ -323,8 +328,23 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
         series.push_back({{"name", names[i]}, {"values", values}});
     }
     json pairs = json::array();
-    for (std::size_t i = 1; i < runs.size(); ++i)
-        pairs.push_back(changes_json(compare_runs(*runs.front(), *runs[i], names.front(), names[i], GateSettings{})));
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+        json pair = changes_json(compare_runs(*runs.front(), *runs[i], names.front(), names[i], GateSettings{}));
+        // Each case the two share with enough samples on both sides for a violin: both distributions.
+        json distributions = json::array();
+        for (const auto& k : shared) {
+            const auto a = by_run.front().find(k), b = by_run[i].find(k);
+            if (a == by_run.front().end() || b == by_run[i].end() || !a->second.contains("violin") ||
+                !b->second.contains("violin"))
+                continue;
+            const auto side = [](const json& c) {
+                return json{{"samples", c["samples"]}, {"violin", c["violin"]}, {"mib_s", c["mib_s"]}};
+            };
+            distributions.push_back({{"label", k}, {"before", side(a->second)}, {"after", side(b->second)}});
+        }
+        pair["distributions"] = std::move(distributions);
+        pairs.push_back(std::move(pair));
+    }
     return {{"labels", shared}, {"runs", series}, {"pairs", pairs}};
 }
 

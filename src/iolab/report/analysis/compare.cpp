@@ -298,6 +298,21 @@ std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most)
     return out;
 }
 
+std::string verdict_counts(const Comparison& c) {
+    std::size_t slower = 0, faster = 0, same = 0, few = 0;
+    for (const CaseChange& ch : c.shared) {
+        slower += ch.change == Change::slower;
+        faster += ch.change == Change::faster;
+        same += ch.change == Change::same;
+        few += ch.change == Change::too_few;
+    }
+    std::string out = fmt::format("{} case(s) compared: {} slower", c.shared.size(), slower);
+    if (c.threshold >= 0) out += fmt::format(" ({} beyond the gate's {:g}%)", c.tripped(), c.threshold * 100);
+    out += fmt::format(", {} the same, {} faster", same, faster);
+    if (few > 0) out += fmt::format(", {} without enough samples to tell", few);
+    return out;
+}
+
 std::vector<std::string> gate_lines(const Comparison& c) {
     std::vector<std::string> out;
     for (const CaseChange& ch : c.shared)
@@ -310,10 +325,11 @@ std::vector<std::string> gate_lines(const Comparison& c) {
 
 std::string render_comparison(const Comparison& c, bool markdown) {
     const auto text = [&](const std::string& s) { return markdown ? markdown_escape(s) : s; };
+    // The cases that tripped the gate, first, one line each; then the verdicts in one line.
     std::string out;
-    // The cases that tripped the gate, first, one line each.
     for (const std::string& l : gate_lines(c)) out += (markdown ? "- " : "") + text(l) + "\n";
     if (!out.empty()) out += "\n";
+    if (!c.shared.empty()) out += text(verdict_counts(c)) + (markdown ? "\n\n" : "\n");
     const Table t = comparison_table(c);
     if (!c.shared.empty()) out += (markdown ? markdown_table(t) : text_table(t, false)) + "\n";
     for (const auto& l : comparison_lines(c)) out += text(l) + (markdown ? "\n\n" : "\n");

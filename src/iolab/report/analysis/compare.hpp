@@ -22,6 +22,9 @@ Table comparison_table(const Comparison& c);
 // The lines under the table: the geometric mean, the cases in one run only or not compared (at
 // most `most` named a list), the gate's verdict.
 std::vector<std::string> comparison_lines(const Comparison& c, std::size_t most = 20);
+// The verdicts in one line, the first a comparison shows: "16 case(s) compared: 3 slower (1 beyond the
+// gate's 5%), 12 the same, 1 faster".
+std::string verdict_counts(const Comparison& c);
 // The cases that tripped the gate ("slower: …") and the cases that broke ("failed: …"), a line each.
 std::vector<std::string> gate_lines(const Comparison& c);
 std::string render_comparison(const Comparison& c, bool markdown);

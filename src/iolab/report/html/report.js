@@ -641,8 +641,65 @@
     for (const l of cmp.lines.slice(1)) parent.appendChild(el('p', { class: 'note', text: l }));
   }
 
-  function comparison(parent, cmp) {
+  // Each case two runs share with VIOLIN_MIN samples or more on each side, as criterion.rs draws a
+  // change: both runs' samples on one throughput axis, each over the violin of its density, the
+  // earlier run's in one colour and the later's in another.
+  function distributionsChart(parent, cmp) {
+    const rows = cmp.distributions || [];
+    if (!rows.length) return;
+    const sides = [['before', cmp.before, '#718096'], ['after', cmp.after, '#2b6cb0']];
+    const datasets = [];
+    let points = 0, violins = 0;
+    for (const [side, name, colour] of sides) {
+      const data = [];
+      rows.forEach((r, i) => r[side].samples.forEach((v, k) =>
+        data.push({ x: v, y: i + (side === 'before' ? -0.12 : 0.12) + (((k * 7) % 11) / 11 - 0.5) * 0.12 })));
+      points += data.length;
+      datasets.push({ label: name + ': a sample', data: data, backgroundColor: colour + 'aa', pointRadius: 2.5 });
+      rows.forEach((r, i) => {
+        const outline = r[side].violin;
+        datasets.push({
+          type: 'line', label: name + ': the density of its samples', violin: r.label + ' ' + side, guide: true,
+          data: outline.map((p) => ({ x: p.x, y: i - p.d })).concat(outline.slice().reverse().map((p) => ({ x: p.x, y: i + p.d }))),
+          fill: 'shape', showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: colour, backgroundColor: colour + '26',
+          order: 10,
+        });
+        violins++;
+      });
+    }
+    const all = rows.map((r) => r.before.samples.concat(r.after.samples)).flat();
+    chart(parent, 'distributions', cmp.after + ' against ' + cmp.before +
+      ': every sample of each shared case, MiB/s, over the density of its run (cases of ' + VIOLIN_MIN + ' samples or more a side)',
+      rowsHeight(rows.length, 44, 90), {
+        type: 'scatter',
+        data: { datasets: datasets },
+        options: {
+          scales: {
+            x: throughputAxis(rows.map((r) => r.after.mib_s).concat(rows.map((r) => r.before.mib_s)), all),
+            y: {
+              reverse: true, min: -0.5, max: rows.length - 0.5,
+              afterBuildTicks: (axis) => { axis.ticks = rows.map((r, i) => ({ value: i })); },
+              ticks: { autoSkip: rows.length > 400, callback: (v) => (rows[v] ? short(rows[v].label, 60) : '') },
+              grid: { display: false },
+            },
+          },
+          plugins: {
+            // One legend entry for each run's violins.
+            legend: { position: 'bottom', labels: { filter: (item, data) => {
+              const ds = data.datasets[item.datasetIndex];
+              return !ds.violin || data.datasets.findIndex((d) => d.label === ds.label) === item.datasetIndex;
+            } } },
+          },
+        },
+      }, points);
+    drawn[drawn.length - 1].violins = violins;
+  }
+
+  // `said`: the verdict counts are already at the top of the page.
+  function comparison(parent, cmp, said) {
+    if (cmp.verdicts && !said) parent.appendChild(el('p', { class: 'verdicts', text: cmp.verdicts }));
     ratioChart(parent, cmp);
+    distributionsChart(parent, cmp);
     changeTable(parent, cmp);
   }
 
@@ -767,10 +824,13 @@
     const box = el('section', { class: 'comparison' });
     root.appendChild(box);
     box.appendChild(el('h2', { text: 'The runs compared' }));
+    // The verdicts first: a line for each run against the first.
+    for (const pair of model.comparison.pairs)
+      if (pair.verdicts) box.appendChild(el('p', { class: 'verdicts', text: pair.after + ' against ' + pair.before + ': ' + pair.verdicts }));
     comparisonChart(box, model.comparison);
     for (const pair of model.comparison.pairs) {
       box.appendChild(el('h3', { text: pair.after + ' against ' + pair.before }));
-      comparison(box, pair);
+      comparison(box, pair, true);
     }
   }
   for (const r of model.runs) run(r);
