@@ -136,7 +136,15 @@ INSPECT = r'''
       .reduce((a, n) => a + n, 0);
     const guides = d.chart.data.datasets.filter((ds, i) => ds.guide &&
       d.chart.getDatasetMeta(i).data.some((e) => isFinite(e.x) && isFinite(e.y))).map((ds) => ds.label);
+    // A bar chart's largest bar and where its value axis ends.
+    let largest = 0;
+    d.chart.data.datasets.forEach((ds) => {
+      if (ds.guide || ds.type === 'line' || (d.chart.config.type !== 'bar')) return;
+      for (const v of ds.data) if (typeof v === 'number' && v > largest) largest = v;
+    });
+    const value_axis = d.chart.options.indexAxis === 'y' ? d.chart.scales.x : d.chart.scales.y;
     out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink, guides: guides,
+              largest: largest, axis_max: value_axis ? value_axis.max : null,
               pixels: c.width * c.height, width: c.width, height: c.height, violins: violins,
               thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins});
   }
@@ -144,9 +152,19 @@ INSPECT = r'''
     [parseFloat(td.getAttribute('data-ratio')), td.textContent]);
   const counts = {};
   for (const sel of SELECTORS) counts[sel] = document.querySelectorAll(sel).length;
+  // Verdict cells laid out on more than one line (a word broken, or words wrapped).
+  const verdictCells = Array.from(document.querySelectorAll(
+    'tr.tone-good td:first-child, tr.tone-bad td:first-child, tr.tone-doubtful td:first-child, td.verdict'));
+  const wrapped = verdictCells.filter((td) => {
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    const tops = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+    return tops.size > 1;
+  }).map((td) => td.textContent);
   const verdicts = Array.from(document.querySelectorAll('table.changes tbody tr')).map((tr) => [
     tr.className, getComputedStyle(tr.querySelector('td.verdict')).color]);
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
+                         verdict_cells: verdictCells.length, wrapped: wrapped,
                          ratios: ratios, verdicts: verdicts,
                          nothing_shared: document.querySelectorAll('.nothing-shared').length,
                          headings: Array.from(document.querySelectorAll('th')).map((th) => th.textContent),
@@ -256,6 +274,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('report')
     ap.add_argument('--results', nargs='*', default=[])
+    ap.add_argument('--width', type=int, default=1280, help='the page\'s width in CSS pixels (a narrow one wraps tables)')
     ap.add_argument('--screenshot')
     ap.add_argument('--screenshot-of', help='with --screenshot: only the first element this CSS selector finds')
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
@@ -284,7 +303,7 @@ def main():
             for domain in ('Runtime', 'Log', 'Network', 'Page'):
                 b.call(domain + '.enable', session=session)
             b.call('Emulation.setDeviceMetricsOverride',
-                   {'width': 1280, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False}, session=session)
+                   {'width': args.width, 'height': 900, 'deviceScaleFactor': 1, 'mobile': False}, session=session)
             b.call('Page.navigate', {'url': url}, session=session)
             b.wait_for(lambda e: e.get('method') == 'Page.loadEventFired')
             result = None
@@ -369,6 +388,9 @@ def main():
     for c in charts:
         if c['kind'] in ('samples', 'distributions') and c['violins'] != (c['meant_violins'] or 0):
             problems.append('chart "%s" drew %d violins, meant %s' % (c['title'], c['violins'], c['meant_violins']))
+        if c['kind'] == 'ranked' and c['largest'] > 0 and c['axis_max'] > 2 * c['largest'] * (1 + 1e-9):
+            problems.append('chart "%s" stretches its axis to %g, past twice its largest bar (%g)' %
+                            (c['title'], c['axis_max'], c['largest']))
         if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
             problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
     if result:
@@ -389,6 +411,8 @@ def main():
         for g in args.expect_guide:
             if not any(label.startswith(g) for c in charts for label in c['guides']):
                 problems.append('no chart draws a guide "%s…"' % g)
+        if result['wrapped']:
+            problems.append('verdict cells laid out on more than one line: %s' % result['wrapped'])
         colours = {}
         for cls, colour in result['verdicts']:
             colours.setdefault(cls.split()[0], set()).add(colour)

@@ -29,6 +29,8 @@ $check scale.html --results scale.json --expect-kinds ranked,samples,jobs,replic
 # A suite with findings: the replication chart.
 "$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html
 $check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication
+# The same page on a narrow screen: its tables wrap, but never a verdict ("DOES NOT HOLD").
+$check suite.html --results suite.json --width 480
 
 # Saved results, re-rendered side by side: a second run shares the first's read.chunk and
 # copy.chunk cases.

@@ -148,17 +148,32 @@
       if (cases.some((c) => c.status === st))
         datasets.push({ label: STATUS[st].text + ' (no bar)', data: [], backgroundColor: STATUS[st].colour });
     }
+    // The axis ends just past the bars and their whiskers, and never past twice the largest bar: a
+    // limit beyond it never sets the axis, it is drawn as a marker at the edge.
+    const bars = cases.map((c) => c.mib_s).filter((x) => x != null && x > 0);
+    const ends = cases.map((c) => (c.high != null ? c.high : c.mib_s)).filter((x) => x != null && x > 0);
+    const roundUp = (x) => {  // to two significant figures: 22128 -> 23000
+      const unit = Math.pow(10, Math.floor(Math.log10(x)) - 1);
+      return Math.ceil(x / unit) * unit;
+    };
+    const axisMax = bars.length ? Math.min(2 * highest(bars), roundUp(1.1 * highest(ends))) : null;
     const limitColours = ['#805ad5', '#d53f8c', '#319795', '#975a16', '#4a5568'];
     (s.limits || []).forEach((l, i) => {
+      const off = axisMax != null && l.mib_s > axisMax;
       datasets.push({
         type: 'line',
-        label: 'limit: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s)',
+        label: 'limit: ' + l.label + ' (' + mib(l.mib_s) + ' MiB/s' + (off ? ', off the scale: ▶ at the edge' : '') + ')',
         guide: true,
-        data: [{ x: l.mib_s, y: labels[0] }, { x: l.mib_s, y: labels[labels.length - 1] }],
+        data: [{ x: off ? axisMax : l.mib_s, y: labels[0] }, { x: off ? axisMax : l.mib_s, y: labels[labels.length - 1] }],
         borderColor: limitColours[i % limitColours.length],
-        borderDash: [6, 4],
-        borderWidth: 2,
-        pointRadius: 0,
+        backgroundColor: limitColours[i % limitColours.length],
+        borderDash: off ? [] : [6, 4],
+        borderWidth: off ? 0 : 2,
+        showLine: !off,
+        pointStyle: off ? 'triangle' : 'line',
+        rotation: 90,
+        pointRadius: off ? 7 : 0,
+        clip: false,
         indexAxis: 'y',
         order: 0,
       });
@@ -172,7 +187,7 @@
         options: {
           indexAxis: 'y',
           scales: {
-            x: throughputAxis(cases.map((c) => c.mib_s), cases.map((c) => c.low)),
+            x: Object.assign(throughputAxis(cases.map((c) => c.mib_s), cases.map((c) => c.low)), axisMax != null ? { max: axisMax } : {}),
             y: {
               ticks: {
                 autoSkip: cases.length > 400,
