@@ -671,6 +671,25 @@ TEST(Html, TextFromARunCannotEndItsScript) {
     EXPECT_NE(html.find("<title>iolab: &lt;/script&gt;"), std::string::npos);
 }
 
+// A header names up to three sizes; more are a range (each table names its own); the page's title is
+// the run's kind and the date it was measured.
+TEST(Export, AHeaderNamesAFewSizesAndARangeOfMore) {
+    Report r = fixed_report();
+    const auto sized = [&](std::size_t n) {
+        Report copy = r;
+        copy.cases.resize(n, r.cases.front());
+        for (std::size_t i = 0; i < n; ++i) {
+            copy.cases[i].spec.workload.size = std::uint64_t{1024} << (2 * i);
+            copy.cases[i].spec.full_bytes = 0;
+        }
+        return copy.header().substr(0, copy.header().find(" of random"));
+    };
+    EXPECT_EQ(sized(3), "iolab golden: 1 KiB, 4 KiB, 16 KiB");
+    EXPECT_EQ(sized(5), "iolab golden: 5 sizes from 1 KiB to 256 KiB");
+    r.environment.date = "2026-12-06T01:02:03Z";
+    EXPECT_NE(to_html(r).find("<title>iolab: golden, 2026-12-06 01:02 UTC</title>"), std::string::npos);
+}
+
 // The page's script only draws: what each cell sorts by and each violin's outline come in the
 // model, made here from the figures.
 TEST(Html, TheModelSaysWhatEachCellSortsByAndDrawsEachViolin) {

@@ -12,6 +12,7 @@ Chromium is driven through the DevTools protocol over a pipe (--remote-debugging
 on fd 3, replies on fd 4, each a JSON text ended by a NUL byte), so nothing listens on a port.
 """
 import argparse
+import re
 import base64
 import fcntl
 import json
@@ -165,6 +166,7 @@ INSPECT = r'''
     tr.className, getComputedStyle(tr.querySelector('td.verdict')).color]);
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
                          verdict_cells: verdictCells.length, wrapped: wrapped,
+                         titles: Array.from(document.querySelectorAll('h1, h2')).map((h) => h.textContent),
                          ratios: ratios, verdicts: verdicts,
                          nothing_shared: document.querySelectorAll('.nothing-shared').length,
                          headings: Array.from(document.querySelectorAll('th')).map((th) => th.textContent),
@@ -411,6 +413,9 @@ def main():
         for g in args.expect_guide:
             if not any(label.startswith(g) for c in charts for label in c['guides']):
                 problems.append('no chart draws a guide "%s…"' % g)
+        for t in result['titles']:
+            if len(re.findall(r'\d(?:[\d.,]*) ?(?:bytes?|[KMGT]iB)\b', t)) > 3:
+                problems.append('a title lists more than three sizes: %s' % t)
         if result['wrapped']:
             problems.append('verdict cells laid out on more than one line: %s' % result['wrapped'])
         colours = {}

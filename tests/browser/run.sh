@@ -22,6 +22,11 @@ cd "$dir"
 $check run.html --results run.json --expect-kinds ranked,samples,order,sweep,timeline --expect-sortable \
   --expect-heading "fixed cost"
 
+# A run of four sizes: its title names their range, not each (each table names its own).
+"$iolab" run -q -s read.chunk --size 4K,8K,16K,32K --buffer 4K --warmup 1 --iterations 3 --dir "$dir" --json sizes.json \
+  --html sizes.html
+$check sizes.html --results sizes.json --expect-text '4 sizes from 4 KiB to 32 KiB'
+
 # A sweep over jobs (scale's smoke run): aggregate throughput against the number of jobs.
 "$iolab" run -q scale --smoke --dir "$dir" --json scale.json --html scale.html
 $check scale.html --results scale.json --expect-kinds ranked,samples,jobs,replication

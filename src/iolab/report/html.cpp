@@ -384,6 +384,9 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
     if (runs.size() > 1) model["comparison"] = comparison_json(runs, names);
     std::string title = "iolab";
     if (runs.size() == 1 && !runs.front()->suite.empty()) title += ": " + runs.front()->suite;
+    // One run: when it was measured ("2026-12-06 01:02 UTC", from its ISO 8601 date).
+    if (const std::string& date = runs.front()->environment.date; runs.size() == 1 && date.size() >= 16)
+        title += fmt::format(", {} {} UTC", date.substr(0, 10), date.substr(11, 5));
     if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
     model["title"] = title;
     model["confidence"] = {{"median", kMedianConfidence}, {"ratio", kRatioConfidence}};

@@ -76,6 +76,13 @@ bool Report::any_failed() const {
                        [&](const CaseResult& c) { return c.status == Status::failed && !expected(c); });
 }
 
+namespace {
+
+// The most sizes a header names one by one.
+constexpr std::size_t kSizesNamed = 3;
+
+}  // namespace
+
 std::string Report::header() const {
     std::vector<std::uint64_t> sizes;
     for (const auto& c : cases) {
@@ -83,8 +90,14 @@ std::string Report::header() const {
         const std::uint64_t b = c.spec.workload.patterned ? c.spec.workload.size : c.spec.whole_bytes();
         if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
     }
+    // A few sizes are named; more are a range, each table's heading naming its own.
     std::vector<std::string> size_text;
-    for (auto s : sizes) size_text.push_back(format_size(s));
+    if (sizes.size() > kSizesNamed) {
+        const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
+        size_text.push_back(fmt::format("{} sizes from {} to {}", sizes.size(), format_size(*lo), format_size(*hi)));
+    } else {
+        for (auto s : sizes) size_text.push_back(format_size(s));
+    }
     if (sizes.empty()) size_text.push_back("no completed case");
     const std::string data = cases.empty() ? std::string("random")
                              : !cases.front().spec.workload.input.empty()
