@@ -167,6 +167,11 @@ INSPECT = r'''
   return JSON.stringify({charts: out, tables: document.querySelectorAll('table').length,
                          verdict_cells: verdictCells.length, wrapped: wrapped,
                          titles: Array.from(document.querySelectorAll('h1, h2')).map((h) => h.textContent),
+                         first_chart: (window.iolabReport[0] || {}).kind || null,
+                         verdicts_first: (() => {
+                           const v = document.querySelector('p.verdicts'), c = document.querySelector('canvas');
+                           return !!(v && c && (v.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING));
+                         })(),
                          ratios: ratios, verdicts: verdicts,
                          nothing_shared: document.querySelectorAll('.nothing-shared').length,
                          headings: Array.from(document.querySelectorAll('th')).map((th) => th.textContent),
@@ -277,6 +282,7 @@ def main():
     ap.add_argument('report')
     ap.add_argument('--results', nargs='*', default=[])
     ap.add_argument('--width', type=int, default=1280, help='the page\'s width in CSS pixels (a narrow one wraps tables)')
+    ap.add_argument('--expect-first-chart', help='the kind of the page\'s first chart, with a line of verdicts before it')
     ap.add_argument('--screenshot')
     ap.add_argument('--screenshot-of', help='with --screenshot: only the first element this CSS selector finds')
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
@@ -416,6 +422,9 @@ def main():
         for t in result['titles']:
             if len(re.findall(r'\d(?:[\d.,]*) ?(?:bytes?|[KMGT]iB)\b', t)) > 3:
                 problems.append('a title lists more than three sizes: %s' % t)
+        if args.expect_first_chart and (result['first_chart'] != args.expect_first_chart or not result['verdicts_first']):
+            problems.append('the first chart is %s (expected %s), a line of verdicts before it: %s' %
+                            (result['first_chart'], args.expect_first_chart, result['verdicts_first']))
         if result['wrapped']:
             problems.append('verdict cells laid out on more than one line: %s' % result['wrapped'])
         colours = {}

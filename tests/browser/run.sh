@@ -33,7 +33,8 @@ $check scale.html --results scale.json --expect-kinds ranked,samples,jobs,replic
 
 # A suite with findings: the replication chart.
 "$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html
-$check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication
+$check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication \
+  --expect-first-chart replication --expect-text 'finding(s):'
 # The same page on a narrow screen: its tables wrap, but never a verdict ("DOES NOT HOLD").
 $check suite.html --results suite.json --width 480
 

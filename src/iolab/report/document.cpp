@@ -181,7 +181,10 @@ void set_look(Section& s) {
             s.form = SectionForm::table;
             s.title_as_is = s.notes_need_all = true;
             break;
-        case SectionKind::findings: s.form = SectionForm::table; break;
+        case SectionKind::findings:  // a page read for its findings opens with them (a terminal ends with them)
+            s.form = SectionForm::table;
+            s.page_first = true;
+            break;
         case SectionKind::limits: s.brief_join = " "; break;  // "limits in GiB/s ..."
         case SectionKind::environment: s.in_header = true; break;
         case SectionKind::knees:
@@ -231,7 +234,8 @@ Document build_document(const Report& report, bool all) {
     if (Table t = tools_table(report); !t.rows.empty())
         d.sections.push_back({SectionKind::tools, t.title, {}, {}, std::move(t), SIZE_MAX});
     if (!report.findings.empty())
-        d.sections.push_back({SectionKind::findings, "findings", {}, {}, findings_table(report), SIZE_MAX});
+        d.sections.push_back(
+            {SectionKind::findings, "findings", {findings_counts(report)}, {}, findings_table(report), SIZE_MAX});
     if (auto k = knee_lines(report); !k.empty())
         d.sections.push_back({SectionKind::knees, "knees", std::move(k), {}, {}, SIZE_MAX});
     if (auto l = limit_lines(report); !l.empty())

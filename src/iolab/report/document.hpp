@@ -48,7 +48,9 @@ enum class SectionForm {
 struct Section {
     SectionKind kind = SectionKind::notes;
     std::string title;
-    std::vector<std::string> lines;  // answer, knees, limits, notes, warnings; environment "key: value"
+    // answer, knees, limits, notes, warnings; environment "key: value"; a table section's lines come
+    // between its title and its table (the findings: their verdicts counted)
+    std::vector<std::string> lines;
     // What a terminal shows without --all, where that is less than lines (warnings: one line a kind).
     std::vector<std::string> brief;
     std::optional<Table> table;  // table, baseline, ranks, latency, peers, runtimes, tools, findings
@@ -60,6 +62,7 @@ struct Section {
     bool needs_all = false;              // a terminal draws it only with --all (the tools table: the notes say it)
     bool notes_need_all = false;         // a terminal draws its table's notes only with --all (they explain it)
     bool in_header = false;              // a terminal's header says it already (the environment)
+    bool page_first = false;             // the HTML page draws it before the others (the findings)
     std::string_view brief_join = ": ";  // between its title's first word and its one brief line
 };
 

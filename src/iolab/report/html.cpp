@@ -252,7 +252,7 @@ json run_json(const Report& r, const std::string& name) {
     // The sections in the document's order, each with what the page draws for it.
     json blocks = json::array();
     for (const Section& sec : d.sections) {
-        json b{{"kind", to_string(sec.kind)}, {"title", sec.title}, {"lines", sec.lines}};
+        json b{{"kind", to_string(sec.kind)}, {"title", sec.title}, {"lines", sec.lines}, {"first", sec.page_first}};
         if (sec.table) b["table"] = table_json(*sec.table);
         if (sec.kind == SectionKind::table) {
             const RankedTable& t = d.tables[sec.ranked];

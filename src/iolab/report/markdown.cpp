@@ -58,6 +58,7 @@ std::string to_markdown(const Report& report) {
                 break;
             case SectionForm::table:
                 out += fmt::format("\n### {}\n\n", markdown_escape(title));
+                for (const auto& l : s.lines) out += fmt::format("{}\n\n", markdown_escape(l));
                 if (!s.table->rows.empty()) out += markdown_table(*s.table);
                 for (const auto& n : s.table->notes) out += fmt::format("\n{}\n", markdown_escape(n));
                 break;

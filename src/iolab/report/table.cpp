@@ -340,6 +340,13 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     return tables;
 }
 
+std::string findings_counts(const Report& report) {
+    std::size_t n[3] = {0, 0, 0};
+    for (const auto& f : report.findings) ++n[static_cast<int>(f.verdict)];
+    return fmt::format("{} finding(s): {} {}, {} {}, {} {}", report.findings.size(), n[0], to_string(Verdict3::holds),
+                       n[1], to_string(Verdict3::does_not_hold), n[2], to_string(Verdict3::inconclusive));
+}
+
 Table findings_table(const Report& report) {
     Table t;
     t.title = "findings";

@@ -102,6 +102,8 @@ std::string format_rate(double mib_s);
 std::string format_figure(double x);
 // The findings: verdict, measured ratio and interval, threshold, claim.
 Table findings_table(const Report& report);
+// Their verdicts counted in one line: "5 finding(s): 3 HOLDS, 1 DOES NOT HOLD, 1 INCONCLUSIVE".
+std::string findings_counts(const Report& report);
 std::vector<std::string> knee_lines(const Report& report);
 // "cache warm, sync none, verify sampled[, writes to a SIMULATED device of ...]"
 std::string options_text(const RunOptions& o);

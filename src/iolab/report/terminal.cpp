@@ -206,6 +206,7 @@ public:
     // A table, its rows that a terminal shows (every row with --all), and its notes.
     void table(const Section& s) {
         heading(s.title);
+        for (const auto& l : s.lines) text(l);
         const Table& t = *s.table;
         if (!t.rows.empty()) out_ += text_table(t, o_.colour, o_.columns, o_.all);
         const auto hidden = static_cast<std::size_t>(

@@ -791,8 +791,8 @@
     section.appendChild(el('h2', { text: (r.name ? r.name + ' — ' : '') + r.title }));
     if (r.partial) section.appendChild(el('p', { class: 'partial', text: 'PARTIAL: a signal stopped the run; the cases measured before it are here.' }));
     for (const l of r.header) section.appendChild(el('p', { class: 'machine', text: l }));
-    // The document's sections, in its order.
-    for (const b of r.blocks) {
+    // The document's sections, in its order, those it puts first on a page before the others.
+    for (const b of r.blocks.filter((x) => x.first).concat(r.blocks.filter((x) => !x.first))) {
       if (b.kind === 'answer') {
         section.appendChild(el('h3', { text: 'The answer' }));
         list(section, b.lines, 'answer');
@@ -814,10 +814,12 @@
         comparison(box, b.comparison);
       } else if (b.kind === 'findings') {
         section.appendChild(el('h3', { text: 'Do the published findings hold here?' }));
+        for (const l of b.lines) section.appendChild(el('p', { class: 'verdicts', text: l }));
         replicationChart(section, b.findings);
         table(section, b.table);
       } else if (b.table) {
         section.appendChild(el('h3', { text: b.table.title || b.title }));
+        for (const l of b.lines) section.appendChild(el('p', { text: l }));
         table(section, b.table);
       } else if (b.kind === 'environment') {
         section.appendChild(el('h3', { text: 'Environment' }));
