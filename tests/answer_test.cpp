@@ -843,6 +843,27 @@ TEST(Sequential, TheWholeRuleErrsAtMostAlpha) {
     std::printf("%d of %d wrong, %d of them at a look\n", wrong, kFindings, at_looks);
 }
 
+// Files of different sizes are tables of their own, each named by its size: a read of 1 MiB is never
+// a row beside one of 64 MiB (the rows could not be told apart), nor raced against it; a byte loop's
+// slice stands for its whole file.
+TEST(Answer, EachSizeOfFileIsATableOfItsOwn) {
+    CaseResult big = timed("read.chunk", 65536, kSteady1), slice = timed("read.byte-syscall", 0, kSteady2);
+    big.spec.workload.size = 64 << 20;
+    slice.spec.full_bytes = 64 << 20;  // a slice of 1 MiB of the 64 MiB file
+    const Report r =
+        report_of({timed("read.chunk", 65536, kSteady2), timed("read.pread-chunk", 65536, kSteady1), big, slice});
+    const auto tables = ranked_tables(r);
+    ASSERT_EQ(tables.size(), 2u);
+    EXPECT_EQ(tables[0].table.title, "read, 1 MiB (cache warm, sync none, verify sampled)");
+    EXPECT_EQ(tables[0].cases.size(), 2u);
+    EXPECT_EQ(tables[1].table.title, "read, 64 MiB (cache warm, sync none, verify sampled)");
+    EXPECT_EQ(tables[1].cases.size(), 2u);
+    EXPECT_EQ(answers(tables).size(), 2u);
+    // One size: one table, named as before.
+    EXPECT_EQ(ranked_tables(report_of({timed("read.chunk", 65536, kSteady1)})).front().table.title,
+              "read (cache warm, sync none, verify sampled)");
+}
+
 TEST(Runtimes, EachJvmMethodStandsBesideItsCounterpartOnTheSameWork) {
     // The JVM's FileChannel.read takes twice read(2)'s time at 64K; at 1M the two are alike.
     CaseResult jvm64 = timed("jvm.read-channel", 65536, kSteady2), cpp64 = timed("read.chunk", 65536, kSteady1);

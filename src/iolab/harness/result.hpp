@@ -43,7 +43,15 @@ struct CaseSpec {
     std::string label_params() const;  // "buffer=64K": what tells it from the strategy's other cases
     // The bytes of the file the case stands for (a byte-at-a-time slice stands for the whole).
     std::uint64_t whole_bytes() const { return full_bytes ? full_bytes : workload.bytes(); }
+    // The size of its file: a patterned case's file, whatever bytes its operations move.
+    std::uint64_t file_size() const { return workload.patterned ? workload.size : whole_bytes(); }
 };
+
+// The table a case is ranked in (core/workload.hpp).
+inline TableKey table_of(const CaseSpec& c) {
+    const std::uint64_t item = c.workload.item_bytes();
+    return {c.workload.family, item, item > 0 ? 0 : c.file_size()};
+}
 
 struct Sample {
     double wall_s = 0;

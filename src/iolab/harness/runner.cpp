@@ -224,7 +224,7 @@ RaceTable race_table(TableKey k, const std::vector<CaseState>& cases, const std:
     RaceTable t;
     std::vector<double> spent;
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (table_of(now[i].spec.workload) != k) continue;
+        if (table_of(now[i].spec) != k) continue;
         if (now[i].ranked() && !now[i].samples.empty() &&
             (!t.leader || now[i].throughput_mib_s > t.leader->throughput_mib_s))
             t.leader = &now[i];
@@ -278,12 +278,12 @@ void race(std::vector<CaseState>& cases, const RunOptions& opts, std::vector<boo
         held = std::move(still);
     }
     std::set<TableKey> tables;  // in the same order on every rank (the leader's decisions)
-    for (const CaseResult& r : now) tables.insert(table_of(r.spec.workload));
+    for (const CaseResult& r : now) tables.insert(table_of(r.spec));
     for (const TableKey& k : tables) {
         RaceTable t = race_table(k, cases, now);
         for (std::size_t i = 0; i < cases.size(); ++i) {
             CaseState& c = cases[i];
-            if (c.done || table_of(now[i].spec.workload) != k || now[i].samples.empty()) continue;
+            if (c.done || table_of(now[i].spec) != k || now[i].samples.empty()) continue;
             StopReason why = race_stop(c, now[i], t, static_cast<bool>(holds), held[i], released[i], opts);
             // Rank 0 holds every rank's samples and decides for all.
             why = static_cast<StopReason>(team().leader(static_cast<std::uint64_t>(why)));

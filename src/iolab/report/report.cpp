@@ -87,7 +87,7 @@ std::string Report::header() const {
     std::vector<std::uint64_t> sizes;
     for (const auto& c : cases) {
         // A patterned case stands for its file, not the bytes its operations moved.
-        const std::uint64_t b = c.spec.workload.patterned ? c.spec.workload.size : c.spec.whole_bytes();
+        const std::uint64_t b = c.spec.file_size();
         if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
     }
     // A few sizes are named; more are a range, each table's heading naming its own.

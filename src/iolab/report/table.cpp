@@ -296,7 +296,9 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, TableKey k,
     const Family f = k.family;
     RankedTable rt;
     rt.group = g;
-    rt.items = split ? fmt::format("{} of {}", row_of(f).items, format_size(k.item_bytes)) : "";
+    rt.items = !split             ? ""
+               : k.item_bytes > 0 ? fmt::format("{} of {}", row_of(f).items, format_size(k.item_bytes))
+                                  : format_size(k.file_bytes);
     rt.standing = stand(cases, g.options.margin);
     Table& t = rt.table;
     t.family = f;
@@ -329,7 +331,7 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     for (const ReportGroup* g : groups) {
         std::map<TableKey, std::vector<const CaseResult*>> of;
         for (const auto& c : report.cases)
-            if (c.spec.group == g->id) of[table_of(c.spec.workload)].push_back(&c);
+            if (c.spec.group == g->id) of[table_of(c.spec)].push_back(&c);
         for (const auto& table : of) {
             const Family f = table.first.family;
             const bool split =
