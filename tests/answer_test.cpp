@@ -859,6 +859,16 @@ TEST(Answer, EachSizeOfFileIsATableOfItsOwn) {
     EXPECT_EQ(tables[1].table.title, "read, 64 MiB (cache warm, sync none, verify sampled)");
     EXPECT_EQ(tables[1].cases.size(), 2u);
     EXPECT_EQ(answers(tables).size(), 2u);
+    // A run of more sizes than its header names: every table names its own, one of its family too.
+    std::vector<CaseResult> many;
+    for (std::uint64_t mib : {1, 2, 4, 8}) {
+        many.push_back(timed("read.chunk", 65536, kSteady1));
+        many.back().spec.workload.size = mib << 20;
+    }
+    many.push_back(timed("copy.chunk", 65536, kSteady1));
+    const auto named = ranked_tables(report_of(many));
+    ASSERT_EQ(named.size(), 5u);
+    EXPECT_EQ(named.back().table.title, "copy, 1 MiB (cache warm, sync none, verify sampled)");
     // One size: one table, named as before.
     EXPECT_EQ(ranked_tables(report_of({timed("read.chunk", 65536, kSteady1)})).front().table.title,
               "read (cache warm, sync none, verify sampled)");
@@ -902,8 +912,10 @@ TEST(Runtimes, EveryCounterpartIsAStrategyOfTheSameKindOutsideTheJvm) {
         ASSERT_NE(c, nullptr) << s.name << " names " << s.counterpart;
         EXPECT_EQ(c->family, s.family) << s.name;
         EXPECT_FALSE(c->name.starts_with("jvm.")) << s.name;
+        // Every parameter the C++ strategy takes, the JVM method takes too: else they never do the same work.
+        EXPECT_EQ(c->params & ~s.params, 0u) << s.name << " against " << c->name;
     }
-    EXPECT_GE(pairs, 10u);
+    EXPECT_EQ(pairs, 15u);
 }
 
 }  // namespace

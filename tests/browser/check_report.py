@@ -147,7 +147,9 @@ INSPECT = r'''
     out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink, guides: guides,
               largest: largest, axis_max: value_axis ? value_axis.max : null,
               pixels: c.width * c.height, width: c.width, height: c.height, violins: violins,
-              thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins});
+              thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins,
+              whiskers: d.whiskers || 0, meant_whiskers: d.meant_whiskers || 0, band: d.band || 0,
+              meant_band: d.meant_band || 0});
   }
   const ratios = Array.from(document.querySelectorAll('td.ratio')).map((td) =>
     [parseFloat(td.getAttribute('data-ratio')), td.textContent]);
@@ -399,6 +401,10 @@ def main():
         if c['kind'] == 'ranked' and c['largest'] > 0 and c['axis_max'] > 2 * c['largest'] * (1 + 1e-9):
             problems.append('chart "%s" stretches its axis to %g, past twice its largest bar (%g)' %
                             (c['title'], c['axis_max'], c['largest']))
+        if c['kind'] == 'comparison' and c['whiskers'] != c['meant_whiskers']:
+            problems.append('chart "%s" drew %d whiskers, meant %d' % (c['title'], c['whiskers'], c['meant_whiskers']))
+        if c['kind'] == 'ratios' and c['band'] != c['meant_band']:
+            problems.append('chart "%s" %s the gate\'s band' % (c['title'], 'lacks' if c['meant_band'] else 'draws'))
         if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
             problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
     if result:
@@ -420,7 +426,7 @@ def main():
             if not any(label.startswith(g) for c in charts for label in c['guides']):
                 problems.append('no chart draws a guide "%s…"' % g)
         for t in result['titles']:
-            if len(re.findall(r'\d(?:[\d.,]*) ?(?:bytes?|[KMGT]iB)\b', t)) > 3:
+            if len(re.findall(r'\d(?:[\d.,]*) ?(?:bytes?|B|[KMGT]iB)\b', t)) > 3:
                 problems.append('a title lists more than three sizes: %s' % t)
         if args.expect_first_chart and (result['first_chart'] != args.expect_first_chart or not result['verdicts_first']):
             problems.append('the first chart is %s (expected %s), a line of verdicts before it: %s' %

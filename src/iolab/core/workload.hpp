@@ -79,11 +79,12 @@ struct Workload : CaseValues {
 
 // The table a case is ranked in: its family's, one for each size of item (commits of 4 KiB and
 // of 8 KiB, files of 1 byte and of 4 KiB are not ranked against each other by their bytes), and for
-// a kind without items one for each size of file (a read of 1 MiB is not a row beside one of 1 GiB).
+// a kind that works on one file one for each size of it (a read of 1 MiB is not a row beside one of
+// 1 GiB).
 struct TableKey {
     Family family = Family::read;
     std::uint64_t item_bytes = 0;
-    std::uint64_t file_bytes = 0;  // without items: the size of the file its cases stand for
+    std::uint64_t file_bytes = 0;  // a kind working on one file: the size of the file its cases stand for
     auto operator<=>(const TableKey&) const = default;
 };
 

@@ -305,7 +305,7 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
     for (std::size_t i = 0; i < runs.size(); ++i)
         for (const auto& c : runs[i]->cases) {
             if (!c.ranked()) continue;
-            const std::string key = (c.spec.group.empty() ? "" : c.spec.group + ": ") + c.spec.label();
+            const std::string key = comparison_label(c);  // as compare_runs matches them: with the size
             if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
             by_run[i][key] = case_json(c);
         }
@@ -385,7 +385,7 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
     std::string title = "iolab";
     if (runs.size() == 1 && !runs.front()->suite.empty()) title += ": " + runs.front()->suite;
     // One run: when it was measured ("2026-12-06 01:02 UTC", from its ISO 8601 date).
-    if (const std::string& date = runs.front()->environment.date; runs.size() == 1 && date.size() >= 16)
+    if (const std::string date = runs.size() == 1 ? runs.front()->environment.date : ""; date.size() >= 16)
         title += fmt::format(", {} {} UTC", date.substr(0, 10), date.substr(11, 5));
     if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
     model["title"] = title;

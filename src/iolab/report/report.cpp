@@ -76,20 +76,15 @@ bool Report::any_failed() const {
                        [&](const CaseResult& c) { return c.status == Status::failed && !expected(c); });
 }
 
-namespace {
-
-// The most sizes a header names one by one.
-constexpr std::size_t kSizesNamed = 3;
-
-}  // namespace
+std::vector<std::uint64_t> Report::sizes() const {
+    std::vector<std::uint64_t> out;
+    for (const auto& c : cases)
+        if (std::find(out.begin(), out.end(), c.spec.file_size()) == out.end()) out.push_back(c.spec.file_size());
+    return out;
+}
 
 std::string Report::header() const {
-    std::vector<std::uint64_t> sizes;
-    for (const auto& c : cases) {
-        // A patterned case stands for its file, not the bytes its operations moved.
-        const std::uint64_t b = c.spec.file_size();
-        if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
-    }
+    const std::vector<std::uint64_t> sizes = this->sizes();
     // A few sizes are named; more are a range, each table's heading naming its own.
     std::vector<std::string> size_text;
     if (sizes.size() > kSizesNamed) {

@@ -1,6 +1,8 @@
 #pragma once
 // A finished (or interrupted) run: what was measured, where, and every case's result. Every
 // exporter turns this same object into bytes.
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,7 +32,13 @@ struct Report : Run {
     bool any_failed() const;
     // Cases were planned and none was measured (each failed or was skipped): a run with no answer.
     bool measured_nothing() const;
-    std::string header() const;  // what was measured, in one or two lines
+    // What was measured, in one or two lines: up to kSizesNamed sizes by name, a range of more.
+    std::string header() const;
+    // The sizes of the files its cases stand for (CaseSpec::file_size), each once, in order met.
+    std::vector<std::uint64_t> sizes() const;
 };
+
+// The most sizes a header names one by one; past them each table names its own.
+inline constexpr std::size_t kSizesNamed = 3;
 
 }  // namespace iolab

@@ -15,21 +15,24 @@ namespace iolab {
 
 namespace {
 
-// The same work: one group and family, the same bytes of the same data, and every parameter both
-// cases have at the same value (a JVM method's heap and deadline are its own).
+// The same work: one group and family, the same bytes of the same data, and every parameter of the
+// C++ case at the same value in the JVM's (whose heap and deadline are its own): a JVM method without
+// a buffer is not paired with a C++ strategy that takes one (transferTo's one sendfile per file is not
+// copy.sendfile's N bytes a call).
 bool same_work(const CaseResult& jvm, const CaseResult& cpp) {
     const CaseSpec &a = jvm.spec, &b = cpp.spec;
     if (a.group != b.group || a.workload.family != b.workload.family || a.whole_bytes() != b.whole_bytes() ||
         to_string(a.workload.data) != to_string(b.workload.data) || a.workload.jobs != b.workload.jobs)
         return false;
-    const auto theirs = b.params();
-    for (const auto& [key, value] : a.params())
-        if (const auto it = theirs.find(key); it != theirs.end() && it->second != value) return false;
+    const auto ours = a.params();
+    for (const auto& [key, value] : b.params())
+        if (const auto it = ours.find(key); it == ours.end() || it->second != value) return false;
     return true;
 }
 
 // "C++ 2.3x faster", "JVM 1.4x faster", "tied (within 10%)": the JVM's time over its counterpart's.
 std::string verdict(const RatioEstimate& r) {
+    if (!(r.low > 0) || !std::isfinite(r.high)) return "not told apart (no interval)";
     switch (order_at(r, kDefaultMargin)) {
         case Order::slower: return fmt::format("C++ {} faster", format_ratio(r.ratio));
         case Order::faster: return fmt::format("JVM {} faster", format_ratio(1 / r.ratio));

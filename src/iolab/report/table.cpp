@@ -148,7 +148,7 @@ std::string table_name(const RankedTable& t) {
         const Workload& w = t.cases.front()->spec.workload;
         const KindModule& k = kind_module(w.family);
         where = k.what ? k.what(w, items_of(t, k)) : "";
-        if (where.empty()) where = format_size(t.cases.front()->spec.whole_bytes());
+        if (where.empty()) where = format_size(t.cases.front()->spec.file_size());
     } else if (!t.items.empty()) {
         where += " (" + t.items + ")";
     }
@@ -289,8 +289,8 @@ void add_case_notes(RankedTable& rt) {
     }
 }
 
-// The table of one group's cases of one family and size of item; `split`: one of several of its
-// family in the group, named by its items too.
+// The table of one group's cases of one family and size of item or file; `split`: one of several of
+// its family in the group, or of a run whose header names no size, named by its items or its file.
 RankedTable ranked_table(const Report& report, const ReportGroup& g, TableKey k, bool split,
                          const std::vector<const CaseResult*>& cases) {
     const Family f = k.family;
@@ -298,7 +298,8 @@ RankedTable ranked_table(const Report& report, const ReportGroup& g, TableKey k,
     rt.group = g;
     rt.items = !split             ? ""
                : k.item_bytes > 0 ? fmt::format("{} of {}", row_of(f).items, format_size(k.item_bytes))
-                                  : format_size(k.file_bytes);
+               : k.file_bytes > 0 ? format_size(k.file_bytes)
+                                  : "";
     rt.standing = stand(cases, g.options.margin);
     Table& t = rt.table;
     t.family = f;
@@ -328,14 +329,16 @@ std::vector<RankedTable> ranked_tables(const Report& report) {
     for (const ReportGroup& g : report.groups) groups.push_back(&g);
     const ReportGroup plain{"", "", report.options, report.partial};
     if (groups.empty()) groups.push_back(&plain);
+    const bool header_names_no_size = report.sizes().size() > kSizesNamed;
     for (const ReportGroup* g : groups) {
         std::map<TableKey, std::vector<const CaseResult*>> of;
         for (const auto& c : report.cases)
             if (c.spec.group == g->id) of[table_of(c.spec)].push_back(&c);
         for (const auto& table : of) {
             const Family f = table.first.family;
-            const bool split =
-                std::count_if(of.begin(), of.end(), [f](const auto& e) { return e.first.family == f; }) > 1;
+            const bool split = header_names_no_size || std::count_if(of.begin(), of.end(), [f](const auto& e) {
+                                                           return e.first.family == f;
+                                                       }) > 1;
             tables.push_back(ranked_table(report, *g, table.first, split, table.second));
         }
     }

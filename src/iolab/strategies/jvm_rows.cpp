@@ -79,7 +79,7 @@ constexpr StrategyDef kRows[] = {
      .description = "java.nio.file.Files.copy in the JVM", .jvm = "Files.copy", .counterpart = "copy.std-filesystem"},
     {.name = "jvm.copy-transfer-to", .params = kParamJvm, .flags = kJvm, .run = method<"jvm.copy-transfer-to">,
      .description = "FileChannel.transferTo in the JVM",
-     .jvm = "FileChannel.transferTo", .counterpart = "copy.sendfile"},
+     .jvm = "FileChannel.transferTo"},
     {.name = "jvm.copy-pipelined-threads", .params = kParamJvm | kParamBuffer | kParamQueue, .flags = kJvm | kOwnThreads,
      .run = method<"jvm.copy-pipelined-threads">,
      .description = "a reader and a writer thread joined by an ArrayBlockingQueue of Q packets of N bytes, in the JVM",
@@ -99,7 +99,7 @@ constexpr StrategyDef kRows[] = {
     {.name = "jvm.write-stream-buffered", .params = kParamJvm | kParamRecord, .flags = kJvm, .run = method<"jvm.write-stream-buffered">,
     
      .description = "BufferedOutputStream(FileOutputStream).write of a new array of each record in the JVM",
-     .jvm = "new BufferedOutputStream(new FileOutputStream(f)).write(s.getBytes())", .counterpart = "write.record-buffered"},
+     .jvm = "new BufferedOutputStream(new FileOutputStream(f)).write(s.getBytes())"},
     {.name = "jvm.write-channel-new-buffer", .params = kParamJvm | kParamRecord, .flags = kJvm,
      .run = method<"jvm.write-channel-new-buffer">,
      .description = "FileChannel.write of a new ByteBuffer per record in the JVM",

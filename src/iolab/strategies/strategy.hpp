@@ -74,7 +74,8 @@ struct Operations {
 
 // A tool (kExternal) that can repeat its work in one process (kRepeats: fio --loops) does it
 // `passes` times, and reports each pass's bytes (Sink::count_only of one pass); `seconds` receives
-// the time it reports for its own work (all passes), when it reports one.
+// the time a tool or a worker (kWorker: the JVM's own clock) reports for its own work (all passes),
+// when it reports one.
 struct ToolRun {
     unsigned passes = 1;
     double* seconds = nullptr;
@@ -106,7 +107,7 @@ struct Job : CaseValues {
     Latency* latency = nullptr;    // each operation's, record's or file's time, when not null
     FilePart part;                 // kParts
     Operations ops;                // kParamPattern
-    ToolRun tool;                  // kExternal, kRepeats
+    ToolRun tool;                  // kExternal, kRepeats; kWorker (its own time)
     WorkerRun worker;              // kWorker
 };
 

@@ -309,7 +309,8 @@ std::string verdict_counts(const Comparison& c) {
     std::string out = fmt::format("{} case(s) compared: {} slower", c.shared.size(), slower);
     if (c.threshold >= 0) out += fmt::format(" ({} beyond the gate's {:g}%)", c.tripped(), c.threshold * 100);
     out += fmt::format(", {} the same, {} faster", same, faster);
-    if (few > 0) out += fmt::format(", {} without enough samples to tell", few);
+    if (few > 0) out += fmt::format(", {} without a time to compare", few);
+    if (!c.ranks.empty() || !c.options.empty()) out += " (the runs are not alike: see below)";
     return out;
 }
 

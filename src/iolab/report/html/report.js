@@ -615,9 +615,27 @@
         data: [{ x: 1 + cmp.threshold, y: labels[0] }, { x: 1 + cmp.threshold, y: labels[labels.length - 1] }],
         borderColor: CHANGE.slower, borderDash: [6, 4], borderWidth: 2, pointRadius: 0, pointStyle: 'line', indexAxis: 'y',
         order: 0 });
+    // Beyond the gate's threshold, the band where a case's whole interval fails the gate, shaded.
+    let band = 0;
+    const gateBand = {
+      id: 'gate-band',
+      beforeDatasetsDraw: (c) => {
+        if (cmp.threshold < 0) return;
+        const x = c.scales.x.getPixelForValue(1 + cmp.threshold), area = c.chartArea;
+        if (!isFinite(x) || x >= area.right) return;
+        c.ctx.save();
+        c.ctx.fillStyle = CHANGE.slower + '1a';
+        c.ctx.fillRect(Math.max(x, area.left), area.top, area.right - Math.max(x, area.left), area.bottom - area.top);
+        c.ctx.restore();
+        band = 1;
+        drawn.filter((d) => d.chart === c).forEach((d) => { d.band = band; });
+      },
+    };
     chart(parent, 'ratios', cmp.after + ' against ' + cmp.before + ': time ratio per case with its ' + RATIO_CI +
-      ' (green faster, red slower, grey ~)', rowsHeight(rows.length, 26, 90), {
+      ' (green faster, red slower, grey ~' + (cmp.threshold >= 0 ? '; shaded: beyond the gate' : '') + ')',
+      rowsHeight(rows.length, 26, 90), {
       type: 'bar',
+      plugins: [gateBand],
       data: { labels: labels, datasets: datasets },
       options: {
         indexAxis: 'y',
@@ -630,6 +648,8 @@
         plugins: { legend: { position: 'bottom', labels: { usePointStyle: true, filter: (item) => item.text !== 'no change' } } },
       },
     }, rows.length);
+    drawn[drawn.length - 1].meant_band = cmp.threshold >= 0 ? 1 : 0;
+    drawn[drawn.length - 1].band = band;
   }
 
   // The same as a table, the verdicts coloured, then the geometric mean and the cases only one run has.
@@ -731,12 +751,42 @@
         backgroundColor: palette[i % palette.length],
       };
     });
-    chart(parent, 'comparison', 'the cases the runs share: median throughput in each run, MiB/s',
+    // Each bar's whisker: its median's interval, where it has one.
+    let meant = 0, whiskerCount = 0;
+    cmp.runs.forEach((r) => r.values.forEach((v) => { if (v && v.low != null && v.high != null) meant++; }));
+    const whiskers = {
+      id: 'whiskers',
+      afterDatasetsDraw: (c) => {
+        let n = 0;
+        c.ctx.save();
+        c.ctx.strokeStyle = INTERVAL;
+        c.ctx.lineWidth = 1.5;
+        cmp.runs.forEach((r, i) => c.getDatasetMeta(i).data.forEach((bar, j) => {
+          const v = r.values[j];
+          if (!v || v.low == null || v.high == null) return;
+          const x1 = c.scales.x.getPixelForValue(v.low), x2 = c.scales.x.getPixelForValue(v.high), y = bar.y;
+          if (!isFinite(x1) || !isFinite(x2) || !isFinite(y)) return;
+          c.ctx.beginPath();
+          c.ctx.moveTo(x1, y); c.ctx.lineTo(x2, y);
+          c.ctx.moveTo(x1, y - 3); c.ctx.lineTo(x1, y + 3);
+          c.ctx.moveTo(x2, y - 3); c.ctx.lineTo(x2, y + 3);
+          c.ctx.stroke();
+          n++;
+        }));
+        c.ctx.restore();
+        whiskerCount = n;
+        drawn.filter((d) => d.chart === c).forEach((d) => { d.whiskers = n; });
+      },
+    };
+    chart(parent, 'comparison', 'the cases the runs share: median throughput in each run, MiB/s (whiskers: its ' + MEDIAN_CI + ')',
       rowsHeight(cmp.labels.length * cmp.runs.length, 16, 70), {
         type: 'bar',
+        plugins: [whiskers],
         data: { labels: cmp.labels.map((l) => short(l, 60)), datasets: datasets },
         options: { indexAxis: 'y', scales: { x: { beginAtZero: true }, y: { ticks: { autoSkip: cmp.labels.length > 400 } } } },
       }, marks);
+    drawn[drawn.length - 1].meant_whiskers = meant;
+    drawn[drawn.length - 1].whiskers = whiskerCount;
   }
 
   // A table of the report's model; clicking a heading sorts the ranked rows by that column.
