@@ -75,6 +75,11 @@
     return Math.min(extra + perRow * n, 16000);
   }
 
+  // A violin's outline (points x with half-width d) as a closed shape around row i: below, then back above.
+  function violinShape(outline, i) {
+    return outline.map((p) => ({ x: p.x, y: i - p.d })).concat(outline.slice().reverse().map((p) => ({ x: p.x, y: i + p.d })));
+  }
+
   function short(text, n) {
     return text.length > n ? text.slice(0, n - 1) + '…' : text;
   }
@@ -253,7 +258,7 @@
         label: 'density of the samples (violin, cases of ' + VIOLIN_MIN + ' or more)',
         violin: c.label,
         guide: true,
-        data: outline.map((p) => ({ x: p.x, y: i - p.d })).concat(outline.slice().reverse().map((p) => ({ x: p.x, y: i + p.d }))),
+        data: violinShape(outline, i),
         fill: 'shape',
         showLine: true,
         pointRadius: 0,
@@ -695,7 +700,7 @@
         const outline = r[side].violin;
         datasets.push({
           type: 'line', label: name + ': the density of its samples', violin: r.label + ' ' + side, guide: true,
-          data: outline.map((p) => ({ x: p.x, y: i - p.d })).concat(outline.slice().reverse().map((p) => ({ x: p.x, y: i + p.d }))),
+          data: violinShape(outline, i),
           fill: 'shape', showLine: true, pointRadius: 0, borderWidth: 1.5, borderColor: colour, backgroundColor: colour + '26',
           order: 10,
         });
