@@ -316,7 +316,18 @@ int dispatch(const Context& ctx, const CommandLine& c) {
     if (c.suites->parsed()) return list_suites();
     if (c.clean->parsed()) return clean(c.clean_dir, c.clean_kept);
     if (c.tune->parsed()) return tune(c.tune_dir, c.tune_profile, c.tune_smoke, c.tune_quiet);
-    if (c.report->parsed()) return show_reports(c.report_files, c.report_html, c.report_force, c.report_all);
+    if (c.report->parsed() && c.report_history)
+        return history_command(c.report_files, c.report_html, c.report_force,
+                               gate_settings(c.report_threshold, c.report_between, false), !c.report_threshold.empty());
+    if (c.report->parsed()) {
+        if (!c.report_threshold.empty() || !c.report_between.empty())
+            throw InputError(fmt::format("{} is an option of iolab report --history",
+                                         c.report_threshold.empty() ? "--between-runs" : "--fail-if-slower"));
+        if (c.report_files.empty())
+            throw InputError(
+                "iolab report takes result files written by --json (or --history: the baselines kept here)");
+        return show_reports(c.report_files, c.report_html, c.report_force, c.report_all);
+    }
     if (c.compare->parsed())
         return compare_command(c.compare_files, c.compare_baseline,
                                gate_settings(c.compare_threshold, c.compare_between, c.compare_allow_missing),

@@ -136,11 +136,20 @@ void CommandLine::add_tools(CLI::App& app) {
     compare->add_flag("--markdown", compare_md, "Print the comparison as Markdown (a CI job's summary)");
     report =
         app.add_subcommand("report", "Show result files (--json) again, or write them as one HTML report (--html)");
-    report->add_option("files", report_files, "Result files written by --json; several are shown side by side")
-        ->required();
+    report->add_option("files", report_files,
+                       "Result files written by --json; several are shown side by side (with --history: added to the "
+                       "baselines)");
     report->add_option("--html", report_html, "Write one self-contained HTML report with charts to this file");
     report->add_flag("--force", report_force, "Replace an existing --html file");
     report->add_flag("--all", report_all, "Every row of every table, and every warning");
+    report->add_flag("--history", report_history,
+                     "Each case over every baseline kept here (.iolab/baselines) and the files given, in date order");
+    report->add_option("--fail-if-slower", report_threshold,
+                       "With --history: the band around each case's latest median (default 5%); exit 1 when a "
+                       "case's last change is surely slower beyond it");
+    report->add_option("--between-runs", report_between,
+                       "With --history: widen every interval by this spread between runs (default: iolab "
+                       "calibrate's here, else 10%)");
 }
 
 std::string short_usage() {

@@ -31,7 +31,8 @@ struct CommandLine {
     bool calibrate_save = false, calibrate_force = false;
     std::vector<std::string> report_files;
     std::string report_html;
-    bool report_force = false, report_all = false;
+    bool report_force = false, report_all = false, report_history = false;
+    std::string report_threshold, report_between;
 
 private:
     void add_inspecting(CLI::App& app);

@@ -285,6 +285,8 @@ def main():
     ap.add_argument('--results', nargs='*', default=[])
     ap.add_argument('--width', type=int, default=1280, help='the page\'s width in CSS pixels (a narrow one wraps tables)')
     ap.add_argument('--expect-first-chart', help='the kind of the page\'s first chart, with a line of verdicts before it')
+    ap.add_argument('--expect-history-points', type=int,
+                    help='a history page: one chart per case of the result files, each with this many points')
     ap.add_argument('--screenshot')
     ap.add_argument('--screenshot-of', help='with --screenshot: only the first element this CSS selector finds')
     ap.add_argument('--expect-kinds', default='', help='comma list of chart kinds that must be present')
@@ -401,9 +403,9 @@ def main():
         if c['kind'] == 'ranked' and c['largest'] > 0 and c['axis_max'] > 2 * c['largest'] * (1 + 1e-9):
             problems.append('chart "%s" stretches its axis to %g, past twice its largest bar (%g)' %
                             (c['title'], c['axis_max'], c['largest']))
-        if c['kind'] == 'comparison' and c['whiskers'] != c['meant_whiskers']:
+        if c['kind'] in ('comparison', 'history') and c['whiskers'] != c['meant_whiskers']:
             problems.append('chart "%s" drew %d whiskers, meant %d' % (c['title'], c['whiskers'], c['meant_whiskers']))
-        if c['kind'] == 'ratios' and c['band'] != c['meant_band']:
+        if c['kind'] in ('ratios', 'history') and c['band'] != c['meant_band']:
             problems.append('chart "%s" %s the gate\'s band' % (c['title'], 'lacks' if c['meant_band'] else 'draws'))
         if c['kind'] == 'replication' and c['thresholds'] != (c['meant_thresholds'] or 0):
             problems.append('chart "%s" drew %d threshold marks, meant %s' % (c['title'], c['thresholds'], c['meant_thresholds']))
@@ -447,7 +449,20 @@ def main():
     for k in filter(None, args.expect_kinds.split(',')):
         if k not in kinds:
             problems.append('no %s chart (drawn: %s)' % (k, ', '.join(sorted(kinds)) or 'none'))
-    if args.results and charts:
+    if args.expect_history_points is not None:
+        # One chart per case the result files measured (they are of one machine), a point per run.
+        cases = set()
+        for p in args.results:
+            with open(p, encoding='utf-8-sig') as f:
+                cases |= {case_key(c) for c in json.load(f)['cases'] if c['status'] == 'ok'}
+        history = [c for c in charts if c['kind'] == 'history']
+        if len(history) != len(cases):
+            problems.append('%d history charts for the %d cases of the result files' % (len(history), len(cases)))
+        for c in history:
+            if c['marks'] != args.expect_history_points:
+                problems.append('history chart "%s" draws %d points, expected %d' %
+                                (c['title'], c['marks'], args.expect_history_points))
+    elif args.results and charts:
         want = expected_from_results(args.results)
         for kind in ('ranked', 'samples', 'replication', 'distributions'):
             got = sum(c['marks'] for c in charts if c['kind'] == kind)

@@ -57,6 +57,16 @@ $check based.html --results based.json --expect-kinds ratios,order
 "$iolab" report based.json twelve.json --html overlaid.html
 $check overlaid.html --results based.json twelve.json --expect-kinds comparison,ratios,distributions \
   --expect-text 'twelve.json against based.json: 2 case(s) compared:' --expect-count 'section.comparison p.verdicts=1'
+# A history of three runs kept as baselines: a chart per case, each with a point per run, its
+# whiskers and the threshold's band.
+mkdir kept
+for day in one two three; do
+  (cd kept && "$iolab" run -q -s read.chunk,read.mmap-scan --size 1M --buffer 64K --warmup 1 --iterations 12 \
+    --dir "$dir" --save-baseline "$day")
+done
+(cd kept && "$iolab" report --history --html ../history.html)
+$check history.html --results kept/.iolab/baselines/*.json --expect-history-points 3 --expect-kinds history \
+  --expect-text 'the runs, in date order' --expect-count 'canvas[data-kind=history]=2'
 # A baseline comparison of known verdicts (written into a copy of a result file): one case slower
 # beyond a 5 % gate, one faster, one the same, one with too few samples, one without a time; a
 # removed and an added case. Every verdict in its own colour, the tripped row marked, the gate's
@@ -127,4 +137,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://127.0.0.1:9/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://127.0.0.1:9/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 10 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 11 reports drawn and checked; a planted console error and a planted fetch were caught"

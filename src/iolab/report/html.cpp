@@ -305,7 +305,7 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
     for (std::size_t i = 0; i < runs.size(); ++i)
         for (const auto& c : runs[i]->cases) {
             if (!c.ranked()) continue;
-            const std::string key = comparison_label(c);  // as compare_runs matches them: with the size
+            const std::string key = matched_label(c);  // as compare_runs matches them: with the size
             if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
             by_run[i][key] = case_json(c);
         }
@@ -378,21 +378,15 @@ std::string html_escape(const std::string& s) {
 
 }  // namespace
 
-std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names) {
-    json model{{"runs", json::array()}, {"comparison", nullptr}};
-    for (std::size_t i = 0; i < runs.size(); ++i) model["runs"].push_back(run_json(*runs[i], names[i]));
-    if (runs.size() > 1) model["comparison"] = comparison_json(runs, names);
-    std::string title = "iolab";
-    if (runs.size() == 1 && !runs.front()->suite.empty()) title += ": " + runs.front()->suite;
-    // One run: when it was measured ("2026-12-06 01:02 UTC", from its ISO 8601 date).
-    if (const std::string date = runs.size() == 1 ? runs.front()->environment.date : ""; date.size() >= 16)
-        title += fmt::format(", {} {} UTC", date.substr(0, 10), date.substr(11, 5));
-    if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
+namespace {
+
+// The page: the model as JSON, Chart.js, and the script that draws the model (report.js). The
+// policy lets the inline scripts and styles run and forbids every fetch: a report that tried to
+// load anything would fail visibly (and the browser test would see it).
+std::string page(const std::string& title, json model) {
     model["title"] = title;
     model["confidence"] = {{"median", kMedianConfidence}, {"ratio", kRatioConfidence}};
     model["violin_min"] = kViolinMin;
-    // The policy lets the inline scripts and styles run and forbids every fetch: a report
-    // that tried to load anything would fail visibly (and the browser test would see it).
     return fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
@@ -404,6 +398,59 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
         "<script>\n{}</script>\n</body>\n</html>\n",
         html_escape(title), kAsset_report_css, script_safe(model.dump(-1, ' ', false, json::error_handler_t::replace)),
         kAsset_chart_js, kAsset_report_js);
+}
+
+}  // namespace
+
+std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names) {
+    json model{{"runs", json::array()}, {"comparison", nullptr}, {"history", nullptr}};
+    for (std::size_t i = 0; i < runs.size(); ++i) model["runs"].push_back(run_json(*runs[i], names[i]));
+    if (runs.size() > 1) model["comparison"] = comparison_json(runs, names);
+    std::string title = "iolab";
+    if (runs.size() == 1 && !runs.front()->suite.empty()) title += ": " + runs.front()->suite;
+    // One run: when it was measured ("2026-12-06 01:02 UTC", from its ISO 8601 date).
+    if (const std::string date = runs.size() == 1 ? runs.front()->environment.date : ""; date.size() >= 16)
+        title += fmt::format(", {} {} UTC", date.substr(0, 10), date.substr(11, 5));
+    if (runs.size() > 1) title += fmt::format(": {} runs side by side", runs.size());
+    return page(title, std::move(model));
+}
+
+std::string history_to_html(const History& h) {
+    json runs = json::array(), lines = json::array();
+    for (const HistoryRun& r : h.runs)
+        runs.push_back(
+            {{"name", r.name}, {"date", r.date}, {"commit", r.commit}, {"machine", r.machine}, {"partial", r.partial}});
+    for (const HistoryLine& l : h.lines) {
+        json points = json::array();
+        for (const auto& p : l.points)
+            points.push_back(
+                p ? json{{"mib_s", p->mib_s}, {"low", number_or_null(p->low)}, {"high", number_or_null(p->high)}}
+                  : json());
+        json last;
+        if (l.last)
+            last = {{"from", l.from},
+                    {"to", l.to},
+                    {"ratio", number_or_null(l.last->ratio)},
+                    {"low", number_or_null(l.last->low)},
+                    {"high", number_or_null(l.last->high)},
+                    {"change", name_of(kChanges, l.last->change)},
+                    {"beyond", l.beyond}};
+        lines.push_back({{"label", l.label}, {"machine", l.machine}, {"points", points}, {"last", last}});
+    }
+    const json model{{"runs", json::array()},
+                     {"comparison", nullptr},
+                     {"history",
+                      {{"runs", runs},
+                       {"machines", h.machines},
+                       {"lines", lines},
+                       {"threshold", h.gate.threshold},
+                       {"notes", history_lines(h)},
+                       {"run_table", table_json(history_runs_table(h))},
+                       {"changes", table_json(history_changes_table(h))}}}};
+    std::string title = fmt::format("iolab: the history of {} run(s)", h.runs.size());
+    if (!h.runs.empty() && h.runs.front().date.size() >= 10 && h.runs.back().date.size() >= 10)
+        title += fmt::format(", {} to {}", h.runs.front().date.substr(0, 10), h.runs.back().date.substr(0, 10));
+    return page(title, model);
 }
 
 std::string to_html(const Report& report) { return to_html({&report}, {""}); }

@@ -59,6 +59,9 @@ CaseKey key_of(const CaseResult& c) {
     return CaseKey{c.spec.group, c.name(), std::move(params)};
 }
 
+// The high end of an interval that has none, as a result file keeps it.
+constexpr double kNoBound = 1e9;
+
 }  // namespace
 
 std::string comparison_label(const CaseResult& c) {
@@ -66,13 +69,16 @@ std::string comparison_label(const CaseResult& c) {
                        format_compact(c.spec.whole_bytes()));
 }
 
-namespace {
+std::string matched_label(const CaseResult& c) {
+    if (!c.spec.sized) return comparison_label(c);
+    const auto& [group, name, params] = key_of(c);
+    std::string out = group.empty() ? name : group + " " + name;
+    for (const auto& [k, v] : params) out += fmt::format(" {}={}", k, v);
+    return out + " (count sized by time)";
+}
 
-// The high end of an interval that has none, as a result file keeps it.
-constexpr double kNoBound = 1e9;
-
-// A case both runs measured: the ratio of its times per byte, after over before (below 1 the second
-// run is faster; a tool's net time, as ranked), its interval widened by the between-run margin.
+// The ratio of a case's times per byte, after over before (below 1 the second run is faster; a
+// tool's net time, as ranked), its interval widened by the between-run margin.
 CaseChange compare_case(const CaseResult& b, const CaseResult& a, const GateSettings& gate) {
     CaseChange ch{comparison_label(b), b.throughput_mib_s, a.throughput_mib_s, 0, 0, 0, 1, Change::too_few, false};
     const RatioEstimate r = ratio_of(a, b, kRatioConfidence);
@@ -88,6 +94,8 @@ CaseChange compare_case(const CaseResult& b, const CaseResult& a, const GateSett
     ch.tripped = gate.threshold >= 0 && ch.low > 1 + gate.threshold;
     return ch;
 }
+
+namespace {
 
 // Under MPI a case is every rank's work: runs of different rank counts moved different bytes.
 std::string rank_warning(const Report& before, const Report& after) {
@@ -120,10 +128,20 @@ std::string options_warning(const Report& before, const Report& after) {
     return "";
 }
 
-// Runs measured on other machines: what differs of what makes a machine fast (its processors,
-// memory, the scratch folder's filesystem and device). Not the kernel nor the date: a gate is
-// there to catch what those change.
+// Runs measured on other machines: their differences, said beside the verdict.
 std::string machine_warning(const Environment& b, const Environment& a) {
+    const auto differ = machine_differences(b, a);
+    if (differ.empty()) return "";
+    return fmt::format("the runs were measured on other machines: {}; their times differ by more than code",
+                       fmt::join(differ, "; "));
+}
+
+std::string ratio_text(double x) { return x > 0 && x < 0.01 ? fmt::format("{:.3g}", x) : fmt::format("{:.3f}", x); }
+
+}  // namespace
+
+// Not the kernel nor the date: a gate is there to catch what those change.
+std::vector<std::string> machine_differences(const Environment& b, const Environment& a) {
     std::vector<std::string> differ;
     // What either run does not say (an older file, a field left out) is not a difference.
     const auto text = [&](const char* what, const std::string& x, const std::string& y) {
@@ -139,14 +157,8 @@ std::string machine_warning(const Environment& b, const Environment& a) {
         differ.push_back(fmt::format("memory {} against {}", format_size(b.memory_bytes), format_size(a.memory_bytes)));
     text("scratch filesystem", b.fs_type, a.fs_type);
     text("device", b.device_model, a.device_model);
-    if (differ.empty()) return "";
-    return fmt::format("the runs were measured on other machines: {}; their times differ by more than code",
-                       fmt::join(differ, "; "));
+    return differ;
 }
-
-std::string ratio_text(double x) { return x > 0 && x < 0.01 ? fmt::format("{:.3g}", x) : fmt::format("{:.3f}", x); }
-
-}  // namespace
 
 Comparison compare_runs(const Report& before, const Report& after, std::string before_name, std::string after_name,
                         const GateSettings& gate) {

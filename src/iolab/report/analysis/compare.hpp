@@ -17,6 +17,14 @@ Comparison compare_runs(const Report& before, const Report& after, std::string b
 
 // A case as comparisons name it: "group strategy params size=64M".
 std::string comparison_label(const CaseResult& c);
+// A case as runs are matched (its count and size left out where time sized them, which differ from
+// run to run): comparison_label, or "group strategy params (count sized by time)".
+std::string matched_label(const CaseResult& c);
+// One case both runs measured, as compare_runs compares it.
+CaseChange compare_case(const CaseResult& before, const CaseResult& after, const GateSettings& gate);
+// What differs between the machines two runs were measured on, of what makes a machine fast (its
+// processor, cpus, memory, the scratch folder's filesystem and device): "cpus 64 against 2", ...
+std::vector<std::string> machine_differences(const Environment& before, const Environment& after);
 
 Table comparison_table(const Comparison& c);
 // The lines under the table: the geometric mean, the cases in one run only or not compared (at

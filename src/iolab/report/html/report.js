@@ -794,6 +794,104 @@
     drawn[drawn.length - 1].whiskers = whiskerCount;
   }
 
+  // One case over the runs of a history: its median in each run (a point, whiskers its interval),
+  // the line joining the runs of its machine, and the band of the threshold around the latest
+  // median, shaded. Runs without the case are gaps on the axis.
+  function historyChart(parent, h, line, colour) {
+    const runs = h.runs.map((r, i) => '#' + (i + 1) + ' ' + (r.date ? r.date.slice(0, 10) : '') + (r.commit ? ' ' + r.commit.slice(0, 7) : ''));
+    const points = line.points;
+    const latest = points.reduce((a, p) => (p ? p : a), null);
+    const t = h.threshold;
+    const band = latest ? [latest.mib_s / (1 + t), latest.mib_s * (1 + t)] : null;
+    const ends = points.filter((p) => p).flatMap((p) => [p.mib_s, p.low, p.high]).concat(band || []).filter((x) => x != null && x > 0);
+    const lo = lowest(ends), hi = highest(ends);
+    let whiskerCount = 0, bandDrawn = 0;
+    const decorations = {
+      id: 'history-decorations',
+      beforeDatasetsDraw: (c) => {
+        if (!band) return;
+        const y1 = c.scales.y.getPixelForValue(band[1]), y2 = c.scales.y.getPixelForValue(band[0]), area = c.chartArea;
+        if (!isFinite(y1) || !isFinite(y2)) return;
+        c.ctx.save();
+        c.ctx.fillStyle = colour + '22';
+        c.ctx.fillRect(area.left, Math.max(area.top, y1), area.right - area.left, Math.min(area.bottom, y2) - Math.max(area.top, y1));
+        c.ctx.restore();
+        bandDrawn = 1;
+      },
+      afterDatasetsDraw: (c) => {
+        let n = 0;
+        c.ctx.save();
+        c.ctx.strokeStyle = INTERVAL;
+        c.ctx.lineWidth = 1.5;
+        c.getDatasetMeta(0).data.forEach((pt, i) => {
+          const p = points[i];
+          if (!p || p.low == null || p.high == null) return;
+          const y1 = c.scales.y.getPixelForValue(p.low), y2 = c.scales.y.getPixelForValue(p.high), x = pt.x;
+          if (!isFinite(y1) || !isFinite(y2) || !isFinite(x)) return;
+          c.ctx.beginPath();
+          c.ctx.moveTo(x, y1); c.ctx.lineTo(x, y2);
+          c.ctx.moveTo(x - 4, y1); c.ctx.lineTo(x + 4, y1);
+          c.ctx.moveTo(x - 4, y2); c.ctx.lineTo(x + 4, y2);
+          c.ctx.stroke();
+          n++;
+        });
+        c.ctx.restore();
+        whiskerCount = n;
+        drawn.filter((d) => d.chart === c).forEach((d) => { d.whiskers = n; d.band = bandDrawn; });
+      },
+    };
+    const last = line.last;
+    const said = !last ? 'measured once' : last.beyond
+      ? (last.change === 'slower' ? 'slower' : 'faster') + ' beyond ' + Math.round(t * 1000) / 10 + '% at its last change (' + ratio(last.ratio) + ' the time)'
+      : 'last change within ' + Math.round(t * 1000) / 10 + '% (' + ratio(last.ratio) + ' the time)';
+    const marks = points.filter((p) => p).length;
+    chart(parent, 'history', short(line.label, 90) + (h.machines.length > 1 ? ' — machine ' + (line.machine + 1) : '') + ': ' + said +
+      '; median MiB/s in each run, whiskers its ' + MEDIAN_CI + ', shaded ±' + Math.round(t * 1000) / 10 + '% of the latest',
+      220, {
+        type: 'line',
+        plugins: [decorations],
+        data: {
+          labels: runs,
+          datasets: [
+            { label: 'median MiB/s', data: points.map((p) => (p ? p.mib_s : null)),
+              borderColor: colour, backgroundColor: colour, spanGaps: true, pointRadius: 4,
+              pointBackgroundColor: points.map((p, i) => (last && last.beyond && i === last.to ? CHANGE[last.change] : colour)) },
+          ],
+        },
+        options: {
+          scales: {
+            y: { suggestedMin: lo / 1.05, suggestedMax: hi * 1.05, title: { display: true, text: 'MiB/s' } },
+            x: { offset: true, ticks: { maxRotation: 0, autoSkip: true } },
+          },
+          plugins: { legend: { display: false } },
+        },
+      }, marks);
+    const d = drawn[drawn.length - 1];
+    d.meant_whiskers = points.filter((p) => p && p.low != null && p.high != null).length;
+    d.meant_band = band ? 1 : 0;
+    d.whiskers = whiskerCount;
+    d.band = bandDrawn;
+  }
+
+  // Many runs over time: what changed first, then each case's chart, then the runs.
+  function history(h) {
+    const section = el('section', { class: 'history' });
+    root.appendChild(section);
+    // The runs and machines, and how many cases changed, in bold; how a change is told, as a note.
+    h.notes.forEach((n, i) => section.appendChild(el('p', { class: i < h.notes.length - 1 ? 'verdicts' : 'note', text: n })));
+    if (h.changes.rows.length) {
+      section.appendChild(el('h2', { text: h.changes.title }));
+      table(section, h.changes);
+    }
+    section.appendChild(el('h2', { text: 'Each case over the runs' }));
+    const palette = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#319795'];
+    const grid = el('div', { class: 'history-grid' });
+    section.appendChild(grid);
+    for (const line of h.lines) historyChart(grid, h, line, palette[line.machine % palette.length]);
+    section.appendChild(el('h2', { text: h.run_table.title }));
+    table(section, h.run_table);
+  }
+
   // A table of the report's model; clicking a heading sorts the ranked rows by that column.
   function table(parent, t) {
     const head = el('tr', {}, t.columns.map((c) => el('th', { text: c.name, class: c.left ? 'left' : '', tabindex: '0' })));
@@ -905,6 +1003,7 @@
       comparison(box, pair, true);
     }
   }
+  if (model.history) history(model.history);
   for (const r of model.runs) run(r);
   root.appendChild(el('footer', { text: 'Written by iolab. Charts drawn by Chart.js ' + Chart.version + ' (MIT licence), inlined.' }));
   window.iolabReport = drawn;

@@ -1,0 +1,86 @@
+// iolab report --history: every baseline kept here and the result files given, each case's median
+// over them in date order (report/analysis/history.hpp), as text or one HTML page.
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "baseline.hpp"
+#include "common.hpp"
+#include "iolab/core/units.hpp"
+#include "iolab/report/analysis/history.hpp"
+#include "iolab/report/exporter.hpp"
+#include "iolab/report/output_file.hpp"
+#include "iolab/report/read/read.hpp"
+
+namespace iolab::cli {
+
+namespace {
+
+// The result files kept by --save-baseline, by name (none when the folder is not there).
+std::vector<std::string> kept_baselines() {
+    std::vector<std::string> names;
+    const std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(kBaselineFolder), ::closedir);
+    if (!dir) {
+        if (errno == ENOENT) return names;
+        throw InputError(fmt::format("cannot read {}: {}", kBaselineFolder, std::strerror(errno)));
+    }
+    while (const dirent* e = ::readdir(dir.get())) {
+        const std::string name = e->d_name;
+        if (name.size() > 5 && name.ends_with(".json") && name.front() != '.')
+            names.push_back(name.substr(0, name.size() - 5));
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// The same file twice (a baseline also given by its path) is read once.
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat x {
+    }, y{};
+    return ::stat(a.c_str(), &x) == 0 && ::stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+}  // namespace
+
+int history_command(const std::vector<std::string>& files, const std::string& html, bool force, GateSettings gate,
+                    bool gated) {
+    std::vector<std::pair<std::string, std::string>> sources;  // path, name
+    for (const std::string& name : kept_baselines())
+        sources.emplace_back(fmt::format("{}/{}.json", kBaselineFolder, name), "baseline " + name);
+    for (const std::string& f : files) {
+        if (std::any_of(sources.begin(), sources.end(), [&](const auto& s) { return same_file(s.first, f); })) continue;
+        sources.emplace_back(f, f);
+    }
+    if (sources.empty())
+        throw InputError(
+            fmt::format("no runs to draw: {} holds no baseline ('iolab run ... --save-baseline NAME' "
+                        "keeps one) and no result file was given",
+                        kBaselineFolder));
+    std::vector<std::string> inputs;
+    for (const auto& s : sources) inputs.push_back(s.first);
+    if (!html.empty()) check_output_paths({{"--html", html}}, force, inputs);
+    std::vector<Report> reports;
+    reports.reserve(sources.size());
+    for (const auto& s : sources) reports.push_back(read_report_file(s.first));
+    std::vector<std::pair<const Report*, std::string>> runs;
+    for (std::size_t i = 0; i < reports.size(); ++i) runs.emplace_back(&reports[i], sources[i].second);
+    if (gate.threshold < 0) gate.threshold = kHistoryBand;
+    const History h = build_history(runs, gate);
+    if (html.empty()) {
+        const TerminalOptions o = terminal_options(false);
+        fmt::print("{}", render_history(h, o.colour, o.columns));
+    } else {
+        write_file_atomically(html, history_to_html(h), force);
+    }
+    const bool tripped = std::any_of(h.lines.begin(), h.lines.end(),
+                                     [](const HistoryLine& l) { return l.beyond && l.last->change == Change::slower; });
+    return gated && tripped ? 1 : 0;
+}
+
+}  // namespace iolab::cli
