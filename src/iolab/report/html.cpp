@@ -448,8 +448,10 @@ std::string history_to_html(const History& h) {
                        {"run_table", table_json(history_runs_table(h))},
                        {"changes", table_json(history_changes_table(h))}}}};
     std::string title = fmt::format("iolab: the history of {} run(s)", h.runs.size());
-    if (!h.runs.empty() && h.runs.front().date.size() >= 10 && h.runs.back().date.size() >= 10)
-        title += fmt::format(", {} to {}", h.runs.front().date.substr(0, 10), h.runs.back().date.substr(0, 10));
+    if (!h.runs.empty() && h.runs.front().date.size() >= 10 && h.runs.back().date.size() >= 10) {
+        const std::string first = h.runs.front().date.substr(0, 10), last = h.runs.back().date.substr(0, 10);
+        title += first == last ? ", " + first : fmt::format(", {} to {}", first, last);
+    }
     return page(title, model);
 }
 
