@@ -13,6 +13,7 @@
 #include "iolab/harness/runner.hpp"
 #include "iolab/harness/standing.hpp"
 #include "iolab/report/analysis/answer.hpp"
+#include "iolab/report/document.hpp"
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/read/read.hpp"
@@ -872,6 +873,34 @@ TEST(Answer, EachSizeOfFileIsATableOfItsOwn) {
     // One size: one table, named as before.
     EXPECT_EQ(ranked_tables(report_of({timed("read.chunk", 65536, kSteady1)})).front().table.title,
               "read (cache warm, sync none, verify sampled)");
+}
+
+// Several questions are one compact table on a page, a row each: the table, the pick, its figure,
+// the rest of its group by what differs from it, and the pick against the everyday way.
+TEST(Answer, SeveralAreOneCompactTable) {
+    std::vector<double> thirty;
+    for (double t : kSteady1) thirty.push_back(t * 1.3);
+    CaseResult copy = timed("copy.chunk", 65536, kSteady1), copy_tied = timed("copy.pread-chunk", 65536, kSteady1);
+    const Report r = report_of({timed("read.chunk", 4096, kSteady1), timed("read.chunk", 1 << 20, kSteady1),
+                                timed("read.stdio-chunk", 65536, thirty), copy, copy_tied});
+    const Document d = build_document(r);
+    ASSERT_EQ(d.answers.size(), 2u);
+    ASSERT_TRUE(d.sections.front().table);
+    const Table& t = *d.sections.front().table;
+    ASSERT_EQ(t.rows.size(), 2u);
+    EXPECT_EQ(t.columns[4].name, "vs everyday");
+    EXPECT_EQ(t.rows[0].cells, (std::vector<std::string>{"read, 1 MiB, warm", "read.chunk buffer=4K",
+                                                         "1000 MiB/s (980-1020 MiB/s, n=7)", "read.chunk buffer=1M",
+                                                         "1.30x (1.27-1.33) faster than read.stdio-chunk buffer=64K"}));
+    // The other copy strategy at the same buffer is named alone; copy's everyday way did not run.
+    EXPECT_EQ(t.rows[1].cells[3], "copy.pread-chunk");
+    EXPECT_EQ(t.rows[1].cells[4], "not in this table");
+    // The terminal keeps a line each; one question is a line on the page too.
+    EXPECT_EQ(d.sections.front().lines.size(), 2u);
+    EXPECT_FALSE(
+        build_document(report_of({timed("read.chunk", 4096, kSteady1), timed("read.stdio-chunk", 65536, thirty)}))
+            .sections.front()
+            .table);
 }
 
 TEST(Runtimes, EachJvmMethodStandsBesideItsCounterpartOnTheSameWork) {

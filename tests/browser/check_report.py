@@ -146,6 +146,8 @@ INSPECT = r'''
     const value_axis = d.chart.options.indexAxis === 'y' ? d.chart.scales.x : d.chart.scales.y;
     out.push({kind: d.kind, title: d.title, expected: d.marks, marks: marks, ink: ink, guides: guides,
               largest: largest, axis_max: value_axis ? value_axis.max : null,
+              x_axes: Object.values(d.chart.scales).filter((s) => s.axis === 'x').map((s) => s.position),
+              css_height: c.clientHeight,
               pixels: c.width * c.height, width: c.width, height: c.height, violins: violins,
               thresholds: thresholds, meant_thresholds: d.thresholds, meant_violins: d.violins,
               whiskers: d.whiskers || 0, meant_whiskers: d.meant_whiskers || 0, band: d.band || 0,
@@ -403,6 +405,9 @@ def main():
         if c['kind'] == 'ranked' and c['largest'] > 0 and c['axis_max'] > 2 * c['largest'] * (1 + 1e-9):
             problems.append('chart "%s" stretches its axis to %g, past twice its largest bar (%g)' %
                             (c['title'], c['axis_max'], c['largest']))
+        # Taller than a screen: its horizontal axis at the top as well as the bottom.
+        if c['css_height'] > 900 and 'bottom' in c['x_axes'] and 'top' not in c['x_axes']:
+            problems.append('chart "%s" is %d px tall with an axis only at its bottom' % (c['title'], c['css_height']))
         if c['kind'] in ('comparison', 'history') and c['whiskers'] != c['meant_whiskers']:
             problems.append('chart "%s" drew %d whiskers, meant %d' % (c['title'], c['whiskers'], c['meant_whiskers']))
         if c['kind'] in ('ratios', 'history') and c['band'] != c['meant_band']:

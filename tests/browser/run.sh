@@ -27,14 +27,21 @@ $check run.html --results run.json --expect-kinds ranked,samples,order,sweep,tim
   --html sizes.html
 $check sizes.html --results sizes.json --expect-text '4 sizes from 4 KiB to 32 KiB'
 
+# Forty cases: charts taller than a screen, with their axis at the top as well as the bottom.
+"$iolab" run -q -s read.chunk,read.pread-chunk,read.readv,read.stdio-chunk --size 512K --buffer 1K..512K --warmup 0 \
+  --iterations 3 --dir "$dir" --json tall.json --html tall.html
+$check tall.html --results tall.json --expect-kinds ranked,samples
+
 # A sweep over jobs (scale's smoke run): aggregate throughput against the number of jobs.
 "$iolab" run -q scale --smoke --dir "$dir" --json scale.json --html scale.html
 $check scale.html --results scale.json --expect-kinds ranked,samples,jobs,replication
 
-# A suite with findings: the replication chart.
+# A suite with findings: the replication chart first, and its two answers (a read, a copy) as one
+# table.
 "$iolab" run -q --suite-file "$src/tests/browser/findings.toml" --dir "$dir" --json suite.json --html suite.html
 $check suite.html --results suite.json --expect-kinds ranked,samples,sweep,replication \
-  --expect-first-chart replication --expect-text 'finding(s):'
+  --expect-first-chart replication --expect-text 'finding(s):' --expect-count '.answer-table tbody tr=2' \
+  --expect-heading 'vs everyday'
 # The same page on a narrow screen: its tables wrap, but never a verdict ("DOES NOT HOLD").
 $check suite.html --results suite.json --width 480
 
@@ -137,4 +144,4 @@ sed -e 's#<meta http-equiv="Content-Security-Policy"[^>]*>##' \
     -e 's#</body>#<img alt="" src="http://127.0.0.1:9/planted.png"></body>#' run.html > fetch.html
 if out=$($check fetch.html); then echo "a network request went unnoticed"; exit 1; fi
 grep -q 'network request: http://127.0.0.1:9/planted.png' <<<"$out" || { echo "unexpected: $out"; exit 1; }
-echo "browser: 11 reports drawn and checked; a planted console error and a planted fetch were caught"
+echo "browser: 12 reports drawn and checked; a planted console error and a planted fetch were caught"

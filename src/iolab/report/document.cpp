@@ -213,6 +213,8 @@ Document build_document(const Report& report, bool all) {
     if (!d.answers.empty()) {
         Section s{SectionKind::answer, "the answer", {}, {}, {}, SIZE_MAX};
         for (const Answer& a : d.answers) s.lines.push_back(a.text());
+        // Several questions: a page draws them as one compact table (a terminal keeps a line each).
+        if (d.answers.size() > 1) s.table = answer_table(d.answers);
         d.sections.push_back(std::move(s));
     }
     // Against the baseline (--baseline): what changed since, with the gate's verdict.

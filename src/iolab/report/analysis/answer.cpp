@@ -61,17 +61,16 @@ std::string nothing_measured(const RankedTable& t) {
 
 std::string_view everyday_strategy(Family f) { return row_of(f).everyday; }
 
-std::string Answer::text() const {
-    std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";
-    if (winner.empty()) return out + no_winner;
-    const auto rate = [&](double x) {
-        if (item == 0) return format_rate(x);
-        return fmt::format("{} {}/s", format_figure(items_per_s(x, item)), item_name);
-    };
+std::string Answer::rate(double x) const {
+    if (item == 0) return format_rate(x);
+    return fmt::format("{} {}/s", format_figure(items_per_s(x, item)), item_name);
+}
+
+std::string Answer::figure() const {
     const auto n_of = [](std::size_t n, const std::string& v) {
         return fmt::format("{}n={}", v.empty() ? "" : "varies " + v + ", ", n);
     };
-    out += fmt::format("{}, {}", winner, rate(mib_s));
+    std::string out = rate(mib_s);
     if (item > 0 && low > 0 && high > 0) {
         out += fmt::format(" ({}-{}, {})", format_figure(items_per_s(low, item)),
                            format_figure(items_per_s(high, item)), n_of(samples, varies));
@@ -82,20 +81,75 @@ std::string Answer::text() const {
     } else {
         out += fmt::format(" ({})", n_of(samples, varies));
     }
-    if (!tied.empty()) {
-        constexpr std::size_t kNamed = 3;
-        std::vector<std::string> named;
-        for (std::size_t i = 0; i < std::min(kNamed, tied.size()); ++i)
-            named.push_back(
-                fmt::format("{} ({}, {})", tied[i].label, rate(tied[i].mib_s), n_of(tied[i].samples, tied[i].varies)));
-        out += fmt::format("; or any of these, none shown {:g}% slower than another: {}{}", margin * 100,
-                           fmt::join(named, ", "),
-                           tied.size() > kNamed ? fmt::format(" and {} more", tied.size() - kNamed) : "");
-    }
+    return out;
+}
+
+std::string Answer::tied_text(bool figures, const std::string& beside) const {
+    constexpr std::size_t kNamed = 3;
+    // "files.write-io-uring queue=4 files=1000" beside "files.write-threads queue=4 files=1000": its
+    // name and what differs, "files.write-io-uring".
+    const auto named_beside = [&](const std::string& label) {
+        if (beside.empty()) return label;
+        std::vector<std::string> theirs;
+        for (std::size_t at = beside.find(' '); at != std::string::npos; at = beside.find(' ', at + 1))
+            theirs.push_back(beside.substr(at + 1, beside.find(' ', at + 1) - at - 1));
+        std::string out = label.substr(0, label.find(' '));
+        for (std::size_t at = label.find(' '); at != std::string::npos; at = label.find(' ', at + 1)) {
+            const std::string word = label.substr(at + 1, label.find(' ', at + 1) - at - 1);
+            if (std::find(theirs.begin(), theirs.end(), word) == theirs.end()) out += " " + word;
+        }
+        return out;
+    };
+    std::vector<std::string> named;
+    for (std::size_t i = 0; i < std::min(kNamed, tied.size()); ++i)
+        named.push_back(figures ? fmt::format("{} ({}, {}n={})", tied[i].label, rate(tied[i].mib_s),
+                                              tied[i].varies.empty() ? "" : "varies " + tied[i].varies + ", ",
+                                              tied[i].samples)
+                                : named_beside(tied[i].label));
+    return fmt::format("{}{}", fmt::join(named, ", "),
+                       tied.size() > kNamed ? fmt::format(" and {} more", tied.size() - kNamed) : "");
+}
+
+std::string Answer::text() const {
+    std::string out = table + (partial ? " (PARTIAL)" : "") + ": ";
+    if (winner.empty()) return out + no_winner;
+    out += fmt::format("{}, {}", winner, figure());
+    if (!tied.empty())
+        out +=
+            fmt::format("; or any of these, none shown {:g}% slower than another: {}", margin * 100, tied_text(true));
     std::vector<std::string> vs;
     for (const Versus& v : versus) vs.push_back(versus_text(v));
     if (!vs.empty()) out += fmt::format("; {}", fmt::join(vs, ", "));
     return out;
+}
+
+Table answer_table(const std::vector<Answer>& answers) {
+    Table t;
+    t.title = "the answer";
+    t.columns = {{"table", true}, {"pick", true}, {"figure"}, {"tied with", true}, {"vs everyday", true}};
+    for (const Answer& a : answers) {
+        Row row;
+        row.cells = {a.table + (a.partial ? " (PARTIAL)" : ""), a.winner.empty() ? a.no_winner : a.winner};
+        if (!a.winner.empty()) {
+            const auto everyday =
+                std::find_if(a.versus.begin(), a.versus.end(), [](const Versus& v) { return v.role == "everyday"; });
+            row.cells.push_back(a.figure());
+            row.cells.push_back(a.tied.empty() ? "-" : a.tied_text(false, a.winner));
+            // Not beside the answer: the everyday way is the pick, or in its group, or was not measured.
+            const std::string way(everyday_strategy(a.family));
+            const auto is_way = [&](const std::string& label) { return label == way || label.starts_with(way + " "); };
+            row.cells.push_back(
+                everyday != a.versus.end() ? versus_text(*everyday)
+                : is_way(a.winner)         ? "the pick is the everyday way"
+                : std::any_of(a.tied.begin(), a.tied.end(), [&](const Member& m) { return is_way(m.label); })
+                    ? "tied: in the winner group"
+                    : "not in this table");
+        } else {
+            row.cells.insert(row.cells.end(), {"-", "-", "-"});
+        }
+        t.rows.push_back(std::move(row));
+    }
+    return t;
 }
 
 std::vector<Answer> answers(const std::vector<RankedTable>& tables) {

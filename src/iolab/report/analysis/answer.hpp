@@ -45,9 +45,18 @@ struct Answer {
     std::string no_winner;  // why there is no winner: no case could be measured
     bool partial = false;   // the group was cut short by a signal
     std::string text() const;
+    // A figure at the winner's median in its unit: "12.1 GiB/s", "4,210 commits/s".
+    std::string rate(double mib_s) const;
+    // The winner's figure with its interval and samples: "12.1 GiB/s (11.3-13.6 GiB/s, n=30)".
+    std::string figure() const;
+    // The rest of the winner group, the first three by name (with `figures`, each one's): "a, b, c
+    // and 2 more"; `beside` a case's label, each named by what differs from it.
+    std::string tied_text(bool figures, const std::string& beside = "") const;
 };
 
 // One answer for every table of more than one strategy.
 std::vector<Answer> answers(const std::vector<RankedTable>& tables);
+// The answers as one compact table, a row each: table, pick, figure, tied with, vs everyday.
+Table answer_table(const std::vector<Answer>& answers);
 
 }  // namespace iolab

@@ -84,6 +84,9 @@
     return text.length > n ? text.slice(0, n - 1) + '…' : text;
   }
 
+  // A chart taller than this many pixels (a laptop's screen) has its value axis at its top too.
+  const TALL = 900;
+
   // A chart in a box of the given height, added to `parent` before Chart.js draws it.
   function chart(parent, kind, title, height, config, marks) {
     const canvas = el('canvas', { 'data-kind': kind, role: 'img', 'aria-label': title });
@@ -92,6 +95,16 @@
     config.options = config.options || {};
     config.options.plugins = Object.assign({ legend: { position: 'bottom' } }, config.options.plugins);
     const c = new Chart(canvas, config);
+    // Taller than a screen: its value axis again at the top, over the same range, so that a reader
+    // in the middle of it sees one.
+    if (height > TALL && c.scales.x && c.scales.x.position === 'bottom') {
+      const x = c.scales.x, given = (config.options.scales || {}).x || {};
+      config.options.scales = Object.assign({}, config.options.scales, {
+        xTop: { type: x.type, position: 'top', min: x.min, max: x.max, grid: { drawOnChartArea: false },
+          ticks: given.ticks || {}, afterBuildTicks: given.afterBuildTicks } });
+      c.options.scales = config.options.scales;
+      c.update('none');
+    }
     drawn.push({ kind: kind, title: title, marks: marks, chart: c, canvas: canvas });
     return c;
   }
@@ -948,7 +961,13 @@
     for (const b of r.blocks.filter((x) => x.first).concat(r.blocks.filter((x) => !x.first))) {
       if (b.kind === 'answer') {
         section.appendChild(el('h3', { text: 'The answer' }));
-        list(section, b.lines, 'answer');
+        if (b.table) {
+          const box = el('div', { class: 'answer-table' });
+          section.appendChild(box);
+          table(box, b.table);
+        } else {
+          list(section, b.lines, 'answer');
+        }
       } else if (b.kind === 'table') {
         const box = el('section', { class: 'group' });
         section.appendChild(box);
