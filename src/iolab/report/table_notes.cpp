@@ -43,18 +43,6 @@ struct Notes {
     }
 };
 
-// A tool's case in full: its net, process and fixed times, and the time the tool reported itself.
-std::string tool_times(const CaseResult& c) {
-    std::vector<double> own;
-    for (const Sample& smp : c.samples)
-        if (smp.tool_s >= 0) own.push_back(smp.tool_s / smp.passes);
-    const unsigned passes = c.samples.back().passes;
-    return fmt::format("{}: net {}, process {}, fixed {}{}{}", c.spec.label(), format_seconds(c.stats.median),
-                       format_seconds(c.gross.median), format_seconds(c.fixed.median),
-                       own.empty() ? "" : fmt::format(", its own report {}", format_seconds(median(own))),
-                       passes > 1 ? fmt::format(" ({} passes in each run; times are a pass's)", passes) : "");
-}
-
 // One figure a tool: the largest fixed cost among its cases.
 std::vector<std::string> tool_fixed_costs(const std::vector<const CaseResult*>& tools) {
     std::vector<std::string> parts;
@@ -70,14 +58,10 @@ std::vector<std::string> tool_fixed_costs(const std::vector<const CaseResult*>& 
     return parts;
 }
 
-// What "net" means, with every tool case's times (`all`) or each tool's largest fixed cost. A JVM
-// method (a worker strategy) is net of the round trip of an empty request to its worker.
+// What "net" means, with each tool's largest fixed cost; `all` (where the tools' table is drawn
+// too, a row a case with its net, process and fixed times): pointing to that table instead. A JVM method (a worker
+// strategy) is net of the round trip of an empty request to its worker.
 std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
-    std::vector<std::string> parts;
-    if (all)
-        for (const CaseResult* c : tools) parts.push_back(tool_times(*c));
-    else
-        parts = tool_fixed_costs(tools);
     const auto is_worker = [](const CaseResult* c) { return c->spec.strategy->worker(); };
     const bool workers = std::any_of(tools.begin(), tools.end(), is_worker);
     const bool programs = !std::all_of(tools.begin(), tools.end(), is_worker);
@@ -88,8 +72,9 @@ std::string net_note(const std::vector<const CaseResult*>& tools, bool all) {
         : workers ? "a JVM method's time less its fixed cost (the round trip of an empty request to its worker, run "
                     "beside it)"
                   : "a tool's time less its fixed cost (the same command on a one-page input, run beside it)";
-    return fmt::format("net: {}{}: {}{}", what, all ? "" : ", up to", fmt::join(parts, "; "),
-                       all ? "" : "; --all shows each case with the time the tool reports itself");
+    if (all) return fmt::format("net: {}; each case's net, process and fixed times are in the table of tools", what);
+    return fmt::format("net: {}, up to {}; --all shows each case with the time the tool reports itself", what,
+                       fmt::join(tool_fixed_costs(tools), "; "));
 }
 
 }  // namespace

@@ -993,6 +993,15 @@
         section.appendChild(el('h3', { text: b.table.title || b.title }));
         for (const l of b.lines) section.appendChild(el('p', { text: l }));
         table(section, b.table);
+      } else if (b.kind === 'notes') {
+        // Each mark of the tables beside what it means, as a table rather than paragraphs.
+        section.appendChild(el('h3', { text: 'Notes' }));
+        section.appendChild(el('table', { class: 'notes' }, [el('tbody', {}, b.lines.map((line) => {
+          const at = line.indexOf(': ');
+          const [mark, text] = line.startsWith('* ') ? ['*', line.slice(2)]
+            : at > 0 && at <= 16 ? [line.slice(0, at), line.slice(at + 2)] : ['', line];
+          return el('tr', {}, [el('th', { text: mark, class: 'left' }), el('td', { text: text, class: 'left' })]);
+        }))]));
       } else if (b.kind === 'environment') {
         section.appendChild(el('h3', { text: 'Environment' }));
         section.appendChild(el('table', { class: 'environment' },
