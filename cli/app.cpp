@@ -316,6 +316,8 @@ int dispatch(const Context& ctx, const CommandLine& c) {
     if (c.suites->parsed()) return list_suites();
     if (c.clean->parsed()) return clean(c.clean_dir, c.clean_kept);
     if (c.tune->parsed()) return tune(c.tune_dir, c.tune_profile, c.tune_smoke, c.tune_quiet);
+    if (c.report->parsed() && c.report_history && c.report_all)
+        throw InputError("--all is not an option of iolab report --history: its tables hold every case");
     if (c.report->parsed() && c.report_history)
         return history_command(c.report_files, c.report_html, c.report_force,
                                gate_settings(c.report_threshold, c.report_between, false), !c.report_threshold.empty());

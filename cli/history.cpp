@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -64,7 +65,14 @@ int history_command(const std::vector<std::string>& files, const std::string& ht
                         kBaselineFolder));
     std::vector<std::string> inputs;
     for (const auto& s : sources) inputs.push_back(s.first);
-    if (!html.empty()) check_output_paths({{"--html", html}}, force, inputs);
+    if (!html.empty()) {
+        check_output_paths({{"--html", html}}, force, inputs);
+        // Every file there is read as a run: a page there would stop every later history.
+        const std::string folder = std::filesystem::path(html).parent_path().string();
+        if (same_file(folder.empty() ? "." : folder, kBaselineFolder))
+            throw InputError(one_line(fmt::format(
+                "invalid --html '{}': {} holds the kept baselines, each read as a run", html, kBaselineFolder)));
+    }
     std::vector<Report> reports;
     reports.reserve(sources.size());
     for (const auto& s : sources) reports.push_back(read_report_file(s.first));
@@ -74,13 +82,15 @@ int history_command(const std::vector<std::string>& files, const std::string& ht
     const History h = build_history(runs, gate);
     if (html.empty()) {
         const TerminalOptions o = terminal_options(false);
-        fmt::print("{}", render_history(h, o.colour, o.columns));
+        fmt::print("{}", render_history(h, o.colour, o.columns, gated));
     } else {
-        write_file_atomically(html, history_to_html(h), force);
+        write_file_atomically(html, history_to_html(h, gated), force);
+        // The gate's verdict is said where a CI job reads it, the page or not.
+        if (gated)
+            for (const std::string& l : history_lines(h, true))
+                if (l.starts_with("REGRESSION") || l.starts_with("the gate")) fmt::print("{}\n", l);
     }
-    const bool tripped = std::any_of(h.lines.begin(), h.lines.end(),
-                                     [](const HistoryLine& l) { return l.beyond && l.last->change == Change::slower; });
-    return gated && tripped ? 1 : 0;
+    return gated && h.gate_failed() ? 1 : 0;
 }
 
 }  // namespace iolab::cli

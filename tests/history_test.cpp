@@ -7,6 +7,8 @@
 
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "iolab/core/scratch.hpp"
 #include "iolab/report/analysis/compare.hpp"
 #include "iolab/report/analysis/history.hpp"
@@ -90,7 +92,7 @@ TEST(History, EachCaseIsALineOfItsMediansInDateOrder) {
     // One run: nothing to compare, said.
     const History once = build_history({{&first, "a.json"}}, band(0.05));
     EXPECT_FALSE(once.lines[0].last);
-    EXPECT_EQ(history_lines(once)[1], "no case was measured in two runs on one machine: nothing changed to compare");
+    EXPECT_EQ(history_lines(once)[1], "no case was compared in two runs on one machine: nothing changed to tell");
 }
 
 // A last change wholly beyond the threshold is listed, slower or faster; one within it, or an
@@ -102,19 +104,20 @@ TEST(History, ALastChangeBeyondTheThresholdIsListed) {
     const HistoryLine &chunk = line_of(h, "read.chunk buffer=64K size=1M"),
                       &pread = line_of(h, "read.pread-chunk buffer=64K size=1M"),
                       &copy = line_of(h, "copy.chunk buffer=64K size=1M");
-    EXPECT_TRUE(chunk.beyond);
+    EXPECT_TRUE(chunk.beyond());
     EXPECT_EQ(chunk.last->change, Change::slower);
     EXPECT_NEAR(chunk.last->ratio, 1.5, 1e-6);
-    EXPECT_TRUE(pread.beyond);
+    EXPECT_TRUE(pread.beyond());
     EXPECT_EQ(pread.last->change, Change::faster);
-    EXPECT_FALSE(copy.beyond);  // doubled from a to b, the same from b to c
+    EXPECT_FALSE(copy.beyond());  // doubled from a to b, the same from b to c
     const Table t = history_changes_table(h);
     ASSERT_EQ(t.rows.size(), 2u);
     EXPECT_EQ(t.rows[0].cells[0], "slower beyond 5%");
     EXPECT_EQ(t.rows[0].cells[1], "read.chunk buffer=64K size=1M");
     EXPECT_EQ(t.rows[0].cells[2], "#2 to #3");
     EXPECT_EQ(t.rows[1].cells[0], "faster beyond 5%");
-    EXPECT_EQ(history_lines(h)[1], "2 of 3 case(s) changed beyond 5% at their last change");
+    EXPECT_EQ(history_lines(h)[1], "2 of 3 case(s) compared changed beyond 5% at their last change");
+    EXPECT_EQ(change_text(copy, 0.05), "within 5%");
     // A threshold of 60 % holds both changes.
     const History wide = build_history({{&a, "a"}, {&b, "b"}, {&c, "c"}}, band(0.6));
     EXPECT_TRUE(history_changes_table(wide).rows.empty());
@@ -140,7 +143,7 @@ TEST(History, MachinesAreNeverJoinedOnOneLine) {
     ASSERT_TRUE(ours.last);
     EXPECT_EQ(ours.from, 0u);
     EXPECT_EQ(ours.to, 2u);
-    EXPECT_FALSE(ours.beyond);
+    EXPECT_FALSE(ours.beyond());
     const auto said = history_lines(h);
     EXPECT_EQ(said[0].find("3 run(s) from 2026-12-01 10:00 to 2026-12-03 10:00 UTC, on 2 machines"), 0u) << said[0];
     EXPECT_EQ(said[2], "machine 2: 64 cpus AMD EPYC, 24 GiB, tmpfs");
@@ -150,6 +153,118 @@ TEST(History, MachinesAreNeverJoinedOnOneLine) {
     kernel.environment.kernel = "6.18";
     kernel.environment.memory_bytes -= 40ull << 20;
     EXPECT_EQ(build_history({{&here, "a"}, {&kernel, "c"}}, band(0.05)).machines.size(), 1u);
+}
+
+// A run that does not say what its machine is joins no other: without it a 64-cpu run's halved
+// times would be a change of two runs of one machine. A run joins a machine only when it differs
+// from none of that machine's runs, whatever their order.
+TEST(History, ARunThatDoesNotDescribeItsMachineJoinsNone) {
+    Report bare = run_on("2026-12-01T10:00:00Z", 1, 1), here = run_on("2026-12-02T10:00:00Z", 1, 1),
+           big = run_on("2026-12-03T10:00:00Z", 0.5, 0.5);
+    bare.environment = Environment{};
+    bare.environment.date = "2026-12-01T10:00:00Z";
+    big.environment.cpus = 64;
+    const History h = build_history({{&bare, "a"}, {&here, "b"}, {&big, "c"}}, band(0.05));
+    ASSERT_EQ(h.machines.size(), 3u);
+    EXPECT_EQ(h.machines[0], "a machine the run does not describe");
+    for (const HistoryLine& l : h.lines) EXPECT_FALSE(l.last) << l.label;
+    EXPECT_TRUE(h.gate_failed());  // nothing of the latest run's machine to compare
+    std::vector<Report> gib;
+    for (const std::uint64_t g : {100, 104, 108}) {
+        gib.push_back(run_on(fmt::format("2026-12-0{}T10:00:00Z", gib.size() + 1), 1, 1));
+        gib.back().environment.memory_bytes = g << 30;
+    }
+    for (const auto& order : {std::vector<std::size_t>{0, 1, 2}, std::vector<std::size_t>{1, 0, 2}}) {
+        std::vector<std::pair<const Report*, std::string>> given;
+        for (std::size_t i : order) given.emplace_back(&gib[i], "r");
+        if (order[0] == 1) gib[1].environment.date = "2026-11-30T10:00:00Z";
+        EXPECT_EQ(build_history(given, band(0.05)).machines.size(), 2u);
+    }
+}
+
+// A change is beyond the threshold, within it, or not told apart from it, by its whole interval;
+// one without a time to compare is none of them and is not counted as compared.
+TEST(History, AChangeIsToldOnlyByItsWholeInterval) {
+    Report a = run_on("2026-12-01T10:00:00Z", 1, 1), b = run_on("2026-12-02T10:00:00Z", 1, 1);
+    // read.chunk: three samples a side, twice as slow: an interval too wide to tell from 5%.
+    a.cases[0] = test::timed_case("read.chunk", {1e-3, 1.3e-3, 0.7e-3});
+    b.cases[0] = test::timed_case("read.chunk", {2e-3, 1.2e-3, 2.9e-3});
+    // read.pread-chunk: no time in the second run.
+    b.cases[1] = test::timed_case("read.pread-chunk", {1e-3});
+    b.cases[1].throughput_mib_s = 0;
+    b.cases[1].stats.median = 0;
+    const History h = build_history({{&a, "a"}, {&b, "b"}}, band(0.05));
+    const HistoryLine& chunk = line_of(h, "read.chunk buffer=64K size=1M");
+    ASSERT_TRUE(chunk.last);
+    EXPECT_EQ(chunk.against, Against::untold) << chunk.last->low << " " << chunk.last->high;
+    EXPECT_EQ(change_text(chunk, 0.05), "not told apart from 5%");
+    EXPECT_EQ(change_text(line_of(h, "copy.chunk buffer=64K size=1M"), 0.05), "within 5%");
+    const HistoryLine& pread = line_of(h, "read.pread-chunk buffer=64K size=1M");
+    ASSERT_TRUE(pread.last);
+    EXPECT_EQ(pread.against, Against::none);
+    EXPECT_EQ(change_text(pread, 0.05), "no time to compare");
+    EXPECT_EQ(history_lines(h)[1], "no case's last change went beyond 5% (2 compared)");
+}
+
+// Runs of other MPI rank counts moved other amounts of work: each count is a line of its own.
+TEST(History, RunsOfOtherRankCountsAreOtherLines) {
+    Report one = run_on("2026-12-01T10:00:00Z", 1, 1), four = run_on("2026-12-02T10:00:00Z", 4, 4);
+    four.environment.hosts = {"a", "b", "c", "d"};
+    const History h = build_history({{&one, "a"}, {&four, "b"}}, band(0.05));
+    EXPECT_EQ(h.lines.size(), 6u);
+    EXPECT_EQ(h.lines[3].label, "read.chunk buffer=64K size=1M (cache warm, sync none, verify sampled, 4 MPI ranks)");
+    for (const HistoryLine& l : h.lines) EXPECT_FALSE(l.last) << l.label;
+}
+
+// Dates are ISO 8601, put in UTC before they are ordered; anything else is refused, naming it.
+TEST(History, DatesAreOrderedInUtcAndAnythingElseIsRefused) {
+    const Report late = run_on("2026-12-05T23:30:00Z", 1, 1), early = run_on("2026-12-06T01:00:00+02:00", 1, 1);
+    const History h = build_history({{&late, "late"}, {&early, "early"}}, band(0.05));
+    EXPECT_EQ(h.runs[0].name, "early");
+    EXPECT_EQ(h.runs[0].date, "2026-12-05 23:00");
+    Report bad = run_on("2026-12-05T23:30:00Z", 1, 1);
+    for (const char* date : {"yesterday", "2026-12-05", "2026-13-05T10:00:00Z", "2026-12-05T10:00:00", "12345"}) {
+        bad.environment.date = date;
+        try {
+            (void)build_history({{&late, "late"}, {&bad, "bad.json"}}, band(0.05));
+            ADD_FAILURE() << date;
+        } catch (const InputError& e) {
+            EXPECT_EQ(std::string(e.what()), fmt::format("invalid date '{}' in bad.json: expected ISO 8601 in UTC or "
+                                                         "with an offset (2026-12-06T01:02:03Z)",
+                                                         date));
+        }
+    }
+    // Undated runs come first, said.
+    Report undated = run_on("2026-12-05T23:30:00Z", 1, 1);
+    undated.environment.date.clear();
+    const History u = build_history({{&late, "late"}, {&undated, "old"}}, band(0.05));
+    EXPECT_EQ(u.runs[0].name, "old");
+    EXPECT_NE(history_lines(u)[0].find("from 2026-12-05 23:30 to 2026-12-05 23:30 UTC (1 undated, put first)"),
+              std::string::npos)
+        << history_lines(u)[0];
+}
+
+// As a gate, only the latest run's machine is judged, on the changes that end in its latest run: a
+// case slower long ago does not fail it forever, one no longer measured does, and so does a latest
+// run with nothing to compare.
+TEST(History, TheGateJudgesTheLatestRun) {
+    const Report a = run_on("2026-12-01T10:00:00Z", 1, 1), slow = run_on("2026-12-02T10:00:00Z", 2, 1),
+                 same = run_on("2026-12-03T10:00:00Z", 2, 1), gone = run_on("2026-12-04T10:00:00Z", 2, 1, 0);
+    const History stale = build_history({{&a, "a"}, {&slow, "b"}, {&same, "c"}}, band(0.05));
+    EXPECT_FALSE(stale.gate_failed());
+    const History tripped = build_history({{&a, "a"}, {&slow, "b"}}, band(0.05));
+    EXPECT_TRUE(tripped.gate_failed());
+    EXPECT_EQ(tripped.tripped, std::vector<std::string>{"read.chunk buffer=64K size=1M"});
+    EXPECT_NE(history_lines(tripped, true)[2].find("REGRESSION: 1 case(s) slower beyond 5% in b: read.chunk"),
+              std::string::npos);
+    const History missing = build_history({{&a, "a"}, {&same, "c"}, {&gone, "d"}}, band(0.05));
+    EXPECT_TRUE(missing.gate_failed());
+    EXPECT_EQ(missing.missing, std::vector<std::string>{"copy.chunk buffer=64K size=1M: measured in c and not in d"});
+    Report elsewhere = run_on("2026-12-05T10:00:00Z", 1, 1);
+    elsewhere.environment.cpus = 64;
+    const History nothing = build_history({{&a, "a"}, {&same, "c"}, {&elsewhere, "e"}}, band(0.05));
+    EXPECT_FALSE(nothing.gated);
+    EXPECT_TRUE(nothing.gate_failed());
 }
 
 // A case measured under other options (cache cold against warm) is another line, which names them.

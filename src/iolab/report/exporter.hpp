@@ -28,8 +28,9 @@ std::string to_trace(const Report& report);     // trace.cpp: Chrome trace of th
 // html.cpp: one self-contained page with charts; several runs (named) side by side.
 std::string to_html(const Report& report);
 std::string to_html(const std::vector<const Report*>& runs, const std::vector<std::string>& names);
-// html.cpp: the history of many runs (analysis/history.hpp): each case's median over the runs.
-std::string history_to_html(const History& h);
+// html.cpp: the history of many runs (analysis/history.hpp): each case's median over the runs;
+// `gated`: with the gate's verdict on the latest run.
+std::string history_to_html(const History& h, bool gated);
 // terminal.cpp: what `iolab run` prints (not a file: coloured when stdout is a terminal).
 struct TerminalOptions {
     bool colour = false;

@@ -415,7 +415,7 @@ std::string to_html(const std::vector<const Report*>& runs, const std::vector<st
     return page(title, std::move(model));
 }
 
-std::string history_to_html(const History& h) {
+std::string history_to_html(const History& h, bool gated) {
     json runs = json::array(), lines = json::array();
     for (const HistoryRun& r : h.runs)
         runs.push_back(
@@ -434,7 +434,8 @@ std::string history_to_html(const History& h) {
                     {"low", number_or_null(l.last->low)},
                     {"high", number_or_null(l.last->high)},
                     {"change", name_of(kChanges, l.last->change)},
-                    {"beyond", l.beyond}};
+                    {"beyond", l.beyond()},
+                    {"said", change_text(l, h.gate.threshold)}};
         lines.push_back({{"label", l.label}, {"machine", l.machine}, {"points", points}, {"last", last}});
     }
     const json model{{"runs", json::array()},
@@ -444,7 +445,8 @@ std::string history_to_html(const History& h) {
                        {"machines", h.machines},
                        {"lines", lines},
                        {"threshold", h.gate.threshold},
-                       {"notes", history_lines(h)},
+                       {"band", fmt::format("{:g}%", 100 * h.gate.threshold)},
+                       {"notes", history_lines(h, gated)},
                        {"run_table", table_json(history_runs_table(h))},
                        {"changes", table_json(history_changes_table(h))}}}};
     std::string title = fmt::format("iolab: the history of {} run(s)", h.runs.size());

@@ -5,6 +5,7 @@
 // line), and each line's last change (its latest run against the one before it on that machine)
 // tested against a threshold as the gate tests it (compare.hpp).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ namespace iolab {
 
 struct HistoryRun {
     std::string name;         // "baseline main", "new.json"
-    std::string date;         // ISO 8601, as the run says it ("" in a file without one)
+    std::string date;         // when it was measured, in UTC: "2026-12-06 01:02" ("" in a file without one)
     std::string commit;       // iolab's, as the run says it
     std::size_t machine = 0;  // index in History::machines
     std::size_t cases = 0;    // ranked cases
@@ -29,6 +30,10 @@ struct HistoryPoint {
     double mib_s = 0, low = 0, high = 0;
 };
 
+// Where a line's last change lies against the threshold t: its whole widened interval beyond 1+t
+// or below 1/(1+t), wholly within them, or neither (not told apart from the band).
+enum class Against { none, beyond, within, untold };
+
 struct HistoryLine {
     std::string label;  // as comparisons match cases (matched_label)
     std::size_t machine = 0;
@@ -37,8 +42,9 @@ struct HistoryLine {
     // (both indices in runs); none where the line has one point.
     std::optional<CaseChange> last;
     std::size_t from = 0, to = 0;
-    // Its whole widened interval lies beyond the threshold, slower or faster.
-    bool beyond = false;
+    Against against = Against::none;  // none: no last change, or one without a time to compare
+    bool beyond() const { return against == Against::beyond; }
+    bool slower_beyond() const { return beyond() && last->change == Change::slower; }
 };
 
 struct History {
@@ -46,22 +52,34 @@ struct History {
     std::vector<std::string> machines;  // each described: "2 cpus Intel Xeon ..., 24 GiB, ext4 on ..."
     std::vector<HistoryLine> lines;     // in the order first met
     GateSettings gate;                  // its threshold bounds the band; its margin widens the intervals
+    // As a gate (--fail-if-slower), of the latest run's machine: the lines whose last change ends in
+    // its latest run and is slower beyond the threshold; the cases its run before measured and its
+    // latest did not; and whether any change ended in the latest run at all.
+    std::vector<std::string> tripped, missing;
+    bool gated = false;
+    // The gate fails: a case tripped it or went missing, nothing ended in the latest run to test, or
+    // the latest run was cut short.
+    bool gate_failed() const;
 };
 
 // The runs (each with its name), put in date order and read case by case. `gate.threshold` >= 0.
+// InputError for a run whose date is neither ISO 8601 nor absent.
 History build_history(const std::vector<std::pair<const Report*, std::string>>& runs, const GateSettings& gate);
 
+// "slower beyond 5%", "faster beyond 5%", "within 5%", "not told apart from 5%", "no time to
+// compare", or "-" without a last change.
+std::string change_text(const HistoryLine& l, double threshold);
 // The runs as a table: #, date, commit, machine, cases, name.
 Table history_runs_table(const History& h);
-// The lines whose last change went beyond the threshold (either way): case, machine, runs, MiB/s
-// before and after, time ratio, interval, change.
+// The lines whose last change went beyond the threshold (either way): change, case, machine, runs,
+// MiB/s before and after, time ratio, interval.
 Table history_changes_table(const History& h);
-// Every line: its median in each run, and its last change.
-Table history_lines_table(const History& h);
+// Every line: its median in each of the latest `most` runs, and its last change.
+Table history_lines_table(const History& h, std::size_t most = SIZE_MAX);
 // What the tables need said: how many runs and machines, how many cases changed beyond the threshold,
-// and last how a change is told (the band, the margin and its source).
-std::vector<std::string> history_lines(const History& h);
-// All of it as text for a terminal.
-std::string render_history(const History& h, bool colour, std::size_t columns);
+// the gate's verdict where asked (`gated`), and last how a change is told (the band, the margin).
+std::vector<std::string> history_lines(const History& h, bool gated = false);
+// All of it as text for a terminal `columns` wide (0: no limit).
+std::string render_history(const History& h, bool colour, std::size_t columns, bool gated = false);
 
 }  // namespace iolab

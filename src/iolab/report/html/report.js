@@ -808,39 +808,42 @@
   }
 
   // One case over the runs of a history: its median in each run (a point, whiskers its interval),
-  // the line joining the runs of its machine, and the band of the threshold around the latest
-  // median, shaded. Runs without the case are gaps on the axis.
+  // the line joining the runs of its machine that measured it (a gap where one did not), and the
+  // band of the threshold around the latest median, shaded.
   function historyChart(parent, h, line, colour) {
-    const runs = h.runs.map((r, i) => '#' + (i + 1) + ' ' + (r.date ? r.date.slice(0, 10) : '') + (r.commit ? ' ' + r.commit.slice(0, 7) : ''));
+    // Two lines a label: the run and commit, then its date.
+    const runs = h.runs.map((r, i) => ['#' + (i + 1) + (r.commit ? ' ' + r.commit.slice(0, 7) : ''), r.date ? r.date.slice(0, 10) : 'undated']);
     const points = line.points;
     const latest = points.reduce((a, p) => (p ? p : a), null);
     const t = h.threshold;
     const band = latest ? [latest.mib_s / (1 + t), latest.mib_s * (1 + t)] : null;
     const ends = points.filter((p) => p).flatMap((p) => [p.mib_s, p.low, p.high]).concat(band || []).filter((x) => x != null && x > 0);
     const lo = lowest(ends), hi = highest(ends);
+    const last = line.last;
+    const flagged = (i) => last && last.beyond && i === last.to;
     let whiskerCount = 0, bandDrawn = 0;
     const decorations = {
       id: 'history-decorations',
+      // The band, then the whiskers, under the points.
       beforeDatasetsDraw: (c) => {
-        if (!band) return;
-        const y1 = c.scales.y.getPixelForValue(band[1]), y2 = c.scales.y.getPixelForValue(band[0]), area = c.chartArea;
-        if (!isFinite(y1) || !isFinite(y2)) return;
+        const area = c.chartArea;
         c.ctx.save();
-        c.ctx.fillStyle = colour + '22';
-        c.ctx.fillRect(area.left, Math.max(area.top, y1), area.right - area.left, Math.min(area.bottom, y2) - Math.max(area.top, y1));
-        c.ctx.restore();
-        bandDrawn = 1;
-      },
-      afterDatasetsDraw: (c) => {
+        if (band) {
+          const y1 = c.scales.y.getPixelForValue(band[1]), y2 = c.scales.y.getPixelForValue(band[0]);
+          if (isFinite(y1) && isFinite(y2)) {
+            c.ctx.fillStyle = colour + '22';
+            c.ctx.fillRect(area.left, Math.max(area.top, y1), area.right - area.left, Math.min(area.bottom, y2) - Math.max(area.top, y1));
+            bandDrawn = 1;
+          }
+        }
         let n = 0;
-        c.ctx.save();
-        c.ctx.strokeStyle = INTERVAL;
         c.ctx.lineWidth = 1.5;
         c.getDatasetMeta(0).data.forEach((pt, i) => {
           const p = points[i];
           if (!p || p.low == null || p.high == null) return;
           const y1 = c.scales.y.getPixelForValue(p.low), y2 = c.scales.y.getPixelForValue(p.high), x = pt.x;
           if (!isFinite(y1) || !isFinite(y2) || !isFinite(x)) return;
+          c.ctx.strokeStyle = flagged(i) ? CHANGE[last.change] : INTERVAL;
           c.ctx.beginPath();
           c.ctx.moveTo(x, y1); c.ctx.lineTo(x, y2);
           c.ctx.moveTo(x - 4, y1); c.ctx.lineTo(x + 4, y1);
@@ -853,28 +856,26 @@
         drawn.filter((d) => d.chart === c).forEach((d) => { d.whiskers = n; d.band = bandDrawn; });
       },
     };
-    const last = line.last;
-    const said = !last ? 'measured once' : last.beyond
-      ? (last.change === 'slower' ? 'slower' : 'faster') + ' beyond ' + Math.round(t * 1000) / 10 + '% at its last change (' + ratio(last.ratio) + ' the time)'
-      : 'last change within ' + Math.round(t * 1000) / 10 + '% (' + ratio(last.ratio) + ' the time)';
+    const said = !last ? 'measured in one run here' : last.said + (last.ratio != null ? ' at its last change (' + ratio(last.ratio) + ' the time)' : '');
     const marks = points.filter((p) => p).length;
     chart(parent, 'history', short(line.label, 90) + (h.machines.length > 1 ? ' — machine ' + (line.machine + 1) : '') + ': ' + said +
-      '; median MiB/s in each run, whiskers its ' + MEDIAN_CI + ', shaded ±' + Math.round(t * 1000) / 10 + '% of the latest',
-      220, {
+      '; median MiB/s in each run, whiskers its ' + MEDIAN_CI + ', shaded ±' + h.band + ' of the latest',
+      240, {
         type: 'line',
         plugins: [decorations],
         data: {
           labels: runs,
           datasets: [
             { label: 'median MiB/s', data: points.map((p) => (p ? p.mib_s : null)),
-              borderColor: colour, backgroundColor: colour, spanGaps: true, pointRadius: 4,
-              pointBackgroundColor: points.map((p, i) => (last && last.beyond && i === last.to ? CHANGE[last.change] : colour)) },
+              borderColor: colour, backgroundColor: colour, spanGaps: false, pointRadius: points.map((p, i) => (flagged(i) ? 6 : 4)),
+              pointBackgroundColor: points.map((p, i) => (flagged(i) ? CHANGE[last.change] : colour)),
+              pointBorderColor: points.map((p, i) => (flagged(i) ? CHANGE[last.change] : colour)) },
           ],
         },
         options: {
           scales: {
             y: { suggestedMin: lo / 1.05, suggestedMax: hi * 1.05, title: { display: true, text: 'MiB/s' } },
-            x: { offset: true, ticks: { maxRotation: 0, autoSkip: true } },
+            x: { offset: true, ticks: { maxRotation: 0, autoSkip: h.runs.length > 12 } },
           },
           plugins: { legend: { display: false } },
         },
