@@ -49,9 +49,9 @@ void save_baseline(const std::string& name, const std::string& json, bool force)
 // iolab compare: BEFORE AFTER, or AFTER against --baseline; 1 when the gate tripped.
 int compare_command(const std::vector<std::string>& files, const std::string& baseline, const GateSettings& gate,
                     bool markdown);
-// iolab report --history: each case over every baseline kept here and the result files given,
-// printed or (html) written; `gate.threshold` < 0: kHistoryBand. 1 when `gated` and a case's last
-// change was surely slower beyond the threshold.
+// iolab report --history: each case over every baseline kept here and the result files given
+// (files of the same text read once), printed or (html) written; `gate.threshold` < 0:
+// kHistoryBand. With `gated`, 1 when the gate fails on the latest run (History::gate_failed).
 inline constexpr double kHistoryBand = 0.05;
 int history_command(const std::vector<std::string>& files, const std::string& html, bool force, GateSettings gate,
                     bool gated);

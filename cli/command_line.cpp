@@ -145,8 +145,9 @@ void CommandLine::add_tools(CLI::App& app) {
     report->add_flag("--history", report_history,
                      "Each case over every baseline kept here (.iolab/baselines) and the files given, in date order");
     report->add_option("--fail-if-slower", report_threshold,
-                       "With --history: the band around each case's latest median (default 5%); exit 1 when a "
-                       "case's last change is surely slower beyond it");
+                       "With --history: the band around each case's latest median (default 5%), and a gate on the "
+                       "latest run: exit 1 when a case is surely slower beyond it than in its run before, or is "
+                       "missing, or nothing could be compared");
     report->add_option("--between-runs", report_between,
                        "With --history: widen every interval by this spread between runs (default: iolab "
                        "calibrate's here, else 10%)");

@@ -13,6 +13,7 @@
 
 #include "baseline.hpp"
 #include "common.hpp"
+#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/report/analysis/history.hpp"
 #include "iolab/report/exporter.hpp"
@@ -67,17 +68,25 @@ int history_command(const std::vector<std::string>& files, const std::string& ht
     for (const auto& s : sources) inputs.push_back(s.first);
     if (!html.empty()) {
         check_output_paths({{"--html", html}}, force, inputs);
-        // Every file there is read as a run: a page there would stop every later history.
+        // Every *.json there is read as a run: none is written there, whatever its name.
         const std::string folder = std::filesystem::path(html).parent_path().string();
         if (same_file(folder.empty() ? "." : folder, kBaselineFolder))
             throw InputError(one_line(fmt::format(
                 "invalid --html '{}': {} holds the kept baselines, each read as a run", html, kBaselineFolder)));
     }
+    // A run kept as a baseline and also written by --json is two files of the same text: one run.
     std::vector<Report> reports;
+    std::vector<std::string> names, texts;
     reports.reserve(sources.size());
-    for (const auto& s : sources) reports.push_back(read_report_file(s.first));
+    for (const auto& [path, name] : sources) {
+        const auto text = read_text_file(path);
+        if (text && std::find(texts.begin(), texts.end(), *text) != texts.end()) continue;
+        reports.push_back(read_report_file(path));
+        names.push_back(name);
+        texts.push_back(text ? *text : std::string());
+    }
     std::vector<std::pair<const Report*, std::string>> runs;
-    for (std::size_t i = 0; i < reports.size(); ++i) runs.emplace_back(&reports[i], sources[i].second);
+    for (std::size_t i = 0; i < reports.size(); ++i) runs.emplace_back(&reports[i], names[i]);
     if (gate.threshold < 0) gate.threshold = kHistoryBand;
     const History h = build_history(runs, gate);
     if (html.empty()) {

@@ -223,7 +223,8 @@ TEST(History, DatesAreOrderedInUtcAndAnythingElseIsRefused) {
     EXPECT_EQ(h.runs[0].name, "early");
     EXPECT_EQ(h.runs[0].date, "2026-12-05 23:00");
     Report bad = run_on("2026-12-05T23:30:00Z", 1, 1);
-    for (const char* date : {"yesterday", "2026-12-05", "2026-13-05T10:00:00Z", "2026-12-05T10:00:00", "12345"}) {
+    for (const char* date : {"yesterday", "2026-12-05", "2026-13-05T10:00:00Z", "2026-12-05T10:00:00", "12345",
+                             "2026-02-31T10:00:00Z", "2026-12-05T10:00:60Z", "2026-12-05T10:00:00+25:00"}) {
         bad.environment.date = date;
         try {
             (void)build_history({{&late, "late"}, {&bad, "bad.json"}}, band(0.05));
@@ -265,6 +266,15 @@ TEST(History, TheGateJudgesTheLatestRun) {
     const History nothing = build_history({{&a, "a"}, {&same, "c"}, {&elsewhere, "e"}}, band(0.05));
     EXPECT_FALSE(nothing.gated);
     EXPECT_TRUE(nothing.gate_failed());
+    // A latest run a signal stopped fails it, said.
+    Report cut = run_on("2026-12-05T10:00:00Z", 2, 1);
+    cut.partial = true;
+    const History stopped = build_history({{&a, "a"}, {&same, "c"}, {&cut, "cut"}}, band(0.05));
+    EXPECT_TRUE(stopped.gated);
+    EXPECT_TRUE(stopped.tripped.empty() && stopped.missing.empty());
+    EXPECT_TRUE(stopped.gate_failed());
+    const auto said = history_lines(stopped, true);
+    EXPECT_NE(std::find(said.begin(), said.end(), "the gate fails: a signal stopped cut"), said.end());
 }
 
 // A case measured under other options (cache cold against warm) is another line, which names them.
@@ -304,8 +314,22 @@ TEST(History, TheCommandReadsTheKeptBaselinesAndTheFilesGiven) {
     EXPECT_EQ(slow.status, 1) << slow.out << slow.err;
     EXPECT_NE(slow.out.find("slower beyond 5%  read.chunk buffer=64K size=1M"), std::string::npos) << slow.out;
     // Without --fail-if-slower the band is 5% and the exit 0.
-    EXPECT_EQ(run_cli("report --history slow.json --between-runs 0", dir.path()).status, 0);
+    const auto ungated = run_cli("report --history slow.json --between-runs 0", dir.path());
+    EXPECT_EQ(ungated.status, 0);
+    EXPECT_NE(ungated.out.find("1 of 3 case(s) compared changed beyond 5% at their last change"), std::string::npos)
+        << ungated.out;
+    EXPECT_EQ(ungated.out.find("the gate"), std::string::npos) << ungated.out;
     EXPECT_EQ(run_cli("report --history slow.json --fail-if-slower 60% --between-runs 0", dir.path()).status, 0);
+    // A page with the gate: its verdict said where a CI job reads it.
+    const auto gated_page =
+        run_cli("report --history slow.json --fail-if-slower 5% --between-runs 0 --html g.html", dir.path());
+    EXPECT_EQ(gated_page.status, 1);
+    EXPECT_EQ(gated_page.out.find("REGRESSION: 1 case(s) slower beyond 5% in slow.json: read.chunk"), 0u)
+        << gated_page.out;
+    // The same run kept and written by --json: two files of one text, one run.
+    write(dir.file("tuesday-again.json"), run_on("2026-12-02T10:00:00Z", 1, 1));
+    const auto twice = run_cli("report --history tuesday-again.json", dir.path());
+    EXPECT_NE(twice.out.find("2 run(s) from"), std::string::npos) << twice.out;
     const auto page = run_cli("report --history slow.json --html h.html", dir.path());
     ASSERT_EQ(page.status, 0) << page.err;
     const std::string html = slurp(dir.file("h.html"));

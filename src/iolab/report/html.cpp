@@ -305,7 +305,7 @@ json comparison_json(const std::vector<const Report*>& runs, const std::vector<s
     for (std::size_t i = 0; i < runs.size(); ++i)
         for (const auto& c : runs[i]->cases) {
             if (!c.ranked()) continue;
-            const std::string key = matched_label(c);  // as compare_runs matches them: with the size
+            const std::string key = matched_label(c);  // as compare_runs matches them (matched_label)
             if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
             by_run[i][key] = case_json(c);
         }
@@ -445,7 +445,7 @@ std::string history_to_html(const History& h, bool gated) {
                        {"machines", h.machines},
                        {"lines", lines},
                        {"threshold", h.gate.threshold},
-                       {"band", fmt::format("{:g}%", 100 * h.gate.threshold)},
+                       {"band", percent(h.gate.threshold)},
                        {"notes", history_lines(h, gated)},
                        {"run_table", table_json(history_runs_table(h))},
                        {"changes", table_json(history_changes_table(h))}}}};

@@ -49,7 +49,7 @@ std::optional<std::int64_t> epoch_of(const std::string& d) {
                s = digits(17, 2);
     if (!y || !mo || !da || !h || !mi || !s || d.size() < 20 || d[4] != '-' || d[7] != '-' ||
         (d[10] != 'T' && d[10] != ' ') || d[13] != ':' || d[16] != ':' || *mo < 1 || *mo > 12 || *da < 1 || *da > 31 ||
-        *h > 23 || *mi > 59 || *s > 60)
+        *h > 23 || *mi > 59 || *s > 59)
         return std::nullopt;
     std::size_t at = 19;
     if (d[at] == '.') {
@@ -72,7 +72,12 @@ std::optional<std::int64_t> epoch_of(const std::string& d) {
     tm.tm_hour = *h;
     tm.tm_min = *mi;
     tm.tm_sec = *s;
-    return static_cast<std::int64_t>(::timegm(&tm)) - offset;
+    const std::time_t t = ::timegm(&tm);
+    // A day the month does not have (2026-02-31) comes back as another.
+    std::tm back{};
+    ::gmtime_r(&t, &back);
+    if (back.tm_mday != *da || back.tm_mon != *mo - 1) return std::nullopt;
+    return static_cast<std::int64_t>(t) - offset;
 }
 
 // "2026-12-06 01:02", in UTC.
@@ -83,8 +88,6 @@ std::string utc_minute(std::int64_t epoch) {
     return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                        tm.tm_min);
 }
-
-std::string percent(double fraction) { return fmt::format("{:g}%", 100 * fraction); }
 
 std::string interval_text(const CaseChange& c) {
     return c.ratio > 0 ? fmt::format("[{:.3f}, {:.3f}]", c.low, c.high) : "-";
@@ -161,6 +164,8 @@ void judge_latest(History& h) {
 }
 
 }  // namespace
+
+std::string percent(double fraction) { return fmt::format("{:g}%", 100 * fraction); }
 
 bool History::gate_failed() const {
     return !tripped.empty() || !missing.empty() || !gated || (!runs.empty() && runs.back().partial);
@@ -345,8 +350,10 @@ std::vector<std::string> history_lines(const History& h, bool gated) {
             out.push_back(fmt::format("the gate fails: {} case(s) not measured in the latest run: {}", h.missing.size(),
                                       fmt::join(h.missing, "; ")));
         if (!h.gated)
-            out.push_back(fmt::format(
-                "the gate fails: no case of {} has a run before it on its machine to compare with", latest));
+            out.push_back(
+                fmt::format("the gate fails: no case of {} was compared with a run before it on its machine "
+                            "(none measured it there under the same options, or none with a time)",
+                            latest));
         if (h.runs.back().partial) out.push_back(fmt::format("the gate fails: a signal stopped {}", latest));
         if (!h.gate_failed())
             out.push_back(fmt::format("the gate passes: no case of {} is slower beyond {} than in its run before",

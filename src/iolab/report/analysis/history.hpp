@@ -66,6 +66,8 @@ struct History {
 // InputError for a run whose date is neither ISO 8601 nor absent.
 History build_history(const std::vector<std::pair<const Report*, std::string>>& runs, const GateSettings& gate);
 
+// A fraction as the history says it: 0.05 is "5%", 0.0004 "0.04%".
+std::string percent(double fraction);
 // "slower beyond 5%", "faster beyond 5%", "within 5%", "not told apart from 5%", "no time to
 // compare", or "-" without a last change.
 std::string change_text(const HistoryLine& l, double threshold);

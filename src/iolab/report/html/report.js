@@ -807,20 +807,22 @@
     drawn[drawn.length - 1].whiskers = whiskerCount;
   }
 
-  // One case over the runs of a history: its median in each run (a point, whiskers its interval),
-  // the line joining the runs of its machine that measured it (a gap where one did not), and the
-  // band of the threshold around the latest median, shaded.
+  // One case over the runs of its machine in a history: its median in each run (a point, whiskers
+  // its interval), the line joining them (a gap where a run did not measure it), and the band of
+  // the threshold around the latest median, shaded.
   function historyChart(parent, h, line, colour) {
-    // Two lines a label: the run and commit, then its date.
-    const runs = h.runs.map((r, i) => ['#' + (i + 1) + (r.commit ? ' ' + r.commit.slice(0, 7) : ''), r.date ? r.date.slice(0, 10) : 'undated']);
-    const points = line.points;
+    // The runs of its machine only, two lines a label: the run and commit, then its date.
+    const mine = h.runs.map((r, i) => i).filter((i) => h.runs[i].machine === line.machine);
+    const runs = mine.map((i) => ['#' + (i + 1) + (h.runs[i].commit ? ' ' + h.runs[i].commit.slice(0, 7) : ''),
+      h.runs[i].date ? h.runs[i].date.slice(0, 10) : 'undated']);
+    const points = mine.map((i) => line.points[i]);
     const latest = points.reduce((a, p) => (p ? p : a), null);
     const t = h.threshold;
     const band = latest ? [latest.mib_s / (1 + t), latest.mib_s * (1 + t)] : null;
     const ends = points.filter((p) => p).flatMap((p) => [p.mib_s, p.low, p.high]).concat(band || []).filter((x) => x != null && x > 0);
     const lo = lowest(ends), hi = highest(ends);
     const last = line.last;
-    const flagged = (i) => last && last.beyond && i === last.to;
+    const flagged = (k) => last && last.beyond && mine[k] === last.to;
     let whiskerCount = 0, bandDrawn = 0;
     const decorations = {
       id: 'history-decorations',
@@ -856,7 +858,7 @@
         drawn.filter((d) => d.chart === c).forEach((d) => { d.whiskers = n; d.band = bandDrawn; });
       },
     };
-    const said = !last ? 'measured in one run here' : last.said + (last.ratio != null ? ' at its last change (' + ratio(last.ratio) + ' the time)' : '');
+    const said = !last ? 'measured in one run here' : last.said + (last.ratio != null ? ' at its last change (time ratio ' + ratio(last.ratio) + ')' : '');
     const marks = points.filter((p) => p).length;
     chart(parent, 'history', short(line.label, 90) + (h.machines.length > 1 ? ' — machine ' + (line.machine + 1) : '') + ': ' + said +
       '; median MiB/s in each run, whiskers its ' + MEDIAN_CI + ', shaded ±' + h.band + ' of the latest',
