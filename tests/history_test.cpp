@@ -21,13 +21,7 @@ namespace {
 using test::run_cli;
 using test::slurp;
 
-// 12 samples of 1 MiB whose times are `scale` times a fixed spread (no two equal).
-CaseResult case_of(const char* name, double scale) {
-    std::vector<double> walls;
-    for (double w : {1.000, 1.012, 0.991, 1.021, 0.983, 1.005, 1.016, 0.996, 1.009, 0.987, 1.003, 1.025})
-        walls.push_back(w * scale * 1e-3);
-    return test::timed_case(name, walls);
-}
+CaseResult case_of(const char* name, double scale) { return test::spread_case(name, scale); }
 
 // A run of this machine on `date` of read.chunk and read.pread-chunk scaled as given, and copy.chunk
 // unless `copy` is 0.

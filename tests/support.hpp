@@ -47,6 +47,14 @@ inline CaseResult timed_case(const char* name, const std::vector<double>& walls)
     return c;
 }
 
+// A case of 12 samples of 1 MiB whose times are `scale` times a fixed spread (no two equal).
+inline CaseResult spread_case(const char* name, double scale) {
+    std::vector<double> walls;
+    for (double w : {1.000, 1.012, 0.991, 1.021, 0.983, 1.005, 1.016, 0.996, 1.009, 0.987, 1.003, 1.025})
+        walls.push_back(w * scale * 1e-3);
+    return timed_case(name, walls);
+}
+
 struct CliResult {
     int status = -1;
     std::string out;

@@ -20,7 +20,7 @@ cd "$dir"
 "$iolab" run -q -s read.chunk,read.cat,copy.chunk,copy.pipelined-threads,copy.io-uring --size 1M --buffer 4K,64K,256K \
   --warmup 1 --iterations 6 --timeline --dir "$dir" --json run.json --html run.html
 $check run.html --results run.json --expect-kinds ranked,samples,order,sweep,timeline --expect-sortable \
-  --expect-heading "fixed cost" --expect-count 'table.notes=1'
+  --expect-heading "fixed cost" --expect-count 'table.notes=1' --expect-count 'table.legend-notes=1'
 
 # A run of four sizes: its title names their range, not each (each table names its own).
 "$iolab" run -q -s read.chunk --size 4K,8K,16K,32K --buffer 4K --warmup 1 --iterations 3 --dir "$dir" --json sizes.json \

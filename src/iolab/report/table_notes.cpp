@@ -100,12 +100,14 @@ Table tools_table(const Report& report) {
                      std::to_string(c.samples.back().passes)};
         t.rows.push_back(std::move(row));
     }
+    // A column each, in its order.
     t.notes = {
+        "net: a pass of the work, the process less the fixed cost (a tool that does its work in several passes, fio "
+        "--loops, is timed per pass), the time that is ranked",
         "fixed cost: a tool's whole process on a one-page input (its start-up and set-up), or a JVM method's round "
-        "trip of an empty request to its worker, measured in the same round; fixed share: of the process's time; "
-        "net: a pass of the work, the process less the fixed cost (a tool that does its work in several passes, "
-        "fio --loops, is timed per pass), the time that is ranked; own report: the time the tool printed for a "
-        "pass (fio's runtime, dd's summary)"};
+        "trip of an empty request to its worker, measured in the same round",
+        "fixed share: of the process's time",
+        "own report: the time the tool printed for a pass (fio's runtime, dd's summary)"};
     return t;
 }
 

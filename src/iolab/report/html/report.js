@@ -946,7 +946,26 @@
       });
     });
     parent.appendChild(el('table', { class: 'sortable' }, [el('thead', {}, [head]), body]));
-    for (const n of t.notes || []) parent.appendChild(el('p', { class: 'note', text: n }));
+    notes(parent, t.notes || [], 'legend-notes');
+  }
+
+  // A note's mark and what it says: "n/a: the I/O ..." is ["n/a", "the I/O ..."], "* byte-at-a-time
+  // ..." ["*", "byte-at-a-time ..."]; a note without a short mark has none.
+  function markOf(line) {
+    const at = line.indexOf(': ');
+    return line.startsWith('* ') ? ['*', line.slice(2)] : at > 0 && at <= 16 ? [line.slice(0, at), line.slice(at + 2)] : ['', line];
+  }
+
+  // Notes that each define a mark or a term (every one, or `always`), as a table of the two; others
+  // as paragraphs.
+  function notes(parent, lines, cls, always) {
+    const split = lines.map(markOf);
+    if (!lines.length || !(always || split.every(([mark]) => mark))) {
+      for (const n of lines) parent.appendChild(el('p', { class: 'note', text: n }));
+      return;
+    }
+    parent.appendChild(el('table', { class: cls }, [el('tbody', {}, split.map(([mark, text]) =>
+      el('tr', {}, [el('th', { text: mark, class: 'left' }), el('td', { text: text, class: 'left' })])))]));
   }
 
   function list(parent, items, cls) {
@@ -999,12 +1018,7 @@
       } else if (b.kind === 'notes') {
         // Each mark of the tables beside what it means, as a table rather than paragraphs.
         section.appendChild(el('h3', { text: 'Notes' }));
-        section.appendChild(el('table', { class: 'notes' }, [el('tbody', {}, b.lines.map((line) => {
-          const at = line.indexOf(': ');
-          const [mark, text] = line.startsWith('* ') ? ['*', line.slice(2)]
-            : at > 0 && at <= 16 ? [line.slice(0, at), line.slice(at + 2)] : ['', line];
-          return el('tr', {}, [el('th', { text: mark, class: 'left' }), el('td', { text: text, class: 'left' })]);
-        }))]));
+        notes(section, b.lines, 'notes', true);
       } else if (b.kind === 'environment') {
         section.appendChild(el('h3', { text: 'Environment' }));
         section.appendChild(el('table', { class: 'environment' },
