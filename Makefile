@@ -10,6 +10,9 @@ FUZZ_SECONDS ?= 30
 # The tests whose code runs threads (the pipelined copy, io_uring with its kernel workers,
 # forks, the throttle shared by threads, several jobs at once, ranks): run again under ThreadSanitizer.
 THREADED_TESTS ?= Durable|Pipelined|QueueDepths|Forks|Throttle|FaultMatrix|Interrupt|Jobs|Team|Library
+# Matched by a name and run by one thread: Export.TheLargestRunOfManyJobs... writes and reads back
+# the largest result file, which took 860 s of its 900 s under ThreadSanitizer here (ASan runs it).
+TSAN_SKIPPED ?= ^Export[.]
 
 .PHONY: all deps build run test fuzz fuzz-build fuzz-run clean
 all: build
@@ -35,7 +38,7 @@ test: deps
 	  ctest --output-on-failure -j$(JOBS)
 	@cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DIOLAB_WERROR=ON -DIOLAB_SANITIZE=thread >/dev/null
 	@cmake --build $(TSAN_BUILD) -j$(JOBS) --target iolab_tests iolab
-	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -R '$(THREADED_TESTS)'
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j$(JOBS) -R '$(THREADED_TESTS)' -E '$(TSAN_SKIPPED)'
 	@$(MAKE) --no-print-directory fuzz-run
 	IOLAB_BIN=$(TEST_BUILD)/iolab ./bench/peers --smoke --out $(TEST_BUILD)/performance-smoke.md
 
