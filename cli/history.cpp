@@ -13,7 +13,6 @@
 
 #include "baseline.hpp"
 #include "common.hpp"
-#include "iolab/core/text_file.hpp"
 #include "iolab/core/units.hpp"
 #include "iolab/report/analysis/history.hpp"
 #include "iolab/report/exporter.hpp"
@@ -41,7 +40,7 @@ std::vector<std::string> kept_baselines() {
     return names;
 }
 
-// The same file twice (a baseline also given by its path) is read once.
+// Two names of one file or folder.
 bool same_file(const std::string& a, const std::string& b) {
     struct stat x {
     }, y{};
@@ -55,10 +54,7 @@ int history_command(const std::vector<std::string>& files, const std::string& ht
     std::vector<std::pair<std::string, std::string>> sources;  // path, name
     for (const std::string& name : kept_baselines())
         sources.emplace_back(fmt::format("{}/{}.json", kBaselineFolder, name), "baseline " + name);
-    for (const std::string& f : files) {
-        if (std::any_of(sources.begin(), sources.end(), [&](const auto& s) { return same_file(s.first, f); })) continue;
-        sources.emplace_back(f, f);
-    }
+    for (const std::string& f : files) sources.emplace_back(f, f);
     if (sources.empty())
         throw InputError(
             fmt::format("no runs to draw: {} holds no baseline ('iolab run ... --save-baseline NAME' "
@@ -74,16 +70,17 @@ int history_command(const std::vector<std::string>& files, const std::string& ht
             throw InputError(one_line(fmt::format(
                 "invalid --html '{}': {} holds the kept baselines, each read as a run", html, kBaselineFolder)));
     }
-    // A run kept as a baseline and also written by --json is two files of the same text: one run.
+    // One file given twice (a baseline also given by its path), or a run kept as a baseline and also
+    // written by --json, is one text: one run.
     std::vector<Report> reports;
     std::vector<std::string> names, texts;
     reports.reserve(sources.size());
     for (const auto& [path, name] : sources) {
-        const auto text = read_text_file(path);
-        if (text && std::find(texts.begin(), texts.end(), *text) != texts.end()) continue;
-        reports.push_back(read_report_file(path));
+        std::string text = read_result_text(path);
+        if (std::find(texts.begin(), texts.end(), text) != texts.end()) continue;
+        reports.push_back(read_report_json(text, path));
         names.push_back(name);
-        texts.push_back(text ? *text : std::string());
+        texts.push_back(std::move(text));
     }
     std::vector<std::pair<const Report*, std::string>> runs;
     for (std::size_t i = 0; i < reports.size(); ++i) runs.emplace_back(&reports[i], names[i]);

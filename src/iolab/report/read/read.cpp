@@ -395,10 +395,14 @@ Report read_report_json(std::string_view text, const std::string& origin) {
     return r;
 }
 
+std::string read_result_text(const std::string& path) {
+    return read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFileBytes);
+}
+
 Report read_report_file(const std::string& path) {
     // A run of many cases at --iterations 10000 writes tens of MiB; reading one takes at most about
     // 3 times its size (docs/safety.md).
-    return read_report_json(read_text_file_or_throw<ResultFormatError>(path, "the file", kMaxResultFileBytes), path);
+    return read_report_json(read_result_text(path), path);
 }
 
 }  // namespace iolab

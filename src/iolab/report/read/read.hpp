@@ -19,6 +19,8 @@ struct ResultFormatError : InputError {
 Report read_report_json(std::string_view text, const std::string& origin);
 // The largest result file read back (docs/safety.md).
 inline constexpr std::uint64_t kMaxResultFileBytes = 256ull << 20;
+// A result file's text, at most kMaxResultFileBytes (ResultFormatError otherwise, naming it).
+std::string read_result_text(const std::string& path);
 Report read_report_file(const std::string& path);
 
 }  // namespace iolab
