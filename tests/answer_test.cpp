@@ -380,16 +380,6 @@ Strategy fake(const char* name, std::uint64_t ns, double spread) {
     return s;
 }
 
-// A racing test's fake clock (the fake strategies advance it) and scratch folder.
-struct FakeRun {
-    test::FakeClock clock;
-    ScratchDir dir;
-    FakeRun() {
-        g_clock = &clock;
-        g_runs = 0;
-    }
-};
-
 CaseSpec empty_read(const Strategy& s) {
     CaseSpec c;
     c.strategy = &s;
@@ -398,13 +388,27 @@ CaseSpec empty_read(const Strategy& s) {
     return c;
 }
 
+// A racing test's fake clock (the fake strategies advance it) and scratch folder.
+struct FakeRun {
+    test::FakeClock clock;
+    ScratchDir dir;
+    FakeRun() {
+        g_clock = &clock;
+        g_runs = 0;
+    }
+    // One group of these cases raced with the default options for budget_s, the clock from 0;
+    // held and holds as run_group takes them.
+    std::vector<CaseResult> race(const std::vector<CaseSpec>& specs, double budget_s,
+                                 const std::vector<bool>& held = {}, const HoldFn& holds = {}) {
+        clock.t = 0;
+        return run_group(specs, RunOptions{}, dir, clock, {}, held, holds, budget_s);
+    }
+};
+
 TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
-    RunOptions opts;
-    const double budget_s = 100;  // far more than it needs
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);  // far more than it needs
     ASSERT_EQ(r.size(), 2u);
     // The slow one, four times as slow: too close for the envelope of one or two samples (25x, 8.5x),
     // shown slower at the third look (beyond 2.5x, the envelope of three, and the 10 % margin).
@@ -412,31 +416,25 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
     EXPECT_EQ(r[1].samples.size(), 3u);
     // The fast one, alone in its table then, goes on until it is precise.
     EXPECT_EQ(r[0].stopped, StopReason::precise) << to_string(r[0].stopped);
-    EXPECT_LT(clock.t, 1'000'000'000u);
+    EXPECT_LT(run.clock.t, 1'000'000'000u);
 }
 
 // Thirty times as slow: beyond the envelope of one sample, it stops after its first.
 TEST(Racing, AFarSlowerCaseStopsAfterItsFirstSample) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 30'000'000, 0.02);
-    RunOptions opts;
-    const double budget_s = 100;
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);
     EXPECT_EQ(r[1].stopped, StopReason::clearly_slower);
     EXPECT_EQ(r[1].samples.size(), 1u);
 }
 
 TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
-    RunOptions opts;
-    const double budget_s = 0.2;
-    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto r = run.race({empty_read(a), empty_read(b)}, 0.2);
     for (const auto& c : r) {
         EXPECT_EQ(c.stopped, StopReason::run_budget);
-        EXPECT_GE(clock.t, 200'000'000u);
+        EXPECT_GE(run.clock.t, 200'000'000u);
     }
     // ±50 % spread: never within ±10 %; both in the winner group all the same.
     EXPECT_FALSE(r[0].stable);
@@ -448,13 +446,9 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
 // may spend only four times what the table's other open cases spent (the median of them).
 TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
                    slow = fake("read.slow", 10'000'000, 0.02);
-    RunOptions opts;
-    const double budget_s = 0.5;
-    const auto r = run_group({empty_read(a), empty_read(b), empty_read(slow)}, opts, dir, clock, {},
-                             {false, false, true}, {}, budget_s);
+    const auto r = run.race({empty_read(a), empty_read(b), empty_read(slow)}, 0.5, {false, false, true});
     ASSERT_EQ(r.size(), 3u);
     // After its sixth sample it has spent 60 ms against the others' 6 ms (5 is the fewest its own
     // budget may stop).
@@ -469,12 +463,9 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
 // at one of them.
 TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
     FakeRun run;
-    auto& [clock, dir] = run;
     // Half as slow again, each ±30 %: not told apart beyond the margin with a few samples a side.
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'500'000, 0.3);
-    RunOptions opts;
-    const double budget_s = 100;
-    const auto r = run_group({empty_read(fast), empty_read(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);
     ASSERT_EQ(r.size(), 2u);
     ASSERT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
     const std::size_t n = r[1].samples.size();
@@ -485,13 +476,10 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
 // A group whose time is spent before a case's first sample: the case is skipped, saying why.
 TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
-    RunOptions opts;
     // The warm-ups (20 ms) are outside the budget; the first sample of the first case measured
     // (10 ms) spends it all, and the other case is not reached.
-    const double budget_s = 0.001;
-    const auto r = run_group({empty_read(a), empty_read(b)}, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto r = run.race({empty_read(a), empty_read(b)}, 0.001);
     ASSERT_EQ(r.size(), 2u);
     int skipped = 0;
     for (const auto& c : r) {
@@ -564,18 +552,15 @@ CaseSpec in_group(const Strategy& s) {
 // fair share (a third case, not in the finding, makes the table's median spend small).
 TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     FakeRun run;
-    auto& [clock, dir] = run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 400'000'000, 0.3),
                    other = fake("read.other", 1'000'000, 0.3);
     RunOptions opts;
-    const double budget_s = 60;
     const Suite suite = one_finding(100, opts);
     Judge judge(suite);
     std::vector<FindingResult> said;
     judge.on_decided = [&](const FindingResult& f) { said.push_back(f); };
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-    const auto r = run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {},
-                             {true, true, false}, holds, budget_s);
+    const auto r = run.race({in_group(fast), in_group(slow), in_group(other)}, 60, {true, true, false}, holds);
     ASSERT_EQ(said.size(), 1u);
     EXPECT_EQ(said[0].verdict, Verdict3::holds);
     // Three samples a side are too few (the envelope of three is 2.5x wide: 400 / 1.3 * 0.7 / 2.5
@@ -598,13 +583,10 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     EXPECT_EQ(w[0].verdict, Verdict3::inconclusive);
     EXPECT_EQ(w[0].look, 0u);
     // The same group held to the end (the rule without looks): the slow case runs on.
-    clock.t = 0;
-    const auto held = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, {}, budget_s);
+    const auto held = run.race({in_group(fast), in_group(slow)}, 60, {true, true});
     EXPECT_GT(held[1].samples.size(), 16u);
     // And without the looks, with the third case, its fair share stops it at 6 samples.
-    clock.t = 0;
-    const auto fair = run_group({in_group(fast), in_group(slow), in_group(other)}, opts, dir, clock, {},
-                                {true, true, false}, {}, budget_s);
+    const auto fair = run.race({in_group(fast), in_group(slow), in_group(other)}, 60, {true, true, false});
     EXPECT_EQ(fair[1].samples.size(), 6u);
     EXPECT_EQ(fair[1].stopped, StopReason::case_budget);
 }
@@ -620,16 +602,14 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
     for (const double spread : {0.15, 0.005}) {
         SCOPED_TRACE(spread);
         FakeRun run;
-        auto& [clock, dir] = run;
         const Strategy fast = fake("read.fast", 1'000'000, spread), slow = fake("read.slow", 2'000'000, spread);
         RunOptions opts;
-        const double budget_s = 0.4;
         const Suite suite = one_finding(2, opts);
         Judge judge(suite);
         std::size_t decided = 0;
         judge.on_decided = [&](const FindingResult&) { ++decided; };
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-        const auto r = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {true, true}, holds, budget_s);
+        const auto r = run.race({in_group(fast), in_group(slow)}, 0.4, {true, true}, holds);
         EXPECT_EQ(decided, 0u);
         EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
         EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
@@ -642,8 +622,7 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
         EXPECT_LT(v[0].low, 2);
         EXPECT_GE(v[0].high, 2);
         if (spread > 0.01) continue;
-        clock.t = 0;
-        const auto free = run_group({in_group(fast), in_group(slow)}, opts, dir, clock, {}, {}, {}, budget_s);
+        const auto free = run.race({in_group(fast), in_group(slow)}, 0.4);
         EXPECT_EQ(free[0].stopped, StopReason::precise) << to_string(free[0].stopped);
         EXPECT_LT(free[0].samples.size(), r[0].samples.size());
     }
@@ -654,17 +633,15 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
 // ones go on until their finding is decided, and then the group ends, long before its budget.
 TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     FakeRun run;
-    auto& [clock, dir] = run;
     // ±15 %: never precise; the two cases beside the finding's are never told apart.
     const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 3'000'000, 0.15),
                    other = fake("read.other", 1'000'000, 0.15), near = fake("read.near", 1'050'000, 0.15);
     RunOptions opts;
-    const double budget_s = 60;
     const Suite suite = one_finding(1.5, opts);  // 3x against 1.5x: decided at a look
     Judge judge(suite);
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
     const std::vector<CaseSpec> specs{in_group(fast), in_group(slow), in_group(other), in_group(near)};
-    const auto r = run_group(specs, opts, dir, clock, {}, {true, true, false, false}, holds, budget_s);
+    const auto r = run.race(specs, 60, {true, true, false, false}, holds);
     EXPECT_EQ(judge.decided(), 1u);
     for (const std::size_t i : {2u, 3u}) {
         EXPECT_EQ(r[i].samples.size(), kPlacedSamples) << i;
@@ -672,10 +649,9 @@ TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     }
     EXPECT_GT(r[0].samples.size(), kPlacedSamples);  // held until the look that decided it
     for (const auto& c : r) EXPECT_NE(c.stopped, StopReason::run_budget) << c.spec.label();
-    EXPECT_LT(static_cast<double>(clock.t), 1e9);  // the group's 60 s: not needed
+    EXPECT_LT(static_cast<double>(run.clock.t), 1e9);  // the group's 60 s: not needed
     // Without findings (a run for its tables), the same two go on: they are the answer.
-    clock.t = 0;
-    const auto plain = run_group(specs, opts, dir, clock, {}, {}, {}, budget_s);
+    const auto plain = run.race(specs, 60);
     EXPECT_GT(plain[2].samples.size(), kPlacedSamples);
     EXPECT_GT(plain[3].samples.size(), kPlacedSamples);
 }

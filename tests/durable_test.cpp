@@ -21,6 +21,7 @@
 #include "iolab/sys/fault.hpp"
 #include "iolab/sys/io.hpp"
 #include "iolab/sys/uring.hpp"
+#include "run_each.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -55,22 +56,16 @@ Strategy syncing_every(unsigned every) {
 }
 
 TEST(Durable, EveryMethodWritesEveryRecordAndSyncsIt) {
-    ScratchDir dir;
-    const RunOptions opts = test::three_iterations();
-    int ran = 0;
-    for (const Strategy* s : Registry::builtin().match("durable.*")) {
-        SCOPED_TRACE(s->name);
-        if (s->skip_reason(dir.path())) continue;
-        const CaseResult r = run_case(durable_case(*s, 4096, 24, 3), opts, dir);
-        if (r.status == Status::skipped) continue;  // O_DIRECT alignment larger than 4 KiB
+    const auto make = [](const Strategy& s) { return durable_case(s, 4096, 24, 3); };
+    const int ran = test::run_each("durable.*", make, [](const Strategy&, const CaseResult& r) {
+        if (r.status == Status::skipped) return;  // O_DIRECT alignment larger than 4 KiB
         ASSERT_EQ(r.status, Status::ok) << r.reason;
         EXPECT_TRUE(r.verified);
         // Each measured commit timed: 24 a run.
         ASSERT_TRUE(r.latency);
         EXPECT_EQ(r.latency->count(), 24 * r.samples.size());
         EXPECT_GT(r.ops_per_s, 0);
-        ++ran;
-    }
+    });
     EXPECT_GE(ran, 7);  // all but O_DIRECT and io_uring run on any filesystem with a kernel that allows them
 }
 

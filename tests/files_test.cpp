@@ -23,6 +23,7 @@
 #include "iolab/sys/fault.hpp"
 #include "iolab/sys/io.hpp"
 #include "process_support.hpp"
+#include "run_each.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -44,24 +45,18 @@ CaseSpec tree_case(const Strategy& s, std::uint64_t files = 37, std::uint64_t si
 
 // Every files method does the whole job on a small tree (37 files over 3 folders), in the harness.
 TEST(Files, EveryMethodDoesTheWholeJobAndIsVerified) {
-    ScratchDir dir;
-    const RunOptions opts = test::three_iterations();
-    int ran = 0;
-    for (const Strategy* s : Registry::builtin().match("files.*")) {
-        SCOPED_TRACE(s->name);
-        if (s->skip_reason(dir.path())) continue;
-        const CaseResult r = run_case(tree_case(*s), opts, dir);
+    const auto make = [](const Strategy& s) { return tree_case(s); };
+    const int ran = test::run_each("files.*", make, [](const Strategy& s, const CaseResult& r) {
         ASSERT_EQ(r.status, Status::ok) << r.reason;
-        EXPECT_EQ(r.verified, s->output_checked());
+        EXPECT_EQ(r.verified, s.output_checked());
         // The tools' reads are held to their byte counts (tar's by its archive's size).
-        if (s->name == "files.read-tar" || s->name == "files.read-fio") {
+        if (s.name == "files.read-tar" || s.name == "files.read-fio") {
             EXPECT_EQ(r.checked, Checked::byte_count);
         }
         if (r.latency) {
             EXPECT_EQ(r.latency->count() % 37, 0u);  // a time for every file
         }
-        ++ran;
-    }
+    });
     EXPECT_GE(ran, 18);
     // And nothing is left in the scratch folder but the group's inputs, removed with it.
 }

@@ -139,6 +139,23 @@ TEST(Latency, PercentilesOfAKnownSpread) {
     EXPECT_EQ(back.percentile(0.99), l.percentile(0.99));
 }
 
+// A patterned job's operations (index, offset) in the order a faulty test strategy does them:
+// fault 4, completed in another order (fine); fault 5, the same blocks in the order of their
+// offsets (the pattern ignored); otherwise the pattern's order.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> operations_in_order(const Job& j, int fault) {
+    const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
+    if (fault == 4) std::reverse(ops.begin(), ops.end());
+    if (fault == 5) {
+        std::vector<std::uint64_t> offs;
+        for (const auto& o : ops) offs.push_back(o.second);
+        std::sort(offs.begin(), offs.end());
+        for (std::size_t k = 0; k < ops.size(); ++k) ops[k].second = offs[k];
+    }
+    return ops;
+}
+
 // A patterned read that reads one block from the wrong place, skips one, reads one twice, or
 // ignores the pattern (the same blocks, in the order of their offsets) fails; the pattern's
 // operations completed in another order (io_uring completes them so) pass.
@@ -161,16 +178,7 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
             s.run = [fault](const Job& j) {
                 const sys::Fd in = detail::open_src(j.src);
                 std::vector<std::byte> buf(j.ops.block);
-                const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
-                std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;  // (index, offset)
-                for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
-                if (fault == 4) std::reverse(ops.begin(), ops.end());  // completed in another order: fine
-                if (fault == 5) {                                      // the pattern ignored
-                    std::vector<std::uint64_t> offs;
-                    for (const auto& o : ops) offs.push_back(o.second);
-                    std::sort(offs.begin(), offs.end());
-                    for (std::size_t k = 0; k < ops.size(); ++k) ops[k].second = offs[k];
-                }
+                const auto ops = operations_in_order(j, fault);
                 for (std::uint64_t k = 0; k < ops.size(); ++k) {
                     auto [index, from] = ops[k];
                     std::uint64_t said = from;
@@ -235,16 +243,7 @@ TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) 
         s.family = Family::write;
         s.run = [fault](const Job& j) {
             const sys::Fd out = sys::open(j.dst, O_WRONLY);
-            const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
-            std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;  // (index, offset)
-            for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
-            if (fault == 4) std::reverse(ops.begin(), ops.end());  // completed in another order: fine
-            if (fault == 5) {  // the same blocks in the order of their offsets: the pattern ignored
-                std::vector<std::uint64_t> offs;
-                for (const auto& o : ops) offs.push_back(o.second);
-                std::sort(offs.begin(), offs.end());
-                for (std::size_t k = 0; k < ops.size(); ++k) ops[k].second = offs[k];
-            }
+            const auto ops = operations_in_order(j, fault);
             for (std::uint64_t k = 0; k < ops.size(); ++k) {
                 auto [index, to] = ops[k];
                 std::uint64_t data = to;

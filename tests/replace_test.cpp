@@ -23,6 +23,7 @@
 #include "iolab/strategies/strategy.hpp"
 #include "iolab/sys/io.hpp"
 #include "iolab/sys/stop.hpp"
+#include "run_each.hpp"
 #include "support.hpp"
 
 namespace iolab {
@@ -62,22 +63,16 @@ void renamed(const sys::Fd& dir, std::uint64_t i, const std::string& tmp) {
 }
 
 TEST(Replace, EveryMethodLeavesEveryFileNewAndWhole) {
-    ScratchDir dir;
-    const RunOptions opts = test::three_iterations();
-    int ran = 0;
-    for (const Strategy* s : Registry::builtin().match("replace.*")) {
-        SCOPED_TRACE(s->name);
-        if (s->skip_reason(dir.path())) continue;
-        const CaseResult r = run_case(replace_case(*s, 12, 5000), opts, dir);
+    const auto make = [](const Strategy& s) { return replace_case(s, 12, 5000); };
+    const int ran = test::run_each("replace.*", make, [](const Strategy& s, const CaseResult& r) {
         ASSERT_EQ(r.status, Status::ok) << r.reason;
         EXPECT_TRUE(r.verified);
         ASSERT_TRUE(r.latency);  // each replacement timed
         EXPECT_EQ(r.latency->count(), 12 * r.samples.size());
         EXPECT_GT(r.ops_per_s, 0);
         // The syncs each claims, counted: 12 replacements of two (one in place, one without the folder's).
-        EXPECT_EQ(syncs_per_job(*s, r.spec.workload), 12u * s->syncs);
-        ++ran;
-    }
+        EXPECT_EQ(syncs_per_job(s, r.spec.workload), 12u * s.syncs);
+    });
     EXPECT_GE(ran, 5);  // O_TMPFILE and RENAME_EXCHANGE depend on the filesystem
     EXPECT_EQ(Registry::builtin().find("replace.rename-fsync")->syncs, 2u);
     EXPECT_EQ(Registry::builtin().find("replace.unsafe-rename")->syncs, 0u);

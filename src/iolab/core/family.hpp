@@ -19,11 +19,12 @@ enum class Shape { file, records, tree, set };
 
 // What the harness may do with a kind's work, and what it may not (the constraints of the options).
 enum KindTrait : unsigned {
-    kTraitOutput = 1u << 0,     // a run leaves an output it wrote (all but reads): the write state, --throttle
-    kTraitFileInput = 1u << 1,  // it reads one input file: --input, a cold cache's eviction, --rank-shift
-    kTraitSyncAfter = 1u << 2,  // --sync syncs its one output file after each run
-    kTraitStonewall = 1u << 3,  // a job stopped early is counted by its bytes (--stonewall)
-    kTraitCold = 1u << 4,       // reads an input that --cache cold evicts: its table shows how much stayed cached
+    kTraitOutput = 1u << 0,       // a run leaves an output it wrote (all but reads): the write state, --throttle
+    kTraitFileInput = 1u << 1,    // it reads one input file: --input, a cold cache's eviction, --rank-shift
+    kTraitSyncAfter = 1u << 2,    // --sync syncs its one output file after each run
+    kTraitStonewall = 1u << 3,    // a job stopped early is counted by its bytes (--stonewall)
+    kTraitCold = 1u << 4,         // reads an input that --cache cold evicts: its table shows how much stayed cached
+    kTraitTableBySize = 1u << 5,  // works on one file: a table for each size of it (CaseSpec::file_size)
 };
 
 struct FamilyRow {
@@ -40,11 +41,12 @@ struct FamilyRow {
 
 // The registration list of kinds, in the order of the tables.
 inline constexpr FamilyRow kFamilyRows[] = {
-    {Family::read, "read", Shape::file, "", "read.stdio-chunk", kTraitFileInput | kTraitStonewall | kTraitCold},
+    {Family::read, "read", Shape::file, "", "read.stdio-chunk",
+     kTraitFileInput | kTraitStonewall | kTraitCold | kTraitTableBySize},
     {Family::write, "write", Shape::records, "", "write.record-stdio",
      kTraitOutput | kTraitSyncAfter | kTraitStonewall},
     {Family::copy, "copy", Shape::file, "", "copy.std-filesystem",
-     kTraitOutput | kTraitFileInput | kTraitSyncAfter | kTraitStonewall | kTraitCold},
+     kTraitOutput | kTraitFileInput | kTraitSyncAfter | kTraitStonewall | kTraitCold | kTraitTableBySize},
     {Family::durable, "durable", Shape::records, "commits", "durable.fsync", kTraitOutput},
     {Family::files_read, "files-read", Shape::tree, "files", "files.read-ifstream", kTraitCold},
     {Family::files_write, "files-write", Shape::tree, "files", "files.write-ofstream", kTraitOutput},

@@ -47,11 +47,11 @@ struct CaseSpec {
     std::uint64_t file_size() const { return workload.patterned ? workload.size : whole_bytes(); }
 };
 
-// The table a case is ranked in (core/workload.hpp): a kind that works on one file has one for each
-// size of it (a write's bytes follow its records, which its label names).
+// The table a case is ranked in (core/workload.hpp): a kind with kTraitTableBySize has one for each
+// size of its file (a write's bytes follow its records, which its label names).
 inline TableKey table_of(const CaseSpec& c) {
-    const bool one_file = shape_of(c.workload.family) == Shape::file;
-    return {c.workload.family, c.workload.item_bytes(), one_file ? c.file_size() : 0};
+    const bool by_size = has_trait(c.workload.family, kTraitTableBySize);
+    return {c.workload.family, c.workload.item_bytes(), by_size ? c.file_size() : 0};
 }
 
 struct Sample {
