@@ -44,6 +44,12 @@ void save(const ScratchDir& dir, const std::vector<std::pair<const Report*, cons
     for (const auto& [r, name] : files) std::ofstream(dir.file(name)) << to_json(*r);
 }
 
+// `iolab compare a.json b.json FLAGS` of two runs saved in dir.
+test::CliResult compare_cli(const ScratchDir& dir, const Report& a, const Report& b, const std::string& flags = {}) {
+    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
+    return run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + flags);
+}
+
 // A result file of read.chunk, read.pread-chunk and copy.chunk, each scaled as given.
 void write_result(const std::string& path, double chunk, double pread, double copy) {
     Report r;
@@ -98,8 +104,7 @@ TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
         a.cases[0].spec.workload.files = 364;
         b.cases[0].spec.workload.files = 385;
         a.cases[0].spec.sized = b.cases[0].spec.sized = sized;
-        save(dir, {{&a, "a.json"}, {&b, "b.json"}});
-        const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 5%");
+        const auto r = compare_cli(dir, a, b, " --fail-if-slower 5%");
         EXPECT_EQ(r.status, sized ? 0 : 1) << r.out << r.err;
         EXPECT_EQ(r.out.find("no case is slower by more than 5%") != std::string::npos, sized) << r.out;
         const Comparison c = compare_runs(a, b, "a", "b", gate_at(0.05));
@@ -126,8 +131,7 @@ TEST(Gate, ANoisySlowdownDoesNotTrip) {
     // Half the samples 1.6x slower: a median 1.3x, but the two sets overlap.
     for (std::size_t i = 0; i < b.cases[0].samples.size(); i += 2) b.cases[0].samples[i].wall_s *= 1.6;
     finish(b.cases[0], RunOptions{}, 1e-9);
-    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
-    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 5%");
+    const auto r = compare_cli(dir, a, b, " --fail-if-slower 5%");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
@@ -146,8 +150,7 @@ TEST(Gate, SlowerBeyondTheThresholdOnlyByItsMedianDoesNotTrip) {
     ASSERT_GT(c.shared[0].ratio, 1.07);
     ASSERT_LT(c.shared[0].low, 1.07);
     EXPECT_EQ(c.shared[0].change, Change::slower);
-    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
-    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json") + " --fail-if-slower 7%");
+    const auto r = compare_cli(dir, a, b, " --fail-if-slower 7%");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_NE(r.out.find("the gate passes (1 case(s) tested)"), std::string::npos) << r.out;
 }
@@ -389,8 +392,7 @@ TEST(Gate, CasesInOneRunOnlyAreListed) {
     Report a, b;
     a.cases = {case_of("read.chunk", 1), case_of("read.mmap-scan", 1)};
     b.cases = {case_of("read.chunk", 1), case_of("copy.chunk", 1)};
-    save(dir, {{&a, "a.json"}, {&b, "b.json"}});
-    const auto r = run_cli("compare " + dir.file("a.json") + " " + dir.file("b.json"));
+    const auto r = compare_cli(dir, a, b);
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("1 case(s) only in " + dir.file("a.json") + " (removed): read.mmap-scan size=1M"),
               std::string::npos)

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "expect.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/harness/plan.hpp"
 #include "iolab/report/analysis/compare.hpp"
@@ -478,12 +479,7 @@ TEST(Export, AParameterOutsideItsSettingsRangeIsRefused) {
             c["params"]["queue"] = "4294967295";
             break;
         }
-    try {
-        read_report_json(j.dump(), "r.json");
-        ADD_FAILURE() << "accepted";
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("params.queue"), std::string::npos) << e.what();
-    }
+    EXPECT_TRUE(test::result_refused(j.dump(), "params.queue"));
 }
 
 TEST(Export, AResultFileWithAWrongFindingOrTimelineIsRefusedWithTheReason) {
@@ -517,12 +513,7 @@ TEST(Export, AResultFileWithImpossibleLatencyIsRefused) {
     const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& why) {
         nlohmann::json j = good;
         edit(j["cases"][at]["latency"]);
-        try {
-            read_report_json(j.dump(), "r.json");
-            ADD_FAILURE() << "accepted: " << why;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-        }
+        EXPECT_TRUE(test::result_refused(j.dump(), why));
     };
     refused([](auto& l) { l["max_ns"] = -1; }, "max_ns is not a whole number");
     refused([](auto& l) { l["buckets_upper_ns_count"][0][1] = -5; }, "count is not a whole number");
@@ -540,12 +531,7 @@ TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
     const auto refused = [](const std::function<void(nlohmann::json&)>& spoil, const std::string& why) {
         nlohmann::json j = report_to_json(full_report());
         spoil(j);
-        try {
-            read_report_json(j.dump(), "r.json");
-            ADD_FAILURE() << "accepted: " << why;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-        }
+        EXPECT_TRUE(test::result_refused(j.dump(), why));
     };
     refused([](auto& j) { j["findings"][0]["measured_ratio"] = 5e-324; }, "measured_ratio is not a ratio");
     refused([](auto& j) { j["findings"][0]["published_ratio"] = -2; }, "published_ratio is not a ratio");
@@ -577,12 +563,7 @@ TEST(Export, AResultFileWithImpossibleFiguresIsRefused) {
 TEST(Export, AResultFileWithAKeyTwiceIsRefusedNamingIt) {
     const std::string text = report_to_json(full_report()).dump();
     const auto refused = [](const std::string& t, const std::string& why) {
-        try {
-            read_report_json(t, "r.json");
-            ADD_FAILURE() << "accepted: " << why;
-        } catch (const InputError& e) {
-            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-        }
+        EXPECT_TRUE(test::result_refused(t, why));
     };
     refused("{\"suite\":\"x\"," + text.substr(1), "r.json: the key 'suite' is there twice in one object");
     std::string in_sample = text;

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "expect.hpp"
 #include "iolab/core/checksum.hpp"
 #include "iolab/core/interrupt.hpp"
 #include "iolab/core/process.hpp"
@@ -143,17 +144,13 @@ TEST(SuiteFile, AFifoIsRefusedWithoutWaiting) {
 
 // Copies from --input need room for a copy: checked before the run, on a small tmpfs.
 TEST(Space, CopiesOfTheInputAreCountedUpFront) {
-    if (::geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs root";
     ScratchDir dir;
-    const std::string small = dir.file("small");
-    ASSERT_EQ(::mkdir(small.c_str(), 0700), 0);
-    if (::mount("tmpfs", small.c_str(), "tmpfs", 0, "size=8m") != 0) GTEST_SKIP() << "cannot mount a tmpfs here";
+    const test::SmallTmpfs small(dir, "small", "size=8m");
+    if (small.path.empty()) GTEST_SKIP() << small.why;
     const std::string input = dir.file("input");
     write_input_file(input, DataSpec{}, 12u << 20);
-    const auto r = run_cli("run -s copy.chunk --input " + input + " --quiet --dir " + small);
-    ::umount(small.c_str());
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("not enough free space"), std::string::npos) << r.err;
+    EXPECT_TRUE(test::cli_refused("run -s copy.chunk --input " + input + " --quiet --dir " + small.path,
+                                  "not enough free space"));
 }
 
 // --- scratch folders: only what iolab can prove its own is removed ---
@@ -657,15 +654,26 @@ TEST(Clean, AFifoForALockBlocksNothing) {
 
 // --- children die with iolab ---
 
-// A tool run by a process that is then killed with SIGKILL dies with it. The test's own child is
-// made a subreaper, so that the orphan comes back to it to be waited for.
-TEST(Children, AToolDiesWithTheProcessThatRanIt) {
-    ScratchDir dir;
-    const std::string pid_file = dir.file("pid");
+// Runs `check` in a child process made a subreaper, so that orphans of the processes it starts
+// come back to it to be waited for; at most 60 s. Its exit status: what check returns.
+template <class Check>
+int in_subreaper(Check check) {
     const pid_t reaper = ::fork();
     if (reaper == 0) {
         ::alarm(60);
         ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+        ::_exit(check());
+    }
+    int status = 0;
+    if (::waitpid(reaper, &status, 0) != reaper) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A tool run by a process that is then killed with SIGKILL dies with it.
+TEST(Children, AToolDiesWithTheProcessThatRanIt) {
+    ScratchDir dir;
+    const std::string pid_file = dir.file("pid");
+    const int ended = in_subreaper([&] {
         const pid_t runner = ::fork();
         if (runner == 0) {
             run_process({"sh", "-c", "echo $$; exec sleep 1000"}, pid_file);
@@ -676,21 +684,15 @@ TEST(Children, AToolDiesWithTheProcessThatRanIt) {
         ::kill(runner, SIGKILL);
         ::waitpid(runner, nullptr, 0);
         int status = 0;
-        if (::waitpid(tool, &status, 0) != tool) ::_exit(2);  // the orphan comes back here
-        ::_exit(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(reaper, &status, 0), reaper);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "the tool outlived the process that ran it (status " << status << ")";
+        if (::waitpid(tool, &status, 0) != tool) return 2;  // the orphan comes back here
+        return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 1;
+    });
+    EXPECT_EQ(ended, 0) << "the tool outlived the process that ran it";
 }
 
 // The race where the parent is gone before the child asks to die with it: the child ends then.
 TEST(Children, AChildWhoseParentIsAlreadyGoneEnds) {
-    const pid_t reaper = ::fork();
-    if (reaper == 0) {
-        ::alarm(60);
-        ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    const int ended = in_subreaper([] {
         const pid_t parent = ::fork();
         if (parent == 0) {
             const pid_t me = ::getpid();
@@ -704,11 +706,9 @@ TEST(Children, AChildWhoseParentIsAlreadyGoneEnds) {
         ::waitpid(parent, nullptr, 0);
         int status = 0;
         const pid_t orphan = ::waitpid(-1, &status, 0);
-        ::_exit(orphan > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL ? 0 : 1);
-    }
-    int status = 0;
-    ASSERT_EQ(::waitpid(reaper, &status, 0), reaper);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+        return orphan > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL ? 0 : 1;
+    });
+    EXPECT_EQ(ended, 0);
 }
 
 // A memory cgroup a killed run left is removed by clean (where this process may make cgroups).

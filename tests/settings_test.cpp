@@ -2,7 +2,9 @@
 // name the key and the value in their errors; case parameters read back what they print.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 #include "iolab/report/exporter.hpp"
 #include "iolab/report/json.hpp"
 #include "iolab/report/read/read.hpp"
+#include "iolab/strategies/kind.hpp"
 #include "iolab/suite/findings.hpp"
 #include "iolab/suite/suite.hpp"
 #include "support.hpp"
@@ -39,7 +42,6 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
     for (const Parameter& s : parameters()) {
         if (!s.setting()) continue;
         EXPECT_NE(help.out.find(setting_name(s.key, Syntax::command_line) + " "), std::string::npos) << s.key;
-        EXPECT_NE(s.apply, nullptr) << s.key;
         EXPECT_FALSE(s.help.empty()) << s.key;
         // An unknown key is refused by the suite loader: a known one gets past the key check.
         const std::string err =
@@ -47,6 +49,42 @@ TEST(Settings, EveryRowIsASuiteKeyAndACommandLineOption) {
         EXPECT_EQ(err.find("unknown key"), std::string::npos) << err;
     }
     EXPECT_NE(suite_error("no_such_setting = \"1\"").find("unknown key"), std::string::npos);
+}
+
+// A kind's case parameters (KindModule::params) are rows of the table, after the table's own case
+// parameters and before the settings: parsed to their range, crossed into cases, read back.
+TEST(Settings, EachKindsParametersAreRowsOfTheTable) {
+    ASSERT_FALSE(kind_parameters().empty());
+    for (const KindParam* k : kind_parameters()) {
+        SCOPED_TRACE(k->key);
+        const Parameter* p = find_parameter(k->key);
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ(p->of_kind, k);
+        EXPECT_TRUE(p->setting() && p->case_param() && p->crossed());
+        PlanRequest plan;
+        RunOptions options;
+        EXPECT_EQ(p->value_count(plan), 1u);  // none given: the Workload's default
+        CaseSpec c;
+        p->take_value(plan, 0, c);
+        EXPECT_EQ(k->get(c.workload), k->get(Workload{}));
+        apply_setting(*p, "2,3", Syntax::suite, plan, options);
+        ASSERT_EQ(p->value_count(plan), 2u);
+        p->take_value(plan, 1, c);
+        EXPECT_EQ(k->get(c.workload), 3u);
+        EXPECT_EQ(p->get(c), "3");
+        EXPECT_THROW(apply_setting(*p, k->size ? "2G" : std::to_string(k->max + 1), Syntax::suite, plan, options),
+                     InputError);
+    }
+    // Where they stand: after every case parameter of the table's own, before the first setting.
+    const auto rows = parameters();
+    const auto first_kind =
+        std::find_if(rows.begin(), rows.end(), [](const Parameter& p) { return p.of_kind != nullptr; });
+    ASSERT_NE(first_kind, rows.end());
+    EXPECT_TRUE(std::prev(first_kind)->case_param());
+    const auto after = std::find_if(first_kind, rows.end(), [](const Parameter& p) { return p.of_kind == nullptr; });
+    EXPECT_EQ(static_cast<std::size_t>(after - first_kind), kind_parameters().size());
+    ASSERT_NE(after, rows.end());
+    EXPECT_FALSE(after->case_param());
 }
 
 // A group's weight is a positive number; it becomes the group's share of the time budget.

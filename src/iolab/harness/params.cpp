@@ -1,6 +1,8 @@
 #include "iolab/harness/params.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -397,6 +399,26 @@ constexpr Parameter kParameters[] = {
 
 }  // namespace
 
-std::span<const Parameter> core_parameters() { return kParameters; }
+std::span<const Parameter> parameters() {
+    static const std::vector<Parameter> all = [] {
+        std::vector<Parameter> rows(std::begin(kParameters), std::end(kParameters));
+        std::vector<Parameter> kinds;
+        for (const KindParam* k : kind_parameters())
+            kinds.push_back({.key = k->key,
+                             .help = k->help,
+                             .expected = k->expected,
+                             .kind = Kind::list,
+                             .takes = k->takes,
+                             .in_label = true,
+                             .of_kind = k});
+        const auto settings =
+            std::find_if(rows.begin(), rows.end(), [](const Parameter& p) { return !p.case_param(); });
+        rows.insert(settings, kinds.begin(), kinds.end());
+        return rows;
+    }();
+    return all;
+}
+
+const Parameter* find_parameter(std::string_view key) { return find_by_key<Parameter>(parameters(), key); }
 
 }  // namespace iolab

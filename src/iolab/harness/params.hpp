@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "iolab/harness/plan.hpp"
+#include "iolab/strategies/kind.hpp"
 
 namespace iolab {
 
@@ -55,23 +56,32 @@ struct Parameter {
     bool (*shown)(const CaseSpec&) = nullptr;
     void (*set_fn)(CaseSpec&, std::string_view) = nullptr;
 
-    bool setting() const { return apply != nullptr; }
+    // A case parameter a kind brings (KindModule::params): the row is made from it, and apply,
+    // values, take and print_case are its (the functions below), not the row's.
+    const KindParam* of_kind = nullptr;
+
+    bool setting() const { return apply != nullptr || of_kind != nullptr; }
     bool run_setting() const { return print != nullptr; }
-    bool case_param() const { return print_case != nullptr; }
+    bool case_param() const { return print_case != nullptr || of_kind != nullptr; }
+    bool crossed() const { return take != nullptr || of_kind != nullptr; }  // a plan gives cases its values
     std::string_view json_name() const { return json_key.empty() ? key : json_key; }
     bool taken_by(const Strategy& s) const { return takes == 0 || (s.params & takes) != 0; }
 
+    // What apply, values, take and print_case do, for a row of the table or of a kind.
+    void apply_value(std::string_view value, PlanRequest& plan, RunOptions& options) const;
+    std::size_t value_count(const PlanRequest& plan) const;
+    void take_value(const PlanRequest& plan, std::size_t i, CaseSpec& c) const;
+    std::string get(const CaseSpec& c) const;
+
     bool has(const CaseSpec& c) const;
-    std::string get(const CaseSpec& c) const { return print_case(c); }
     // Reads a value into a case, held to the setting's range. Throws InputError.
     void set(CaseSpec& c, std::string_view value) const;
     bool labelled(const CaseSpec& c) const { return in_label && (shown ? shown(c) : has(c)); }
 };
 
+// The rows of params.cpp, with the kinds' case parameters (kind_parameters()) after its own case
+// parameters, before the settings.
 std::span<const Parameter> parameters();
-// The rows of params.cpp; parameters() puts the durable and files families' own rows
-// (params_families.cpp) after its case parameters.
-std::span<const Parameter> core_parameters();
 const Parameter* find_parameter(std::string_view key);
 std::string setting_name(std::string_view key, Syntax syntax);  // "--byte-slice" or "byte_slice"
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "iolab/core/units.hpp"
+#include "iolab/harness/param_values.hpp"
 #include "iolab/harness/params.hpp"
 #include "iolab/sys/reserve.hpp"
 
@@ -20,7 +21,7 @@ std::string setting_name(std::string_view key, Syntax syntax) {
 
 void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, PlanRequest& plan, RunOptions& options) {
     try {
-        s.apply(value, plan, options);
+        s.apply_value(value, plan, options);
         for (auto* keys : {&plan.given, &plan.chosen})
             if (std::find(keys->begin(), keys->end(), s.key) == keys->end()) keys->push_back(s.key);
     } catch (const InputError& e) {
@@ -31,7 +32,7 @@ void apply_setting(const Parameter& s, std::string_view value, Syntax syntax, Pl
                 PlanRequest p = plan;
                 RunOptions o = options;
                 try {
-                    s.apply(item, p, o);
+                    s.apply_value(item, p, o);
                 } catch (const InputError& bad) {
                     const std::string why = s.expected.empty() ? std::string(bad.what()) : detail;
                     detail = item.empty() ? (s.expected.empty() ? why : "an empty item; " + why)
@@ -103,6 +104,35 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
                         setting_name("shared_file", syntax), setting_name("data", syntax)));
 }
 
+void Parameter::apply_value(std::string_view value, PlanRequest& plan, RunOptions& options) const {
+    if (!of_kind) return apply(value, plan, options);
+    auto& values = plan.kind_values[std::string(key)];
+    if (of_kind->size) {
+        values = detail::sizes(value, of_kind->max);
+    } else {
+        const auto n = detail::whole_numbers(value, static_cast<unsigned>(of_kind->max));
+        values.assign(n.begin(), n.end());
+    }
+}
+
+std::size_t Parameter::value_count(const PlanRequest& plan) const {
+    if (!of_kind) return values ? values(plan) : 1;
+    const auto given = plan.kind_values.find(key);
+    return given == plan.kind_values.end() ? 1 : given->second.size();
+}
+
+void Parameter::take_value(const PlanRequest& plan, std::size_t i, CaseSpec& c) const {
+    if (!of_kind) return take(plan, i, c);
+    const auto given = plan.kind_values.find(key);
+    of_kind->set(c.workload, given == plan.kind_values.end() ? of_kind->get(Workload{}) : given->second[i]);
+}
+
+std::string Parameter::get(const CaseSpec& c) const {
+    if (!of_kind) return print_case(c);
+    const std::uint64_t v = of_kind->get(c.workload);
+    return of_kind->size ? format_compact(v) : std::to_string(v);
+}
+
 bool Parameter::has(const CaseSpec& c) const {
     if (has_fn) return has_fn(c);
     return c.strategy && taken_by(*c.strategy);
@@ -114,9 +144,9 @@ void Parameter::set(CaseSpec& c, std::string_view value) const {
     RunOptions options;
     apply_setting(*this, value, Syntax::suite, plan, options);
     // A case has one value of each: a list or a range is not one.
-    if (values && values(plan) != 1)
+    if (value_count(plan) != 1)
         throw InputError(one_line(fmt::format("invalid {} '{}': expected one value", key, value)));
-    take(plan, 0, c);
+    take_value(plan, 0, c);
 }
 
 std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan) {
@@ -128,8 +158,8 @@ std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan) {
     // Each parameter in turn: every case so far once for each of its values, the first row
     // outermost; a parameter the strategy does not take gives its first value only.
     for (const Parameter& p : parameters()) {
-        if (!p.take) continue;
-        const std::size_t n = p.values && p.taken_by(s) ? p.values(plan) : 1;
+        if (!p.crossed()) continue;
+        const std::size_t n = p.taken_by(s) ? p.value_count(plan) : 1;
         if (n == 0) throw InputError(fmt::format("no value for {}", p.key));
         if (saturating_mul(cases.size(), n) > kMaxCases)
             throw InputError(
@@ -139,7 +169,7 @@ std::vector<CaseSpec> cross(const Strategy& s, const PlanRequest& plan) {
         for (const CaseSpec& c : cases)
             for (std::size_t i = 0; i < n; ++i) {
                 next.push_back(c);
-                p.take(plan, i, next.back());
+                p.take_value(plan, i, next.back());
             }
         cases = std::move(next);
         if (cases.size() > kMaxCases)

@@ -1,6 +1,8 @@
 #pragma once
 // From what the user asked for (strategy patterns and parameter lists) to the grid of cases.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,14 +21,12 @@ struct PlanRequest {
     std::vector<std::uint64_t> sizes = {Workload{}.size};
     std::vector<std::size_t> buffers = {Workload{}.buffer};
     std::vector<std::size_t> records = {Workload{}.record};
-    std::optional<std::uint64_t> count;                        // writes: records per file; default size / record
-    std::vector<unsigned> queues = {Workload{}.queue};         // io_uring queue depth, pipelined buffers
-    std::vector<unsigned> iovs = {Workload{}.iov};             // vectored calls
-    std::vector<unsigned> producers = {Workload{}.producers};  // group commit's producer threads
-    // Trees of files (the files family): how many files, of what size, over how many folders.
-    std::vector<std::uint64_t> files = {Workload{}.files};
-    std::vector<std::uint64_t> file_sizes = {Workload{}.file_size};
-    std::vector<unsigned> folders = {Workload{}.folders};
+    std::optional<std::uint64_t> count;                 // writes: records per file; default size / record
+    std::vector<unsigned> queues = {Workload{}.queue};  // io_uring queue depth, pipelined buffers
+    std::vector<unsigned> iovs = {Workload{}.iov};      // vectored calls
+    // The values of the case parameters the kinds bring (KindParam: a tree's files, file_size and
+    // folders, group commit's producers), by key; a key not here has the one value a Workload has.
+    std::map<std::string, std::vector<std::uint64_t>, std::less<>> kind_values;
     std::vector<std::string> chains = {Workload{}.chain};
     std::vector<bool> feeds = {Workload{}.feed_bytes};  // write.chain: true feeds one byte per call
     std::vector<unsigned> jobs = {Workload{}.jobs};     // workers running each case at once (file per job)
@@ -69,12 +69,9 @@ std::uint64_t scratch_needed(const std::vector<CaseSpec>& plan);
 // Inodes a group's trees of files need at once (files, folders, roots): its input trees and one output.
 std::uint64_t scratch_inodes_needed(const std::vector<CaseSpec>& plan);
 
-inline constexpr unsigned kMaxQueue = 4096;              // entries of an io_uring, buffers of a pipeline
-inline constexpr unsigned kMaxIov = 1024;                // IOV_MAX
-inline constexpr unsigned kMaxJobs = 256;                // threads running one case at once
-inline constexpr unsigned kMaxProducers = 1024;          // threads handing records to one writer
-inline constexpr std::uint64_t kMaxFiles = 100'000'000;  // files in one tree
-inline constexpr unsigned kMaxFolders = 1'000'000;       // folders in one tree
+inline constexpr unsigned kMaxQueue = 4096;  // entries of an io_uring, buffers of a pipeline
+inline constexpr unsigned kMaxIov = 1024;    // IOV_MAX
+inline constexpr unsigned kMaxJobs = 256;    // threads running one case at once
 inline constexpr std::uint64_t kMaxBuffer = 1ull << 30;
 inline constexpr std::size_t kMaxCases = 10000;             // in one run, all groups together
 inline constexpr std::uint64_t kMaxCaseBytes = 1ull << 60;  // what one case may read, write or copy

@@ -149,8 +149,37 @@ std::uint64_t tree_syncs(const Strategy& s, const Workload& w) { return saturati
 
 }  // namespace
 
+// The tree's shape. file_size is also the replace kind's (the size of each file it replaces).
+constexpr KindParam kTreeParams[] = {
+    {.key = "files",
+     .help = "Files in the tree of the files family (default 1000; a list sweeps)",
+     .expected = "numbers of files from 1 to 100000000 such as 50000 or 1000,50000",
+     .takes = kParamFiles,
+     .max = 100'000'000,
+     .get = [](const Workload& w) { return w.files; },
+     .set = [](Workload& w, std::uint64_t v) { w.files = v; },
+     .smoke_max = 40},
+    {.key = "file_size",
+     .help = "Bytes in each file of the tree, or of the set replaced (default 4K)",
+     .expected = "file sizes from 1 byte to 1G such as 4K or 1K,64K",
+     .takes = kParamFileSize,
+     .max = 1ull << 30,
+     .size = true,
+     .get = [](const Workload& w) { return w.file_size; },
+     .set = [](Workload& w, std::uint64_t v) { w.file_size = v; }},
+    {.key = "folders",
+     .help = "Folders the tree's files are spread over (default 10)",
+     .expected = "numbers of folders from 1 to 1000000 such as 10 or 1,100",
+     .takes = kParamFolders,
+     .max = 1'000'000,
+     .get = [](const Workload& w) -> std::uint64_t { return w.folders; },
+     .set = [](Workload& w, std::uint64_t v) { w.folders = static_cast<unsigned>(v); },
+     .smoke_max = 4},
+};
+
 const KindModule& files_kind() {
-    static const KindModule m{.space = tree_space,
+    static const KindModule m{.params = kTreeParams,
+                              .space = tree_space,
                               .descriptors = tree_descriptors,
                               .what = tree_what,
                               .input_name = tree_input_name,

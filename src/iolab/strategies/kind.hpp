@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,8 +72,28 @@ struct KindSpace {
 // has no such bound (a write waits for the device or its allocations, a tree for its metadata).
 enum class MemoryBound { none, copy, read };
 
+// A case parameter a kind brings, as fio's engine options and IOR's backend options: a whole
+// number a case, kept in one Workload field; a list sweeps. Its row of the parameter table
+// (harness/params.hpp) is made from this: --KEY on the command line, KEY in suites and result
+// files, a label and a column.
+struct KindParam {
+    std::string_view key;       // "files"
+    std::string_view help;      // one line for --help
+    std::string_view expected;  // what a valid list looks like, for errors
+    unsigned takes = 0;         // the strategies that take it: those that honour this Param bit
+    std::uint64_t max = 0;      // the largest value (the least is 1)
+    bool size = false;          // written as a size ("4K"), else as a whole number
+    std::uint64_t (*get)(const Workload& w) = nullptr;
+    void (*set)(Workload& w, std::uint64_t value) = nullptr;
+    // The most a smoke run (--smoke) gives it (0: no limit); a size is held to the smoke run's file
+    // size as well.
+    std::uint64_t smoke_max = 0;
+};
+
 // The hooks of a kind. Paths are names in a folder held by descriptor (ScratchDir::at).
 struct KindModule {
+    // The case parameters it brings (each kind that takes one of another's names it by its Param bit).
+    std::span<const KindParam> params = {};
     // Its cases' needs, checked before the run: scratch space, memory beyond buffers (its content
     // made in memory), descriptors open at once (beyond a few of the strategy's own).
     KindSpace (*space)(const Workload& w) = nullptr;
@@ -107,6 +128,9 @@ struct KindModule {
 
 // The module of a family.
 const KindModule& kind_module(Family f);
+// Every module's case parameters, in the order of the kinds (core/family.hpp), each once.
+std::span<const KindParam* const> kind_parameters();
+const KindParam* find_kind_parameter(std::string_view key);
 
 // Each kind's module (the registration list is kinds.cpp).
 const KindModule& file_kind();

@@ -1,7 +1,9 @@
 // The registration list of the kinds' modules.
 #include "iolab/strategies/kind.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -40,6 +42,27 @@ const KindModule& kind_module(Family f) {
         case Shape::set: return replace_kind();
     }
     return file_kind();
+}
+
+std::span<const KindParam* const> kind_parameters() {
+    static const std::vector<const KindParam*> all = [] {
+        std::vector<const KindModule*> modules;
+        std::vector<const KindParam*> params;
+        for (const FamilyRow& r : kFamilyRows) {
+            const KindModule* m = &kind_module(r.family);
+            if (std::find(modules.begin(), modules.end(), m) != modules.end()) continue;
+            modules.push_back(m);
+            for (const KindParam& p : m->params) params.push_back(&p);
+        }
+        return params;
+    }();
+    return all;
+}
+
+const KindParam* find_kind_parameter(std::string_view key) {
+    for (const KindParam* p : kind_parameters())
+        if (p->key == key) return p;
+    return nullptr;
 }
 
 }  // namespace iolab

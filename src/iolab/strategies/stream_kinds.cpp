@@ -282,8 +282,20 @@ const KindModule& file_kind() {
     return m;
 }
 
+// Group commit's producers (durable.group-commit).
+constexpr KindParam kRecordsParams[] = {
+    {.key = "producers",
+     .help = "Producer threads handing records to one writer in durable.group-commit (default 8)",
+     .expected = "whole numbers from 1 to 1024 such as 8 or 1,8,64",
+     .takes = kParamProducers,
+     .max = 1024,
+     .get = [](const Workload& w) -> std::uint64_t { return w.producers; },
+     .set = [](Workload& w, std::uint64_t v) { w.producers = static_cast<unsigned>(v); }},
+};
+
 const KindModule& records_kind() {
-    static const KindModule m{.space = records_space,
+    static const KindModule m{.params = kRecordsParams,
+                              .space = records_space,
                               .memory = records_memory,
                               .descriptors = stream_descriptors,
                               .what = records_what,

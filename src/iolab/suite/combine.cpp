@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "iolab/strategies/kind.hpp"
+
 namespace iolab {
 
 double time_budget(const Suite& suite, std::size_t cases) {
@@ -69,10 +71,14 @@ void make_smoke(Suite& suite) {
         if (g.plan.span) g.plan.span = std::min(g.plan.span, floor);
         for (auto& r : g.plan.records) r = std::min<std::size_t>(r, floor);
         if (g.plan.count) g.plan.count = std::min<std::uint64_t>(*g.plan.count, 16);
-        // Trees of files: a few dozen small files.
-        for (auto& f : g.plan.files) f = std::min<std::uint64_t>(f, 40);
-        for (auto& f : g.plan.file_sizes) f = std::min(f, floor);
-        for (auto& f : g.plan.folders) f = std::min(f, 4u);
+        // The kinds' parameters, as each says (trees of a few dozen small files).
+        for (const KindParam* k : kind_parameters()) {
+            const std::uint64_t most = k->size ? std::min(floor, k->smoke_max ? k->smoke_max : floor) : k->smoke_max;
+            if (most == 0) continue;
+            auto& values = g.plan.kind_values[std::string(k->key)];
+            if (values.empty()) values = {k->get(Workload{})};
+            for (auto& v : values) v = std::min(v, most);
+        }
         // A byte slice the command line gives is kept (it may have to cover an --input).
         const auto& given = g.plan.given;
         if (std::find(given.begin(), given.end(), "byte_slice") == given.end())
