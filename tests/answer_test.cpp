@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "fakes.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/limits.hpp"
 #include "iolab/harness/plan.hpp"
@@ -365,28 +366,18 @@ test::FakeClock* g_clock = nullptr;
 unsigned g_runs = 0;  // runs of the fake strategies in this test (each test starts from 0)
 
 Strategy fake(const char* name, std::uint64_t ns, double spread) {
-    Strategy s;
-    s.name = name;
-    s.family = Family::read;
-    s.description = "fake";
-    s.run = [ns, spread](const Job& j) {
+    return test::made_strategy(name, Family::read, [ns, spread](const Job& j) {
         Registry::builtin().find("read.chunk")->run(j);  // reads the file, for the verification
         const unsigned k = g_runs;
         const double wobble = 1 + spread * (static_cast<double>(k % 7) - 3) / 3;  // -spread .. +spread
         // And k ns more: no two runs take the same time (the exact U test is for samples without ties).
         g_clock->t += static_cast<std::uint64_t>(static_cast<double>(ns) * wobble) + k;
         ++g_runs;
-    };
-    return s;
+    });
 }
 
-CaseSpec empty_read(const Strategy& s) {
-    CaseSpec c;
-    c.strategy = &s;
-    c.workload.family = Family::read;
-    c.workload.size = 4096;
-    return c;
-}
+// A case of s reading one page.
+CaseSpec page_read(const Strategy& s) { return test::read_case(s, 4096); }
 
 // A racing test's fake clock (the fake strategies advance it) and scratch folder.
 struct FakeRun {
@@ -408,7 +399,7 @@ struct FakeRun {
 TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
     FakeRun run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
-    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);  // far more than it needs
+    const auto r = run.race({page_read(fast), page_read(slow)}, 100);  // far more than it needs
     ASSERT_EQ(r.size(), 2u);
     // The slow one, four times as slow: too close for the envelope of one or two samples (25x, 8.5x),
     // shown slower at the third look (beyond 2.5x, the envelope of three, and the 10 % margin).
@@ -423,7 +414,7 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
 TEST(Racing, AFarSlowerCaseStopsAfterItsFirstSample) {
     FakeRun run;
     const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 30'000'000, 0.02);
-    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);
+    const auto r = run.race({page_read(fast), page_read(slow)}, 100);
     EXPECT_EQ(r[1].stopped, StopReason::clearly_slower);
     EXPECT_EQ(r[1].samples.size(), 1u);
 }
@@ -431,7 +422,7 @@ TEST(Racing, AFarSlowerCaseStopsAfterItsFirstSample) {
 TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
     FakeRun run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
-    const auto r = run.race({empty_read(a), empty_read(b)}, 0.2);
+    const auto r = run.race({page_read(a), page_read(b)}, 0.2);
     for (const auto& c : r) {
         EXPECT_EQ(c.stopped, StopReason::run_budget);
         EXPECT_GE(run.clock.t, 200'000'000u);
@@ -448,7 +439,7 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
     FakeRun run;
     const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
                    slow = fake("read.slow", 10'000'000, 0.02);
-    const auto r = run.race({empty_read(a), empty_read(b), empty_read(slow)}, 0.5, {false, false, true});
+    const auto r = run.race({page_read(a), page_read(b), page_read(slow)}, 0.5, {false, false, true});
     ASSERT_EQ(r.size(), 3u);
     // After its sixth sample it has spent 60 ms against the others' 6 ms (5 is the fewest its own
     // budget may stop).
@@ -465,7 +456,7 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
     FakeRun run;
     // Half as slow again, each ±30 %: not told apart beyond the margin with a few samples a side.
     const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'500'000, 0.3);
-    const auto r = run.race({empty_read(fast), empty_read(slow)}, 100);
+    const auto r = run.race({page_read(fast), page_read(slow)}, 100);
     ASSERT_EQ(r.size(), 2u);
     ASSERT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
     const std::size_t n = r[1].samples.size();
@@ -479,7 +470,7 @@ TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
     const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
     // The warm-ups (20 ms) are outside the budget; the first sample of the first case measured
     // (10 ms) spends it all, and the other case is not reached.
-    const auto r = run.race({empty_read(a), empty_read(b)}, 0.001);
+    const auto r = run.race({page_read(a), page_read(b)}, 0.001);
     ASSERT_EQ(r.size(), 2u);
     int skipped = 0;
     for (const auto& c : r) {
@@ -541,7 +532,7 @@ Suite one_finding(double at_least, const RunOptions& opts, const char* faster = 
 
 CaseSpec in_group(const Strategy& s) {
     static const std::string kGroup = "g";
-    CaseSpec c = empty_read(s);
+    CaseSpec c = page_read(s);
     c.group = kGroup;
     return c;
 }

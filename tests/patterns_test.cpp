@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "fakes.hpp"
 #include "iolab/core/latency.hpp"
 #include "iolab/core/pattern.hpp"
 #include "iolab/core/scratch.hpp"
@@ -139,6 +140,18 @@ TEST(Latency, PercentilesOfAKnownSpread) {
     EXPECT_EQ(back.percentile(0.99), l.percentile(0.99));
 }
 
+// A file of 64 blocks of 4 KiB, `ops` operations of a block at random offsets.
+Workload random_blocks(Family family, std::uint64_t ops) {
+    Workload w;
+    w.family = family;
+    w.size = 64 * 4096;
+    w.patterned = true;
+    w.pattern = parse_pattern("random");
+    w.block = 4096;
+    w.ops = ops;
+    return w;
+}
+
 // A patterned job's operations (index, offset) in the order a faulty test strategy does them:
 // fault 4, completed in another order (fine); fault 5, the same blocks in the order of their
 // offsets (the pattern ignored); otherwise the pattern's order.
@@ -161,21 +174,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> operations_in_order(const J
 // operations completed in another order (io_uring completes them so) pass.
 TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
     ScratchDir dir;
-    Workload w;
-    w.family = Family::read;
-    w.size = 64 * 4096;
-    w.patterned = true;
-    w.pattern = parse_pattern("random");
-    w.block = 4096;
-    w.ops = 100;
+    const Workload w = random_blocks(Family::read, 100);
     for (const VerifyMode mode : {VerifyMode::full, VerifyMode::sampled}) {
         Fixture fx(w, dir, std::string("pattern-") + std::string(to_string(mode)));
         for (const int fault : {0, 1, 2, 3, 4, 5}) {
             SCOPED_TRACE(fault);
-            Strategy s;
-            s.name = "read.test";
-            s.family = Family::read;
-            s.run = [fault](const Job& j) {
+            const Strategy s = test::made_strategy("read.test", Family::read, [fault](const Job& j) {
                 const sys::Fd in = detail::open_src(j.src);
                 std::vector<std::byte> buf(j.ops.block);
                 const auto ops = operations_in_order(j, fault);
@@ -188,7 +192,7 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
                     sys::pread_full(in, buf.data(), buf.size(), static_cast<off_t>(from));
                     j.sink->consume_block(index, said, buf.data(), buf.size());
                 }
-            };
+            });
             Sink sink;
             const Job j = fx.job(s, sink, mode);
             s.run(j);
@@ -228,20 +232,10 @@ TEST(PatternedRead, EveryStrategyTimesEachOperation) {
 // completed in another order pass. A file put in the place of the laid-out one is never written.
 TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) {
     ScratchDir dir;
-    Workload w;
-    w.family = Family::write;
-    w.size = 64 * 4096;
-    w.patterned = true;
-    w.pattern = parse_pattern("random");
-    w.block = 4096;
-    w.ops = 40;  // some blocks stay unwritten: they must read as zeros
-    Fixture fx(w, dir, "pattern-write");
+    Fixture fx(random_blocks(Family::write, 40), dir, "pattern-write");  // some blocks stay unwritten: zeros
     for (const int fault : {0, 1, 2, 3, 4, 5}) {
         SCOPED_TRACE(fault);
-        Strategy s;
-        s.name = "write.test";
-        s.family = Family::write;
-        s.run = [fault](const Job& j) {
+        const Strategy s = test::made_strategy("write.test", Family::write, [fault](const Job& j) {
             const sys::Fd out = sys::open(j.dst, O_WRONLY);
             const auto ops = operations_in_order(j, fault);
             for (std::uint64_t k = 0; k < ops.size(); ++k) {
@@ -253,7 +247,7 @@ TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) 
                 sys::pwrite_all(out, j.records->at(data / j.ops.block).data(), j.ops.block, static_cast<off_t>(to));
                 j.sink->note_op(index, to);
             }
-        };
+        });
         Sink sink;
         const Job j = fx.job(s, sink);
         s.run(j);

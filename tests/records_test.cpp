@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "fakes.hpp"
 #include "iolab/core/records.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -87,10 +88,7 @@ TEST(Records, AStrategyThatWritesABlockTwiceFailsItsVerification) {
     Fixture f(w, dir, "twice");
     for (const int fault : {0, 1, 2}) {
         SCOPED_TRACE(fault);
-        Strategy s;
-        s.name = "write.test";
-        s.family = Family::write;
-        s.run = [fault](const Job& j) {
+        const Strategy s = test::made_strategy("write.test", Family::write, [fault](const Job& j) {
             const sys::Fd out = detail::open_dst(j.dst);
             const Records& r = *j.records;
             for (std::uint64_t k = 0; k * r.block() < r.size(); ++k) {
@@ -99,7 +97,7 @@ TEST(Records, AStrategyThatWritesABlockTwiceFailsItsVerification) {
                 if (fault == 2 && (k == 1 || k == 2)) from = 3 - k;
                 sys::write_all(out, r.block_at(from), r.block());
             }
-        };
+        });
         Sink sink;
         const Job j = f.job(s, sink);
         s.run(j);

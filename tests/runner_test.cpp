@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 
+#include "fakes.hpp"
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/cache.hpp"
 #include "iolab/harness/fixture.hpp"
@@ -22,24 +23,13 @@ int g_runs = 0;
 
 // Reads nothing, takes g_step_ns of fake time: an empty input is verified by an empty read.
 Strategy fake_read() {
-    Strategy s;
-    s.name = "read.fake";
-    s.family = Family::read;
-    s.description = "fake";
-    s.run = [](const Job&) {
+    return test::made_strategy("read.fake", Family::read, [](const Job&) {
         ++g_runs;
         g_clock->t += g_step_ns;
-    };
-    return s;
+    });
 }
 
-CaseSpec empty_read_case(const Strategy& s) {
-    CaseSpec c;
-    c.strategy = &s;
-    c.workload.family = Family::read;
-    c.workload.size = 0;
-    return c;
-}
+CaseSpec empty_read_case(const Strategy& s) { return test::read_case(s, 0); }
 
 class RunnerTest : public testing::Test {
 protected:
