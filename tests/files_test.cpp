@@ -61,6 +61,26 @@ TEST(Files, EveryMethodDoesTheWholeJobAndIsVerified) {
     // And nothing is left in the scratch folder but the group's inputs, removed with it.
 }
 
+// A tool's probe (its fixed cost) does the least work of its kind: for a tree, one file in one
+// folder of the case's file size; a kind of one file leaves it to the harness's one page.
+TEST(Files, TheLeastWorkOfATreeIsOneFile) {
+    for (const Family f : {Family::files_read, Family::files_write, Family::files_copy, Family::files_remove}) {
+        SCOPED_TRACE(to_string(f));
+        const auto least = kind_module(f).least;
+        ASSERT_NE(least, nullptr);
+        Workload w;
+        w.family = f;
+        w.files = 5000;
+        w.folders = 100;
+        w.file_size = 8192;
+        least(w);
+        EXPECT_EQ(w.files, 1u);
+        EXPECT_EQ(w.folders, 1u);
+        EXPECT_EQ(w.file_size, 8192u);
+    }
+    EXPECT_EQ(kind_module(Family::read).least, nullptr);
+}
+
 // A reader of its own: every file read and reported, but for what `broken` changes.
 enum class Broken { none, skip, swap, repeat };
 Broken g_broken = Broken::none;

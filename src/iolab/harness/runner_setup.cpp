@@ -82,7 +82,7 @@ void make_jobs(CaseState& c, const std::string& tag, const ScratchDir& dir, Inpu
         Workload pw = w;
         pw.input.clear();
         pw.size = std::max<std::uint64_t>(4096, s.honours(kParamBuffer) ? w.buffer : 0);
-        if (is_tree(w.family)) pw.files = pw.folders = 1;  // a tree of one file
+        if (const auto least = kind_module(w.family).least) least(pw);
         c.probe = std::make_unique<Fixture>(pw, dir, tag + "-probe", pool.get(pw));
     }
 }

@@ -184,6 +184,7 @@ const KindModule& files_kind() {
                               .what = tree_what,
                               .input_name = tree_input_name,
                               .make_input = make_tree_input,
+                              .least = [](Workload& w) { w.files = w.folders = 1; },
                               .before_run = lay_out_for_removal,
                               .verify = verify_tree,
                               .syncs = tree_syncs,

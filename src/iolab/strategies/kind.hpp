@@ -108,6 +108,9 @@ struct KindModule {
     // names it alike), and the input made there or only its digests.
     std::string (*input_name)(const Workload& w, unsigned job) = nullptr;
     std::shared_ptr<const Input> (*make_input)(const Workload& w, const std::string& path) = nullptr;
+    // Makes w the least work of the kind, which a tool's probe times as the tool's fixed cost (a
+    // tree of one file); null: the harness's page of a file is least.
+    void (*least)(Workload& w) = nullptr;
     // Lays out what a run needs at its output (job.dst), before the clock (may be null).
     void (*before_run)(const Workload& w, const Input& in, Job& job) = nullptr;
     // What a run left.
