@@ -56,7 +56,12 @@ struct SmallTmpfs {
             return;
         }
         const std::string at = dir.file(name);
-        if (::mkdir(at.c_str(), 0700) != 0 || ::mount("tmpfs", at.c_str(), "tmpfs", 0, options) != 0) {
+        if (::mkdir(at.c_str(), 0700) != 0) {
+            ADD_FAILURE() << "cannot make " << at;
+            why = "no folder to mount on";
+            return;
+        }
+        if (::mount("tmpfs", at.c_str(), "tmpfs", 0, options) != 0) {
             why = "cannot mount a tmpfs here";
             return;
         }

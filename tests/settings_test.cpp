@@ -63,6 +63,9 @@ TEST(Settings, EachKindsParametersAreRowsOfTheTable) {
         EXPECT_TRUE(p->setting() && p->case_param() && p->crossed());
         PlanRequest plan;
         RunOptions options;
+        // A list refused leaves nothing behind: the key keeps its default.
+        EXPECT_THROW(apply_setting(*p, "1,0", Syntax::suite, plan, options), InputError);
+        EXPECT_FALSE(plan.kind_values.contains(k->key));
         EXPECT_EQ(p->value_count(plan), 1u);  // none given: the Workload's default
         CaseSpec c;
         p->take_value(plan, 0, c);

@@ -34,7 +34,7 @@ struct Parameter {
     // The strategies that take it: those that honour one of these (strategy.hpp); 0: every one.
     unsigned takes = 0;
     // A setting: applies the value (a comma list; "true"/"false" for a flag). Throws InputError.
-    // Null for what a run works out itself (slice_of).
+    // Null for what a run works out itself (slice_of), and for a kind's row (of_kind).
     void (*apply)(std::string_view value, PlanRequest& plan, RunOptions& options) = nullptr;
 
     // A run setting: its value in its own words (apply reads them back) and how a result file
@@ -45,7 +45,7 @@ struct Parameter {
 
     // A case parameter: it tells two cases of one strategy apart (in_label: size and data are the
     // same in a group), the number of values a plan gives it (null: one), and how value i is put
-    // into a case and read from one.
+    // into a case and read from one (all null for a kind's row: of_kind).
     bool in_label = false;
     std::size_t (*values)(const PlanRequest&) = nullptr;
     void (*take)(const PlanRequest&, std::size_t i, CaseSpec&) = nullptr;

@@ -106,13 +106,14 @@ void check_settings(const PlanRequest& plan, const RunOptions& options, Syntax s
 
 void Parameter::apply_value(std::string_view value, PlanRequest& plan, RunOptions& options) const {
     if (!of_kind) return apply(value, plan, options);
-    auto& values = plan.kind_values[std::string(key)];
+    std::vector<std::uint64_t> values;
     if (of_kind->size) {
         values = detail::sizes(value, of_kind->max);
     } else {
         const auto n = detail::whole_numbers(value, static_cast<unsigned>(of_kind->max));
         values.assign(n.begin(), n.end());
     }
+    plan.kind_values[std::string(key)] = std::move(values);  // only once the whole list is good
 }
 
 std::size_t Parameter::value_count(const PlanRequest& plan) const {

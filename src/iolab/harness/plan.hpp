@@ -15,7 +15,8 @@
 
 namespace iolab {
 
-// Every list starts with the value a Workload has by default: one place for the defaults.
+// Every list starts with the value a Workload has by default, and a kind's parameter not in
+// kind_values has it: one place for the defaults.
 struct PlanRequest {
     std::vector<std::string> strategies;  // names or globs; empty: every strategy
     std::vector<std::uint64_t> sizes = {Workload{}.size};

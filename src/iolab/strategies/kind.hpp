@@ -81,7 +81,7 @@ struct KindParam {
     std::string_view help;      // one line for --help
     std::string_view expected;  // what a valid list looks like, for errors
     unsigned takes = 0;         // the strategies that take it: those that honour this Param bit
-    std::uint64_t max = 0;      // the largest value (the least is 1)
+    std::uint64_t max = 0;      // the largest value (the least is 1); a whole number's fits 32 bits
     bool size = false;          // written as a size ("4K"), else as a whole number
     std::uint64_t (*get)(const Workload& w) = nullptr;
     void (*set)(Workload& w, std::uint64_t value) = nullptr;

@@ -2,7 +2,9 @@
 #include "iolab/strategies/kind.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -52,7 +54,12 @@ std::span<const KindParam* const> kind_parameters() {
             const KindModule* m = &kind_module(r.family);
             if (std::find(modules.begin(), modules.end(), m) != modules.end()) continue;
             modules.push_back(m);
-            for (const KindParam& p : m->params) params.push_back(&p);
+            for (const KindParam& p : m->params) {
+                // A whole number is parsed as 32 bits (detail::whole_numbers): its limit must fit.
+                if (!p.size && p.max > UINT32_MAX)
+                    throw std::logic_error("kind parameter " + std::string(p.key) + ": a limit above 32 bits");
+                params.push_back(&p);
+            }
         }
         return params;
     }();
