@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
@@ -38,6 +39,17 @@ std::vector<CaseSpec> plan_of(const std::string& strategy, unsigned jobs) {
     req.records = {4096};
     req.jobs = {jobs};
     return build_plan(req);
+}
+
+// The one case of `strategy` with `jobs` jobs, run with three iterations and `edit` made to the options.
+template <class Edit>
+CaseResult run_one(const std::string& strategy, unsigned jobs, Edit edit) {
+    ScratchDir dir;
+    RunOptions opts = test::three_iterations();
+    edit(opts);
+    const auto results = run_group(plan_of(strategy, jobs), opts, dir);
+    if (results.size() != 1) throw std::logic_error("not one case: " + strategy);
+    return results[0];
 }
 
 // A shared file of n parts, made here.
@@ -156,12 +168,8 @@ TEST(Jobs, TheStonewallStopsTheOthersWhenTheFirstEnds) {
 }
 
 TEST(Jobs, TheStonewallSkipsStrategiesItCannotStop) {
-    ScratchDir dir;
-    RunOptions opts = test::three_iterations();
-    opts.stonewall = true;
-    const auto results = run_group(plan_of("copy.pipelined-threads", 2), opts, dir);
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_TRUE(test::skipped_saying(results[0], "threads of its own"));
+    const auto stonewall = [](RunOptions& o) { o.stonewall = true; };
+    EXPECT_TRUE(test::skipped_saying(run_one("copy.pipelined-threads", 2, stonewall), "threads of its own"));
 }
 
 // --shared-file: one input and one output for all jobs, job k on part k of each (IOR's
@@ -317,14 +325,10 @@ TEST(Jobs, ASharedOutputHoldsItsPartsAndNothingMore) {
 }
 
 TEST(Jobs, SharedFileSkipsStrategiesThatWorkOnWholeFilesAndRefusesWhatItCannotDo) {
-    ScratchDir dir;
-    RunOptions opts = test::three_iterations();
-    opts.shared_file = true;
-    const auto results = run_group(plan_of("read.mmap-chunks", 2), opts, dir);
-    ASSERT_EQ(results.size(), 1u);
-    EXPECT_TRUE(test::skipped_saying(results[0], "--shared-file"));
+    const auto shared = [](RunOptions& o) { o.shared_file = true; };
+    EXPECT_TRUE(test::skipped_saying(run_one("read.mmap-chunks", 2, shared), "--shared-file"));
     // One job alone has the whole file: nothing is shared, nothing skipped.
-    EXPECT_EQ(run_group(plan_of("read.mmap-chunks", 1), opts, dir)[0].status, Status::ok);
+    EXPECT_EQ(run_one("read.mmap-chunks", 1, shared).status, Status::ok);
 
     PlanRequest req;
     RunOptions o;
