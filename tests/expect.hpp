@@ -1,17 +1,20 @@
 #pragma once
 // Checks that several test files make: a command refused as bad input, a result file refused, a
-// case skipped with its reason, and a small tmpfs to run out of space on.
+// case skipped with its reason, a table row's cells, and a small tmpfs to run out of space on.
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "iolab/core/scratch.hpp"
 #include "iolab/harness/result.hpp"
 #include "iolab/report/read/read.hpp"
+#include "iolab/report/table.hpp"
 #include "iolab/sys/error.hpp"
 #include "support.hpp"
 
@@ -43,6 +46,19 @@ inline testing::AssertionResult skipped_saying(const CaseResult& r, const std::s
         return testing::AssertionFailure() << r.spec.label() << " was not skipped: " << r.reason;
     if (r.reason.find(why) == std::string::npos)
         return testing::AssertionFailure() << r.spec.label() << " skipped without saying '" << why << "': " << r.reason;
+    return testing::AssertionSuccess();
+}
+
+// The row's cells at these columns hold these texts.
+inline testing::AssertionResult cells_are(const Row& row,
+                                          const std::vector<std::pair<std::size_t, std::string>>& want) {
+    for (const auto& [column, text] : want) {
+        if (column >= row.cells.size())
+            return testing::AssertionFailure() << "no cell " << column << " (the row has " << row.cells.size() << ")";
+        if (row.cells[column] != text)
+            return testing::AssertionFailure()
+                   << "cell " << column << " is '" << row.cells[column] << "', not '" << text << "'";
+    }
     return testing::AssertionSuccess();
 }
 
