@@ -133,7 +133,6 @@ struct KindModule {
 const KindModule& kind_module(Family f);
 // Every module's case parameters, in the order of the kinds (core/family.hpp), each once.
 std::span<const KindParam* const> kind_parameters();
-const KindParam* find_kind_parameter(std::string_view key);
 
 // Each kind's module (the registration list is kinds.cpp).
 const KindModule& file_kind();

@@ -66,10 +66,4 @@ std::span<const KindParam* const> kind_parameters() {
     return all;
 }
 
-const KindParam* find_kind_parameter(std::string_view key) {
-    for (const KindParam* p : kind_parameters())
-        if (p->key == key) return p;
-    return nullptr;
-}
-
 }  // namespace iolab
