@@ -1,7 +1,7 @@
 #pragma once
-// Shared by the files family's io_uring methods (files_uring.cpp, files_uring_ops.cpp): how many
-// files are in flight, a ring's registered slots, the file each slot works on, and the loop that
-// hands every ready completion to its slot before one submission of all they queued.
+// The files family's io_uring parts: how many files are in flight (files_uring.cpp, and the
+// removal in files_tree.cpp), the file each slot works on, and the loop that hands every ready
+// completion to its slot before one submission of all they queued.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -15,9 +15,6 @@ namespace iolab::detail {
 inline unsigned files_in_flight(const Job& j) {
     return static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
 }
-
-// Registers `slots` files with the ring; an open-files limit below them is a skip, with the reason.
-void register_slots(sys::Ring& ring, unsigned slots);
 
 // The file a slot works on: its index, its name (read by the kernel when the open is submitted,
 // after begin), how far it has come, and when it began (a file's latency).
