@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
+#include <initializer_list>
 #include <random>
 
 #include "expect.hpp"
@@ -380,6 +382,14 @@ Strategy fake(const char* name, std::uint64_t ns, double spread) {
 // A case of s reading one page.
 CaseSpec page_read(const Strategy& s) { return test::read_case(s, 4096); }
 
+// The same in group "g".
+CaseSpec in_group(const Strategy& s) {
+    static const std::string kGroup = "g";
+    CaseSpec c = page_read(s);
+    c.group = kGroup;
+    return c;
+}
+
 // A racing test's fake clock (the fake strategies advance it) and scratch folder.
 struct FakeRun {
     test::FakeClock clock;
@@ -395,12 +405,28 @@ struct FakeRun {
         clock.t = 0;
         return run_group(specs, RunOptions{}, dir, clock, {}, held, holds, budget_s);
     }
+    // A case reading a page for each fake strategy: its name, the nanoseconds a run takes and how
+    // far its runs spread (±); in group "g" (a finding's) when grouped.
+    struct Fake {
+        const char* name;
+        std::uint64_t ns;
+        double spread;
+    };
+    std::vector<CaseSpec> cases(std::initializer_list<Fake> fakes, bool grouped = false) {
+        std::vector<CaseSpec> specs;
+        for (const Fake& f : fakes) {
+            strategies.push_back(fake(f.name, f.ns, f.spread));
+            specs.push_back(grouped ? in_group(strategies.back()) : page_read(strategies.back()));
+        }
+        return specs;
+    }
+    std::deque<Strategy> strategies;  // the cases' (a deque: they do not move)
 };
 
 TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
     FakeRun run;
-    const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 4'000'000, 0.02);
-    const auto r = run.race({page_read(fast), page_read(slow)}, 100);  // far more than it needs
+    const auto r = run.race(run.cases({{"read.fast", 1'000'000, 0.02}, {"read.slow", 4'000'000, 0.02}}),
+                            100);  // far more than it needs
     ASSERT_EQ(r.size(), 2u);
     // The slow one, four times as slow: too close for the envelope of one or two samples (25x, 8.5x),
     // shown slower at the third look (beyond 2.5x, the envelope of three, and the 10 % margin).
@@ -414,16 +440,14 @@ TEST(Racing, AClearlySlowerCaseStopsEarlyAndTheRestGoesOnUntilPrecise) {
 // Thirty times as slow: beyond the envelope of one sample, it stops after its first.
 TEST(Racing, AFarSlowerCaseStopsAfterItsFirstSample) {
     FakeRun run;
-    const Strategy fast = fake("read.fast", 1'000'000, 0.02), slow = fake("read.slow", 30'000'000, 0.02);
-    const auto r = run.race({page_read(fast), page_read(slow)}, 100);
+    const auto r = run.race(run.cases({{"read.fast", 1'000'000, 0.02}, {"read.slow", 30'000'000, 0.02}}), 100);
     EXPECT_EQ(r[1].stopped, StopReason::clearly_slower);
     EXPECT_EQ(r[1].samples.size(), 1u);
 }
 
 TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
     FakeRun run;
-    const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5);
-    const auto r = run.race({page_read(a), page_read(b)}, 0.2);
+    const auto r = run.race(run.cases({{"read.a", 1'000'000, 0.5}, {"read.b", 1'000'000, 0.5}}), 0.2);
     for (const auto& c : r) {
         EXPECT_EQ(c.stopped, StopReason::run_budget);
         EXPECT_GE(run.clock.t, 200'000'000u);
@@ -438,9 +462,9 @@ TEST(Racing, TwoNoisyTiedCasesRunToTheBudgetAndVary) {
 // may spend only four times what the table's other open cases spent (the median of them).
 TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
     FakeRun run;
-    const Strategy a = fake("read.a", 1'000'000, 0.5), b = fake("read.b", 1'000'000, 0.5),
-                   slow = fake("read.slow", 10'000'000, 0.02);
-    const auto r = run.race({page_read(a), page_read(b), page_read(slow)}, 0.5, {false, false, true});
+    const auto r =
+        run.race(run.cases({{"read.a", 1'000'000, 0.5}, {"read.b", 1'000'000, 0.5}, {"read.slow", 10'000'000, 0.02}}),
+                 0.5, {false, false, true});
     ASSERT_EQ(r.size(), 3u);
     // After its sixth sample it has spent 60 ms against the others' 6 ms (5 is the fewest its own
     // budget may stop).
@@ -456,8 +480,7 @@ TEST(Racing, AHeldSlowCaseStopsAtItsFairShare) {
 TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
     FakeRun run;
     // Half as slow again, each ±30 %: not told apart beyond the margin with a few samples a side.
-    const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 1'500'000, 0.3);
-    const auto r = run.race({page_read(fast), page_read(slow)}, 100);
+    const auto r = run.race(run.cases({{"read.fast", 1'000'000, 0.3}, {"read.slow", 1'500'000, 0.3}}), 100);
     ASSERT_EQ(r.size(), 2u);
     ASSERT_EQ(r[1].stopped, StopReason::clearly_slower) << to_string(r[1].stopped);
     const std::size_t n = r[1].samples.size();
@@ -468,10 +491,9 @@ TEST(Racing, ACaseIsStoppedOnlyAtItsLooks) {
 // A group whose time is spent before a case's first sample: the case is skipped, saying why.
 TEST(Racing, ACaseTheBudgetRanOutOnIsSkippedWithTheReason) {
     FakeRun run;
-    const Strategy a = fake("read.a", 10'000'000, 0.02), b = fake("read.b", 10'000'000, 0.02);
     // The warm-ups (20 ms) are outside the budget; the first sample of the first case measured
     // (10 ms) spends it all, and the other case is not reached.
-    const auto r = run.race({page_read(a), page_read(b)}, 0.001);
+    const auto r = run.race(run.cases({{"read.a", 10'000'000, 0.02}, {"read.b", 10'000'000, 0.02}}), 0.001);
     ASSERT_EQ(r.size(), 2u);
     int skipped = 0;
     for (const auto& c : r) {
@@ -531,28 +553,21 @@ Suite one_finding(double at_least, const RunOptions& opts, const char* faster = 
     return s;
 }
 
-CaseSpec in_group(const Strategy& s) {
-    static const std::string kGroup = "g";
-    CaseSpec c = page_read(s);
-    c.group = kGroup;
-    return c;
-}
-
 // 400 times slower against a claim of 100x: decided at an early look, and the slow case, let go,
 // stops there; without the looks it would have been measured to the end of the group's time.
 // Held by the finding, it reaches the samples of that look although it spends far more than its
 // fair share (a third case, not in the finding, makes the table's median spend small).
 TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     FakeRun run;
-    const Strategy fast = fake("read.fast", 1'000'000, 0.3), slow = fake("read.slow", 400'000'000, 0.3),
-                   other = fake("read.other", 1'000'000, 0.3);
+    const std::vector<CaseSpec> c = run.cases(
+        {{"read.fast", 1'000'000, 0.3}, {"read.slow", 400'000'000, 0.3}, {"read.other", 1'000'000, 0.3}}, true);
     RunOptions opts;
     const Suite suite = one_finding(100, opts);
     Judge judge(suite);
     std::vector<FindingResult> said;
     judge.on_decided = [&](const FindingResult& f) { said.push_back(f); };
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-    const auto r = run.race({in_group(fast), in_group(slow), in_group(other)}, 60, {true, true, false}, holds);
+    const auto r = run.race(c, 60, {true, true, false}, holds);
     ASSERT_EQ(said.size(), 1u);
     EXPECT_EQ(said[0].verdict, Verdict3::holds);
     // Three samples a side are too few (the envelope of three is 2.5x wide: 400 / 1.3 * 0.7 / 2.5
@@ -575,10 +590,10 @@ TEST(Sequential, AFindingFarBeyondItsThresholdStopsAtTheFirstLook) {
     EXPECT_EQ(w[0].verdict, Verdict3::inconclusive);
     EXPECT_EQ(w[0].look, 0u);
     // The same group held to the end (the rule without looks): the slow case runs on.
-    const auto held = run.race({in_group(fast), in_group(slow)}, 60, {true, true});
+    const auto held = run.race({c[0], c[1]}, 60, {true, true});
     EXPECT_GT(held[1].samples.size(), 16u);
     // And without the looks, with the third case, its fair share stops it at 6 samples.
-    const auto fair = run.race({in_group(fast), in_group(slow), in_group(other)}, 60, {true, true, false});
+    const auto fair = run.race(c, 60, {true, true, false});
     EXPECT_EQ(fair[1].samples.size(), 6u);
     EXPECT_EQ(fair[1].stopped, StopReason::case_budget);
 }
@@ -594,14 +609,15 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
     for (const double spread : {0.15, 0.005}) {
         SCOPED_TRACE(spread);
         FakeRun run;
-        const Strategy fast = fake("read.fast", 1'000'000, spread), slow = fake("read.slow", 2'000'000, spread);
+        const std::vector<CaseSpec> c =
+            run.cases({{"read.fast", 1'000'000, spread}, {"read.slow", 2'000'000, spread}}, true);
         RunOptions opts;
         const Suite suite = one_finding(2, opts);
         Judge judge(suite);
         std::size_t decided = 0;
         judge.on_decided = [&](const FindingResult&) { ++decided; };
         const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-        const auto r = run.race({in_group(fast), in_group(slow)}, 0.4, {true, true}, holds);
+        const auto r = run.race(c, 0.4, {true, true}, holds);
         EXPECT_EQ(decided, 0u);
         EXPECT_EQ(r[0].stopped, StopReason::run_budget) << to_string(r[0].stopped);
         EXPECT_EQ(r[1].stopped, StopReason::run_budget) << to_string(r[1].stopped);
@@ -614,7 +630,7 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
         EXPECT_LT(v[0].low, 2);
         EXPECT_GE(v[0].high, 2);
         if (spread > 0.01) continue;
-        const auto free = run.race({in_group(fast), in_group(slow)}, 0.4);
+        const auto free = run.race(c, 0.4);
         EXPECT_EQ(free[0].stopped, StopReason::precise) << to_string(free[0].stopped);
         EXPECT_LT(free[0].samples.size(), r[0].samples.size());
     }
@@ -626,13 +642,15 @@ TEST(Sequential, AFindingOnItsThresholdIsUndecidedAtTheBudget) {
 TEST(Sequential, ACaseNoFindingHoldsStopsOnceItsTableCanPlaceIt) {
     FakeRun run;
     // ±15 %: never precise; the two cases beside the finding's are never told apart.
-    const Strategy fast = fake("read.fast", 1'000'000, 0.15), slow = fake("read.slow", 3'000'000, 0.15),
-                   other = fake("read.other", 1'000'000, 0.15), near = fake("read.near", 1'050'000, 0.15);
+    const std::vector<CaseSpec> specs = run.cases({{"read.fast", 1'000'000, 0.15},
+                                                   {"read.slow", 3'000'000, 0.15},
+                                                   {"read.other", 1'000'000, 0.15},
+                                                   {"read.near", 1'050'000, 0.15}},
+                                                  true);
     RunOptions opts;
     const Suite suite = one_finding(1.5, opts);  // 3x against 1.5x: decided at a look
     Judge judge(suite);
     const HoldFn holds = [&](const std::vector<CaseResult>& now) { return judge.hold({}, now); };
-    const std::vector<CaseSpec> specs{in_group(fast), in_group(slow), in_group(other), in_group(near)};
     const auto r = run.race(specs, 60, {true, true, false, false}, holds);
     EXPECT_EQ(judge.decided(), 1u);
     for (const std::size_t i : {2u, 3u}) {
