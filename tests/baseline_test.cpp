@@ -30,6 +30,17 @@ using test::slurp;
 
 CaseResult case_of(const char* name, double scale) { return test::spread_case(name, scale); }
 
+// A baseline (a) and a new run (b) of one case of the strategy, the new one `slower` times as slow.
+struct TwoRuns {
+    Report a, b;
+};
+TwoRuns two_runs(const char* name, double slower) {
+    TwoRuns r;
+    r.a.cases = {case_of(name, 1)};
+    r.b.cases = {case_of(name, slower)};
+    return r;
+}
+
 // A gate at `threshold` whose intervals are widened by `between` (0: the samples' own).
 GateSettings gate_at(double threshold, double between = 0) {
     GateSettings g;
@@ -98,9 +109,7 @@ TEST(Gate, TwentyPercentSlowerTripsAndOnePercentDoesNot) {
 TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
     ScratchDir dir;
     for (bool sized : {true, false}) {
-        Report a, b;
-        a.cases = {case_of("files.write-fsync-each", 1)};
-        b.cases = {case_of("files.write-fsync-each", 1)};
+        auto [a, b] = two_runs("files.write-fsync-each", 1);
         a.cases[0].spec.workload.files = 364;
         b.cases[0].spec.workload.files = 385;
         a.cases[0].spec.sized = b.cases[0].spec.sized = sized;
@@ -125,9 +134,7 @@ TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
 // A slower case whose samples overlap the baseline's decides nothing: its interval holds 1.
 TEST(Gate, ANoisySlowdownDoesNotTrip) {
     ScratchDir dir;
-    Report a, b;
-    a.cases = {case_of("read.chunk", 1)};
-    b.cases = {case_of("read.chunk", 1)};
+    auto [a, b] = two_runs("read.chunk", 1);
     // Half the samples 1.6x slower: a median 1.3x, but the two sets overlap.
     for (std::size_t i = 0; i < b.cases[0].samples.size(); i += 2) b.cases[0].samples[i].wall_s *= 1.6;
     finish(b.cases[0], RunOptions{}, 1e-9);
@@ -140,9 +147,7 @@ TEST(Gate, ANoisySlowdownDoesNotTrip) {
 // cannot tell from the threshold.
 TEST(Gate, SlowerBeyondTheThresholdOnlyByItsMedianDoesNotTrip) {
     ScratchDir dir;
-    Report a, b;
-    a.cases = {case_of("read.chunk", 1)};
-    b.cases = {case_of("read.chunk", 1.08)};
+    auto [a, b] = two_runs("read.chunk", 1.08);
     const Comparison c = compare_runs(a, b, "a", "b", gate_at(0.07));
     ASSERT_EQ(c.shared.size(), 1u);
     // The premise: slower, by a ratio beyond 1.07, its interval's lower end not.
@@ -229,9 +234,7 @@ TEST(Gate, OneSampleASideTripsOnAHugeSlowdown) {
 // The between-run margin widens every interval: a 10 % slowdown measured precisely trips a 5 %
 // gate with none, not with 10 %; the lines say which margin was used and where it came from.
 TEST(Gate, TheBetweenRunMarginWidensTheInterval) {
-    Report a, b;
-    a.cases = {case_of("read.chunk", 1)};
-    b.cases = {case_of("read.chunk", 1.1)};
+    auto [a, b] = two_runs("read.chunk", 1.1);
     EXPECT_TRUE(compare_runs(a, b, "a", "b", gate_at(0.05, 0)).gate_failed());
     const Comparison wide = compare_runs(a, b, "a", "b", gate_at(0.05, 0.10));
     EXPECT_FALSE(wide.gate_failed());
@@ -576,9 +579,7 @@ TEST(Calibrate, TheGateAndTheHeaderReadIt) {
     c.between = 0.031;
     ASSERT_EQ(::mkdir(dir.file(".iolab").c_str(), 0700), 0);
     std::ofstream(dir.file(".iolab/calibration.json")) << calibration_json(c);
-    Report a, b;
-    a.cases = {case_of("read.chunk", 1)};
-    b.cases = {case_of("read.chunk", 1.2)};
+    auto [a, b] = two_runs("read.chunk", 1.2);
     save(dir, {{&a, "a.json"}, {&b, "b.json"}});
     const auto measured = run_cli("compare a.json b.json --fail-if-slower 5%", dir.path());
     EXPECT_EQ(measured.status, 1) << measured.out;
