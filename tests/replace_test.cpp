@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -36,6 +37,12 @@ CaseSpec replace_case(const Strategy& s, std::uint64_t count, std::uint64_t file
     c.workload.count = count;
     c.workload.file_size = file_size;
     return c;
+}
+// The same of a built-in method, by name.
+CaseSpec replace_case(const char* name, std::uint64_t count, std::uint64_t file_size) {
+    const Strategy* s = Registry::builtin().find(name);
+    if (s == nullptr) throw std::runtime_error(std::string("no strategy ") + name);
+    return replace_case(*s, count, file_size);
 }
 
 // A method of our own: `run` does the replacement of file i in the job's folder.
@@ -126,10 +133,10 @@ TEST(Replace, AMethodThatGetsItWrongFailsSayingHow) {
 // fixture is gone, nothing of the set is left in the scratch folder.
 TEST(Replace, TheOldFilesAreLaidOutBeforeEachRunAndRemovedAfter) {
     ScratchDir dir;
-    const Strategy* s = Registry::builtin().find("replace.rename-fsync");
-    ASSERT_NE(s, nullptr);
+    const CaseSpec c = replace_case("replace.rename-fsync", 3, 64);
+    const Strategy* s = c.strategy;
     {
-        Fixture fx(replace_case(*s, 3, 64).workload, dir);
+        Fixture fx(c.workload, dir);
         Sink sink;
         const Job job = fx.job(*s, sink);
         ASSERT_NE(job.records, nullptr);
@@ -154,12 +161,11 @@ TEST(Replace, TheOldFilesAreLaidOutBeforeEachRunAndRemovedAfter) {
 // answer: one table by MiB/s put every 1-byte case thousands of times behind the 4 KiB ones.
 TEST(Replace, EachFileSizeIsATableOfItsOwn) {
     ScratchDir dir;
-    const Strategy* a = Registry::builtin().find("replace.unsafe-rename");
-    const Strategy* b = Registry::builtin().find("replace.unsafe-in-place");
     Report r;
     r.options = test::three_iterations();
     for (std::uint64_t size : {1u, 4096u})
-        for (const Strategy* s : {a, b}) r.cases.push_back(run_case(replace_case(*s, 4, size), r.options, dir));
+        for (const char* s : {"replace.unsafe-rename", "replace.unsafe-in-place"})
+            r.cases.push_back(run_case(replace_case(s, 4, size), r.options, dir));
     const auto tables = ranked_tables(r);
     ASSERT_EQ(tables.size(), 2u);
     for (const RankedTable& t : tables) {
@@ -181,10 +187,8 @@ TEST(Replace, ATableOfDifferentCountsNamesTheirRange) {
     ScratchDir dir;
     Report r;
     r.options = test::three_iterations();
-    r.cases.push_back(
-        run_case(replace_case(*Registry::builtin().find("replace.unsafe-rename"), 6, 4096), r.options, dir));
-    r.cases.push_back(
-        run_case(replace_case(*Registry::builtin().find("replace.unsafe-in-place"), 4, 4096), r.options, dir));
+    r.cases.push_back(run_case(replace_case("replace.unsafe-rename", 6, 4096), r.options, dir));
+    r.cases.push_back(run_case(replace_case("replace.unsafe-in-place", 4, 4096), r.options, dir));
     const auto tables = ranked_tables(r);
     ASSERT_EQ(tables.size(), 1u);
     EXPECT_EQ(table_name(tables[0]), "replace, 4 to 6 files of 4 KiB, warm");
@@ -193,9 +197,7 @@ TEST(Replace, ATableOfDifferentCountsNamesTheirRange) {
 // The jobs of a case share its new content (one input) but each holds a file's old content and a
 // file read back: memory grows with the jobs (8 jobs of 1 GiB files were counted as one).
 TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {
-    const Strategy* s = Registry::builtin().find("replace.rename-fsync");
-    ASSERT_NE(s, nullptr);
-    CaseSpec c = replace_case(*s, 2, 1ull << 30);
+    CaseSpec c = replace_case("replace.rename-fsync", 2, 1ull << 30);
     const std::uint64_t one = memory_needed(c);
     c.workload.jobs = 8;
     EXPECT_GE(memory_needed(c), one + 7 * (2ull << 30));
@@ -210,16 +212,15 @@ TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {
 // the write it cancels (ECANCELED) says Interrupted.
 TEST(Replace, AStopWhileTheOldFilesAreLaidOutIsTheStopNotAFailure) {
     ScratchDir dir;
-    const Strategy* s = Registry::builtin().find("replace.rename-fsync");
-    ASSERT_NE(s, nullptr);
-    Fixture fx(replace_case(*s, 4, 4096).workload, dir);
+    const CaseSpec c = replace_case("replace.rename-fsync", 4, 4096);
+    Fixture fx(c.workload, dir);
     Sink sink;
     interrupt::request(SIGINT);
     sys::request_stop();
-    EXPECT_THROW(detail::job_for(*s, fx, sink, RunOptions{}, VerifyMode::full), Interrupted);
+    EXPECT_THROW(detail::job_for(*c.strategy, fx, sink, RunOptions{}, VerifyMode::full), Interrupted);
     sys::clear_stop();
     interrupt::reset_for_tests();
-    EXPECT_NO_THROW(detail::job_for(*s, fx, sink, RunOptions{}, VerifyMode::full));
+    EXPECT_NO_THROW(detail::job_for(*c.strategy, fx, sink, RunOptions{}, VerifyMode::full));
 }
 
 }  // namespace
