@@ -152,20 +152,35 @@ Workload random_blocks(Family family, std::uint64_t ops) {
     return w;
 }
 
-// A patterned job's operations (index, offset) in the order a faulty test strategy does them:
-// fault 4, completed in another order (fine); fault 5, the same blocks in the order of their
-// offsets (the pattern ignored); otherwise the pattern's order.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> operations_in_order(const Job& j, int fault) {
+// One operation of a faulty test strategy: the operation's index, the offset it reads or writes at,
+// and the offset whose block it says it read (a read) or whose bytes it writes (a write).
+struct FaultyOp {
+    std::uint64_t index, where, what;
+};
+
+// A patterned job's operations as a faulty test strategy does them. At the middle operation: fault
+// 1 goes to the next block's place, 2 skips it, 3 does the one before it again. Fault 4 completes
+// them in another order (fine); fault 5 takes the same blocks in the order of their offsets (the
+// pattern ignored); otherwise the pattern's order.
+std::vector<FaultyOp> faulty_operations(const Job& j, int fault) {
     const Offsets at(j.ops.pattern, j.ops.span, j.ops.block, j.ops.seed);
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> ops;
-    for (std::uint64_t i = 0; i < j.ops.count; ++i) ops.emplace_back(j.ops.first + i, at(j.ops.first + i));
+    std::vector<FaultyOp> ops;
+    for (std::uint64_t i = 0; i < j.ops.count; ++i) {
+        const std::uint64_t off = at(j.ops.first + i);
+        ops.push_back({j.ops.first + i, off, off});
+    }
     if (fault == 4) std::reverse(ops.begin(), ops.end());
     if (fault == 5) {
         std::vector<std::uint64_t> offs;
-        for (const auto& o : ops) offs.push_back(o.second);
+        for (const auto& o : ops) offs.push_back(o.where);
         std::sort(offs.begin(), offs.end());
-        for (std::size_t k = 0; k < ops.size(); ++k) ops[k].second = offs[k];
+        for (std::size_t k = 0; k < ops.size(); ++k) ops[k].where = ops[k].what = offs[k];
     }
+    const std::size_t mid = ops.size() / 2;
+    FaultyOp& m = ops[mid];
+    if (fault == 1) m.where = (m.where + j.ops.block) % j.ops.span;             // the wrong place
+    if (fault == 2) ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(mid));  // skipped
+    if (fault == 3) m.where = m.what = ops[mid - 1].where;                      // one twice
     return ops;
 }
 
@@ -182,15 +197,9 @@ TEST(PatternedRead, AWrongBlockFailsItsVerificationAndTheOrderDoesNot) {
             const Strategy s = test::made_strategy("read.test", Family::read, [fault](const Job& j) {
                 const sys::Fd in = detail::open_src(j.src);
                 std::vector<std::byte> buf(j.ops.block);
-                const auto ops = operations_in_order(j, fault);
-                for (std::uint64_t k = 0; k < ops.size(); ++k) {
-                    auto [index, from] = ops[k];
-                    std::uint64_t said = from;
-                    if (fault == 1 && k == 50) from = (from + j.ops.block) % j.ops.span;  // the wrong place
-                    if (fault == 2 && k == 50) continue;                                  // skipped
-                    if (fault == 3 && k == 50) from = said = ops[49].second;              // twice
-                    sys::pread_full(in, buf.data(), buf.size(), static_cast<off_t>(from));
-                    j.sink->consume_block(index, said, buf.data(), buf.size());
+                for (const FaultyOp& o : faulty_operations(j, fault)) {
+                    sys::pread_full(in, buf.data(), buf.size(), static_cast<off_t>(o.where));
+                    j.sink->consume_block(o.index, o.what, buf.data(), buf.size());
                 }
             });
             Sink sink;
@@ -237,15 +246,10 @@ TEST(PatternedWrite, AWrongBlockFailsItsVerificationAndAnotherFileIsNotWritten) 
         SCOPED_TRACE(fault);
         const Strategy s = test::made_strategy("write.test", Family::write, [fault](const Job& j) {
             const sys::Fd out = sys::open(j.dst, O_WRONLY);
-            const auto ops = operations_in_order(j, fault);
-            for (std::uint64_t k = 0; k < ops.size(); ++k) {
-                auto [index, to] = ops[k];
-                std::uint64_t data = to;
-                if (fault == 1 && k == 20) to = (to + j.ops.block) % j.ops.span;  // the wrong place
-                if (fault == 2 && k == 20) continue;                              // skipped
-                if (fault == 3 && k == 20) data = ops[19].second;                 // block 19's bytes twice
-                sys::pwrite_all(out, j.records->at(data / j.ops.block).data(), j.ops.block, static_cast<off_t>(to));
-                j.sink->note_op(index, to);
+            for (const FaultyOp& o : faulty_operations(j, fault)) {
+                const std::byte* bytes = j.records->at(o.what / j.ops.block).data();
+                sys::pwrite_all(out, bytes, j.ops.block, static_cast<off_t>(o.where));
+                j.sink->note_op(o.index, o.where);
             }
         });
         Sink sink;
