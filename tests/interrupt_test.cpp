@@ -32,24 +32,30 @@ namespace {
 
 using namespace test;
 
-// A run whose first group ends quickly and whose second keeps dd busy for a long time: a
-// signal then arrives while a child process is running.
-const char* kLongSuite = R"(
-name = "long"
-description = "a quick case, then dd copying one byte per call"
+// A suite whose first group reads 1 MiB twice and ends quickly, and whose group "second" keeps dd
+// busy copying one byte per call: `strategies` (a TOML list) over a file of `size`, `iterations` times.
+std::string quick_then_dd(const char* strategies, const char* size, unsigned iterations) {
+    return fmt::format(R"(
+name = "quick-then-dd"
+description = "a quick group, then dd copying one byte per call"
 [[group]]
-id = "quick"
+id = "first"
 strategies = ["read.chunk"]
 size = "1M"
 iterations = "2"
 [[group]]
-id = "slow"
-strategies = ["copy.dd"]
-size = "32M"
+id = "second"
+strategies = [{}]
+size = "{}"
 buffer = "1"
 warmup = "0"
-iterations = "50"
-)";
+iterations = "{}"
+)",
+                       strategies, size, iterations);
+}
+
+// A signal arrives while a child process (dd, for a long time) is running.
+const std::string kLongSuite = quick_then_dd(R"("copy.dd")", "32M", 50);
 
 void interrupt_with(int sig, int expected_status) {
     ScratchDir dir;
@@ -118,22 +124,7 @@ TEST(Interrupt, SigtermLikewiseWithItsOwnStatus) { interrupt_with(SIGTERM, 143);
 // The group a signal cuts short keeps what it measured: its second group measures a quick read and
 // a slow dd copy in the same rounds, and the signal comes once dd's second run has begun (so the
 // read has been measured at least once).
-const char* kCutSuite = R"(
-name = "cut"
-description = "a quick group, then a quick read beside a slow copy"
-[[group]]
-id = "first"
-strategies = ["read.chunk"]
-size = "1M"
-iterations = "2"
-[[group]]
-id = "second"
-strategies = ["read.mmap-scan", "copy.dd"]
-size = "2M"
-buffer = "1"
-warmup = "0"
-iterations = "20"
-)";
+const std::string kCutSuite = quick_then_dd(R"("read.mmap-scan", "copy.dd")", "2M", 20);
 
 TEST(Interrupt, TheGroupASignalCutsShortKeepsItsMeasuredCasesMarkedPartial) {
     ScratchDir dir;
