@@ -73,6 +73,12 @@ struct Workload : CaseValues {
         return shape_of(family) == Shape::records ? record : file_size;
     }
     std::string_view item_name() const { return row_of(family).items; }
+    // The bytes of one operation a case times (a latency each) and its rate counts besides MiB/s: a
+    // patterned case's block, else an item of its kind; 0: its work is not timed by the operation.
+    std::uint64_t op_bytes() const { return patterned ? block : item_bytes(); }
+    // The size of the file a case stands for: a patterned case's file (whatever bytes its operations
+    // move), else its bytes.
+    std::uint64_t file_bytes() const { return patterned ? size : bytes(); }
     // Bytes of all its jobs together.
     std::uint64_t all_bytes() const { return bytes() * jobs; }
 };

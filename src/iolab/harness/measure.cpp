@@ -160,7 +160,7 @@ std::pair<Sample, Checked> measure_once(const Strategy& s, Fixture& fx, Sink& si
     Job job = job_for(s, fx, sink, opts, mode);
     attach_timeline(job, timeline);
     Sample smp;
-    if (fx.workload().patterned || fx.workload().item_bytes() > 0) {
+    if (fx.workload().op_bytes() > 0) {
         auto latency = std::make_shared<Latency>();
         job.latency = latency.get();
         smp.latency = std::move(latency);

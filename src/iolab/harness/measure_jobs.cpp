@@ -42,7 +42,7 @@ public:
           opts_(opts),
           clock_(clock),
           w_(fixtures.front()->workload()),
-          latencies_(w_.patterned || w_.item_bytes() > 0 ? fixtures.size() : 0),
+          latencies_(w_.op_bytes() > 0 ? fixtures.size() : 0),
           out_(fixtures.size()) {}
 
     // Every job's input in its cache state before any starts (the proof of cold is the worst),

@@ -204,8 +204,7 @@ constexpr Parameter kParameters[] = {
              if (writes_records(w.family))
                  w.count = std::max<std::uint64_t>(1, w.size / std::max<std::size_t>(1, w.record));
          },
-     .print_case =
-         [](const C& c) { return format_compact(c.workload.patterned ? c.workload.size : c.workload.bytes()); }},
+     .print_case = [](const C& c) { return format_compact(c.workload.file_bytes()); }},
     // Every case has its jobs (1 unless --jobs); a label names them past one.
     {.key = "jobs",
      .help = "Workers running each case at once, each on its own file (default 1; a list sweeps)",

@@ -148,15 +148,14 @@ void set_rates(CaseResult& r) {
             rates.push_back(static_cast<double>(r.samples[i].bytes) / times[i] / (1 << 20));
         r.throughput_mib_s = std::max(0.0, median(rates));
     }
-    if (r.spec.workload.patterned || r.spec.workload.item_bytes() > 0) {
+    if (r.spec.workload.op_bytes() > 0) {
         auto all = std::make_shared<Latency>();
         for (const auto& smp : r.samples)
             if (smp.latency) all->merge(*smp.latency);
         if (all->count()) r.latency = std::move(all);  // else kept: read from a result file
         // From the throughput, so that the two agree (under --stonewall both are the median of
         // the samples' rates).
-        const Workload& w = r.spec.workload;
-        r.ops_per_s = items_per_s(r.throughput_mib_s, w.patterned ? w.block : w.item_bytes());
+        r.ops_per_s = items_per_s(r.throughput_mib_s, r.spec.workload.op_bytes());
     }
 }
 

@@ -43,8 +43,8 @@ struct CaseSpec {
     std::string label_params() const;  // "buffer=64K": what tells it from the strategy's other cases
     // The bytes of the file the case stands for (a byte-at-a-time slice stands for the whole).
     std::uint64_t whole_bytes() const { return full_bytes ? full_bytes : workload.bytes(); }
-    // The size of its file: a patterned case's file, whatever bytes its operations move.
-    std::uint64_t file_size() const { return workload.patterned ? workload.size : whole_bytes(); }
+    // The size of its file (Workload::file_bytes; a byte-at-a-time slice's, the whole).
+    std::uint64_t file_size() const { return full_bytes ? full_bytes : workload.file_bytes(); }
 };
 
 // The table a case is ranked in (core/workload.hpp): a kind with kTraitTableBySize has one for each
