@@ -43,10 +43,12 @@ std::string slow_inputs(const std::vector<CaseSpec>& cases) {
         const Workload& w = c.workload;
         if (!has_trait(w.family, kTraitCold) || !w.input.empty()) continue;
         jobs = std::max(jobs, w.jobs);
-        if (!is_tree(w.family))
+        const KindModule& k = kind_module(w.family);
+        const std::uint64_t n = k.files_each_run ? k.files_each_run(w) : 0;
+        if (n == 0)
             bytes = std::max(bytes, w.size);
-        else if (w.files > files)
-            files = w.files, file_size = w.file_size;
+        else if (n > files)
+            files = n, file_size = w.file_size;
     }
     const std::string each = jobs > 1 ? fmt::format(" for each of {} jobs", jobs) : "";
     if (files >= 5000) return fmt::format("a tree of {} files of {}{}", files, format_size(file_size), each);
@@ -302,14 +304,15 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
                 if (sync_s < 0) sync_s = probe.sync_s();
                 run += static_cast<double>(syncs) * sync_s;
             }
-            if (is_tree(w.family) && w.input.empty()) {
+            const KindModule& k = kind_module(w.family);
+            if (const std::uint64_t files = k.files_each_run ? k.files_each_run(w) : 0; files > 0 && w.input.empty()) {
                 const double one = per_file(w.file_size);
-                run += static_cast<double>(w.files) * one;
-                const std::string input = kind_module(w.family).space(w).input;
+                run += static_cast<double>(files) * one;
+                const std::string input = k.space(w).input;
                 for (unsigned j = 0; j < w.jobs && !input.empty(); ++j)
                     if (trees.emplace(input, j).second) {
-                        e.seconds += forks * static_cast<double>(w.files) * one;
-                        e.files += w.files;
+                        e.seconds += forks * static_cast<double>(files) * one;
+                        e.files += files;
                     }
             }
             // Its warm-ups (a count of runs, or a time that ends after a run), and its first
@@ -321,7 +324,7 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
             if (run > e.longest_s) {
                 e.longest_s = run;
                 e.longest = c.label();
-                e.shorter = kind_module(w.family).items_key;
+                e.shorter = k.items_key;
             }
         }
     }

@@ -193,6 +193,7 @@ const KindModule& files_kind() {
                                   "each file durable before it is closed",
                               .items = &Workload::files,
                               .items_key = "files",
+                              .files_each_run = [](const Workload& w) { return w.files; },
                               .remove = remove_folder_at};
     return m;
 }

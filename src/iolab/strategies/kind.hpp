@@ -125,6 +125,9 @@ struct KindModule {
     std::uint64_t Workload::*items = nullptr;
     std::string_view items_key = {};
     std::string_view items_implied_by = {};
+    // The files a run works on one by one (a tree's, each `file_size` bytes), which the session's
+    // estimates count at a file's cost: a run's time, and its input's layout (null: none, its bytes).
+    std::uint64_t (*files_each_run)(const Workload& w) = nullptr;
     // Removes what is at path (an output or an input it made), if anything.
     void (*remove)(const std::string& path) = nullptr;
 };
