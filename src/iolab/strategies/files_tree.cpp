@@ -238,7 +238,7 @@ constexpr unsigned kTree = kParamTree;
 
 }  // namespace
 
-// The io_uring writes and copies (files_uring_ops.cpp).
+// The io_uring writes and copies (files_uring.cpp).
 void write_files_uring(const Job& j);
 void copy_files_uring(const Job& j);
 
