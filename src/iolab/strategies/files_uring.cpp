@@ -1,8 +1,8 @@
 // The files family's io_uring methods: Q files in flight, each opened (created; for a copy, both)
-// into registered slots, with its first read linked behind the open, read or written on at the
-// offset each call reached until the file is whole (a short count is resubmitted for the rest,
-// never taken for the end), then closed; every ready completion is taken before one submission of
-// all they queued.
+// into registered slots, with its first read (a write's first write) linked behind that open, read
+// or written on at the offset each call reached until the file is whole (a short count is
+// resubmitted for the rest, never taken for the end), then closed; every ready completion is taken
+// before one submission of all they queued.
 #include <array>
 #include <deque>
 
