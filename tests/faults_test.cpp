@@ -312,17 +312,22 @@ TEST(FaultMatrix, PersistentHardFaultsEndInAnError) {
 }
 
 // The calls around the data: open, fsync/fdatasync, ftruncate, fallocate and an explicit close
-// (destructors never fail), failing with EIO at their first call in a strategy that makes them:
-// an error naming the file, or (for a call the strategy can do without) a correct output, never
-// a wrong one.
+// (destructors never fail), and io_uring's opens, closes and unlinks of a tree's files, failing
+// with EIO at their first call in a strategy that makes them: an error naming the file (a close's
+// naming the close), or (for a call the strategy can do without) a correct output, never a wrong
+// one.
 TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
     using sys::Call;
-    int cells = 0, errors = 0;
+    int cells = 0, errors = 0, ring_cells = 0, ring_trees = 0;
     for_each_layer_strategy([&](const Strategy& s, Fixture& fx, Sink& sink, const sys::Counters& made) {
-        for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate, Call::close}) {
+        ring_trees += is_tree(s.family) && s.name.ends_with("-io-uring");
+        for (Call c : {Call::open, Call::fsync, Call::fdatasync, Call::ftruncate, Call::fallocate, Call::close,
+                       Call::uring_open, Call::uring_close, Call::uring_unlink}) {
             if (made.calls[static_cast<std::size_t>(c)] == 0) continue;
             SCOPED_TRACE(s.name + " EIO in " + std::string(sys::call_name(c)));
             ++cells;
+            const bool ring = c == Call::uring_open || c == Call::uring_close || c == Call::uring_unlink;
+            ring_cells += ring;
             const Job job = fx.job(s, sink);
             if (s.prepare) s.prepare(job);
             try {
@@ -335,12 +340,18 @@ TEST(FaultMatrix, FaultsInOpenSyncTruncateAllocateAndClose) {
                 const std::string msg = e.what();
                 EXPECT_TRUE(msg.find(job.src) != std::string::npos || msg.find(job.dst) != std::string::npos)
                     << "error does not name the file: " << msg;
+                if (c == Call::close || c == Call::uring_close) {
+                    EXPECT_EQ(e.op(), "close") << msg;
+                }
             }
         }
     });
-    std::printf("open/sync/truncate/allocate/close faults: %d cells, %d clear errors\n", cells, errors);
+    std::printf("open/sync/truncate/allocate/close faults: %d cells (%d of io_uring's), %d clear errors\n", cells,
+                ring_cells, errors);
     EXPECT_GT(cells, 20);
     EXPECT_GT(errors, 20);
+    // Each files.*-io-uring method that ran here opens and closes (reads, writes, copies) or unlinks.
+    EXPECT_GE(ring_cells, ring_trees);
 }
 
 // The result writer: a full disk or an I/O error while writing leaves the old file as it was
