@@ -12,6 +12,7 @@
 #include <string>
 
 #include "iolab/core/records.hpp"
+#include "iolab/core/workload.hpp"
 
 namespace iolab {
 
@@ -21,6 +22,9 @@ struct TreeShape {
     unsigned folders = 1;
     std::uint64_t bytes() const { return files * file_size; }
 };
+
+// The tree a case's values give: its files, their size, its folders (a Workload's, a Job's).
+inline TreeShape tree_shape(const CaseValues& v) { return {v.files, v.file_size, v.folders}; }
 
 // "d3": folder f; "d3/f123": file i's path from the tree's root.
 std::string tree_folder(unsigned folder);

@@ -19,8 +19,6 @@ namespace iolab {
 
 namespace {
 
-TreeShape tree_shape(const Workload& w) { return {w.files, w.file_size, w.folders}; }
-
 // Reads and copies share a tree laid out; writes and removals keep its digests alone.
 bool laid_out(const Workload& w) { return w.family == Family::files_read || w.family == Family::files_copy; }
 

@@ -21,8 +21,7 @@ void read_open_close(const Job& j) {
     AlignedBuffer buf(j.buffer, detail::kPage);
     Hasher h;
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
-        const TreeShape t{j.files, j.file_size, j.folders};
-        const sys::Fd in = sys::open(j.src + "/" + tree_file(t, i), O_RDONLY);
+        const sys::Fd in = sys::open(j.src + "/" + tree_file(tree_shape(j), i), O_RDONLY);
         detail::read_into_digest(j, in, i, buf, h);
     });
 }

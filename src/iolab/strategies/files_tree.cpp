@@ -59,7 +59,7 @@ void write_ofstream(const Job& j) {
         throw IoError(EEXIST, "create the folder", j.dst);  // a destination does not exist before
     for (unsigned d = 0; d < j.folders; ++d) std::filesystem::create_directory(fmt::format("{}/d{}", j.dst, d));
     const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
-    const TreeShape shape{j.files, j.file_size, j.folders};
+    const TreeShape shape = tree_shape(j);
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
         sys::Fd fd = sys::openat(t.of(i), FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
         __gnu_cxx::stdio_filebuf<char> file(fd.release(), std::ios::out);  // it closes the descriptor

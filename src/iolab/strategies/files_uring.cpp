@@ -76,6 +76,12 @@ protected:
         for (unsigned k = 0; k < slots_.size(); ++k)
             bufs_.emplace_back(std::min<std::size_t>(j_.buffer, 1u << 30), detail::kPage);
     }
+    // The next read of slot k's file, at the offset it reached, into the slot's buffer: through
+    // the ring's registered file `file` (the reader's k, the copier's 2k).
+    void read_next(unsigned file, unsigned k) {
+        ring_.read_slot(file, bufs_[k].data(), static_cast<unsigned>(bufs_[k].size()), slots_[k].offset, tag(k, kRead),
+                        false);
+    }
     // Slot k made fresh for the next file, its clock started.
     Slot& fresh(unsigned k) {
         Slot& s = slots_[k];
@@ -110,8 +116,7 @@ private:
     }
 
     std::string path(unsigned k, Op op) const {
-        return (on_source(op) ? j_.src : j_.dst) + "/" +
-               tree_file(TreeShape{j_.files, j_.file_size, j_.folders}, slots_[k].file);
+        return (on_source(op) ? j_.src : j_.dst) + "/" + tree_file(tree_shape(j_), slots_[k].file);
     }
 };
 
@@ -133,10 +138,7 @@ private:
         read(k);
     }
 
-    void read(unsigned k) {
-        ring_.read_slot(k, bufs_[k].data(), static_cast<unsigned>(bufs_[k].size()), slots_[k].offset, tag(k, kRead),
-                        false);
-    }
+    void read(unsigned k) { read_next(k, k); }
     void again(unsigned k, Op) { read(k); }
 
     void done(unsigned k, Op op, int res) {
@@ -213,10 +215,7 @@ private:
         ring_.open_into(to_.of(s.file), s.name.c_str(), kCreateFlags, 2 * k + 1, tag(k, kCreate), false);
     }
 
-    void read(unsigned k) {
-        ring_.read_slot(2 * k, bufs_[k].data(), static_cast<unsigned>(bufs_[k].size()), slots_[k].offset, tag(k, kRead),
-                        false);
-    }
+    void read(unsigned k) { read_next(2 * k, k); }
 
     void write(unsigned k) {
         const Slot& s = slots_[k];
