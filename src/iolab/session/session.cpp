@@ -32,6 +32,12 @@ namespace iolab {
 
 namespace {
 
+// The files a case's run works on one by one, as its kind's module says (0: none).
+std::uint64_t files_each_run(const Workload& w) {
+    const KindModule& k = kind_module(w.family);
+    return k.files_each_run ? k.files_each_run(w) : 0;
+}
+
 // The input a group lays out before its clock starts, when that takes a while: its largest tree of
 // 5,000 files or more to read or copy (20,000 files of 4 KiB took 5.8 s here), else its largest
 // generated file of 1 GiB or more to read or copy; empty otherwise. Only the kinds that read an
@@ -43,8 +49,7 @@ std::string slow_inputs(const std::vector<CaseSpec>& cases) {
         const Workload& w = c.workload;
         if (!has_trait(w.family, kTraitCold) || !w.input.empty()) continue;
         jobs = std::max(jobs, w.jobs);
-        const KindModule& k = kind_module(w.family);
-        const std::uint64_t n = k.files_each_run ? k.files_each_run(w) : 0;
+        const std::uint64_t n = files_each_run(w);
         if (n == 0)
             bytes = std::max(bytes, w.size);
         else if (n > files)
@@ -305,7 +310,7 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
                 run += static_cast<double>(syncs) * sync_s;
             }
             const KindModule& k = kind_module(w.family);
-            if (const std::uint64_t files = k.files_each_run ? k.files_each_run(w) : 0; files > 0 && w.input.empty()) {
+            if (const std::uint64_t files = files_each_run(w); files > 0 && w.input.empty()) {
                 const double one = per_file(w.file_size);
                 run += static_cast<double>(files) * one;
                 const std::string input = k.space(w).input;
