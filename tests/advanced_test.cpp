@@ -46,14 +46,17 @@ Verdict run_verified(const Strategy& s, Workload w, const ScratchDir& dir, bool 
     return fx.verify(job);
 }
 
-Workload sized(std::uint64_t size, std::size_t buffer, unsigned queue) {
+Workload sized(Family family, std::uint64_t size, std::size_t buffer, unsigned queue) {
     Workload w;
+    w.family = family;
     w.size = size;
     w.buffer = buffer;
     w.queue = queue;
     // Writes: `size` bytes as records of 1000 (and one record for small sizes).
-    w.record = size >= 1000 ? 1000 : std::max<std::uint64_t>(size, 1);
-    w.count = size >= 1000 ? size / 1000 : (size ? 1 : 0);
+    if (writes_records(family)) {
+        w.records_of().record = size >= 1000 ? 1000 : std::max<std::uint64_t>(size, 1);
+        w.records_of().count = size >= 1000 ? size / 1000 : (size ? 1 : 0);
+    }
     return w;
 }
 
@@ -68,7 +71,7 @@ TEST(QueueDepths, UringAndPipelinedOverOddSizes) {
         for (std::uint64_t size : {0ull, 1ull, 4095ull, 4097ull, (1ull << 20) + 13})
             for (std::size_t buffer : {std::size_t{512}, std::size_t{4096}, std::size_t{65536}})
                 for (unsigned q : {1u, 3u, 32u}) {
-                    const Verdict v = run_verified(s, sized(size, buffer, q), dir);
+                    const Verdict v = run_verified(s, sized(s.family, size, buffer, q), dir);
                     EXPECT_TRUE(v.ok) << name << " size " << size << " buffer " << buffer << " queue " << q << ": "
                                       << v.describe();
                 }
@@ -83,7 +86,7 @@ TEST(Direct, OddSizesWithODirect) {
         if (s.skip_reason(dir.path())) continue;
         for (std::uint64_t size : {0ull, 1ull, 4095ull, 4097ull, (1ull << 20) + 13})
             for (std::size_t buffer : {std::size_t{1}, std::size_t{4096}, std::size_t{65536}}) {
-                const Verdict v = run_verified(s, sized(size, buffer, 4), dir, true);
+                const Verdict v = run_verified(s, sized(s.family, size, buffer, 4), dir, true);
                 EXPECT_TRUE(v.ok) << name << " size " << size << " buffer " << buffer << ": " << v.describe();
             }
     }
@@ -95,8 +98,7 @@ TEST(Direct, ShortReadsAndWritesRealign) {
     for (const char* name : {"read.direct", "write.direct"}) {
         for (std::uint64_t at : {1ull, 2ull, 3ull}) {
             const Strategy& s = strategy(name);
-            Workload w = sized(100000, 16384, 1);
-            w.family = s.family;
+            Workload w = sized(s.family, 100000, 16384, 1);
             Fixture fx(w, dir);
             Sink sink;
             const Job job = fx.job(s, sink);
@@ -115,8 +117,7 @@ TEST(Pipelined, EitherSideFailingStopsBothWithoutDeadlock) {
     const Strategy& s = strategy("copy.pipelined-threads");
     for (auto mask : {sys::read_calls_mask(), sys::write_calls_mask()})
         for (std::uint64_t at : {1ull, 5ull, 40ull}) {
-            Workload w = sized(4u << 20, 65536, 2);
-            w.family = Family::copy;
+            Workload w = sized(Family::copy, 4u << 20, 65536, 2);
             Fixture fx(w, dir);
             Sink sink;
             const Job job = fx.job(s, sink);
@@ -135,7 +136,8 @@ TEST(Pipelined, EitherSideFailingStopsBothWithoutDeadlock) {
 TEST(Pipelined, TimelineIsAValidChromeTraceWithMatchedEvents) {
     ScratchDir dir;
     Timeline tl;
-    const Verdict v = run_verified(strategy("copy.pipelined-threads"), sized(2u << 20, 65536, 4), dir, false, &tl);
+    const Verdict v =
+        run_verified(strategy("copy.pipelined-threads"), sized(Family::copy, 2u << 20, 65536, 4), dir, false, &tl);
     ASSERT_TRUE(v.ok);
     const auto j = nlohmann::json::parse(chrome_trace_json({&tl}, {"copy.pipelined-threads"}));
     ASSERT_TRUE(j.at("traceEvents").is_array());
@@ -201,11 +203,10 @@ TEST(Chain, EveryOrderRoundTrips) {
                                              "lz4>buffer:7>zstd:19>buffer>deflate:9>file"};
     for (const auto& chain : chains)
         for (bool bytes : {false, true}) {
-            Workload w = sized(300000, 4096, 1);
-            w.family = Family::write;
+            Workload w = sized(Family::write, 300000, 4096, 1);
             w.data = parse_data_spec("text");
-            w.chain = chain;
-            w.feed_bytes = bytes;
+            w.records_of().chain = chain;
+            w.records_of().feed_bytes = bytes;
             const Verdict v = run_verified(s, w, dir);
             EXPECT_TRUE(v.ok) << chain << (bytes ? " fed bytes" : " fed records") << ": " << v.describe();
         }
@@ -214,10 +215,9 @@ TEST(Chain, EveryOrderRoundTrips) {
 TEST(Chain, CompressorsReallyCompress) {
     ScratchDir dir;
     for (const char* chain : {"deflate>file", "zstd>file", "lz4>file"}) {
-        Workload w = sized(1u << 20, 4096, 1);
-        w.family = Family::write;
+        Workload w = sized(Family::write, 1u << 20, 4096, 1);
         w.data = parse_data_spec("compressible:4");
-        w.chain = chain;
+        w.records_of().chain = chain;
         Fixture fx(w, dir);
         Sink sink;
         const Job job = fx.job(strategy("write.chain"), sink);
@@ -252,8 +252,7 @@ TEST(Chain, BadChainsAreOneLineNamingTheProblem) {
 TEST(Throttle, LimitsTheWriteRate) {
     ScratchDir dir;
     const Strategy& s = strategy("copy.chunk");
-    Workload w = sized(512 * 1024, 16384, 1);
-    w.family = Family::copy;
+    Workload w = sized(Family::copy, 512 * 1024, 16384, 1);
     Fixture fx(w, dir);
     Sink sink;
     const Job job = fx.job(s, sink);

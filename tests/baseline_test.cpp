@@ -110,8 +110,8 @@ TEST(Gate, ACountSizedByTimeIsTheSameCaseFromRunToRun) {
     ScratchDir dir;
     for (bool sized : {true, false}) {
         auto [a, b] = two_runs("files.write-fsync-each", 1);
-        a.cases[0].spec.workload.files = 364;
-        b.cases[0].spec.workload.files = 385;
+        a.cases[0].spec.workload.tree_of().files = 364;
+        b.cases[0].spec.workload.tree_of().files = 385;
         a.cases[0].spec.sized = b.cases[0].spec.sized = sized;
         const auto r = compare_cli(dir, a, b, " --fail-if-slower 5%");
         EXPECT_EQ(r.status, sized ? 0 : 1) << r.out << r.err;

@@ -32,10 +32,10 @@ CaseSpec durable_case(const Strategy& s, std::size_t record, std::uint64_t count
     CaseSpec c;
     c.strategy = &s;
     c.workload.family = Family::durable;
-    c.workload.record = record;
-    c.workload.count = count;
+    c.workload.records_of().record = record;
+    c.workload.records_of().count = count;
     c.workload.size = record * count;
-    c.workload.producers = producers;
+    c.workload.records_of().producers = producers;
     return c;
 }
 

@@ -864,8 +864,8 @@ TEST(Export, ATableOfFilesCountsEveryCallPerFile) {
     Report r;
     r.groups.push_back(ReportGroup{"", "", r.options});
     CaseResult c = timed_case("files.read-openat", {1, 1, 1});
-    c.spec.workload.files = 256;
-    c.spec.workload.file_size = 4096;
+    c.spec.workload.tree_of().files = 256;
+    c.spec.workload.tree_of().file_size = 4096;
     for (auto& s : c.samples) {
         s.syscalls = 256;   // a read a file
         s.all_calls = 768;  // and its open and close

@@ -41,16 +41,19 @@ Workload small_workload(const Strategy& s) {
     w.family = s.family;
     w.size = 20000;
     w.buffer = 4096;
-    w.record = 1000;
-    w.count = 20;
-    if (is_tree(s.family)) {  // a tree of 20 files of 1000 bytes over 3 folders
-        w.files = 20;
-        w.file_size = 1000;
-        w.folders = 3;
+    if (writes_records(s.family)) {  // 20 records of 1000 bytes
+        w.records_of().record = 1000;
+        w.records_of().count = 20;
+    }
+    if (shape_of(s.family) == Shape::set) w.set_of().count = 20;  // 20 files of 4 KiB replaced
+    if (is_tree(s.family)) {                                      // a tree of 20 files of 1000 bytes over 3 folders
+        w.tree_of().files = 20;
+        w.tree_of().file_size = 1000;
+        w.tree_of().folders = 3;
     }
     if (s.family == Family::durable) {  // records O_DIRECT can write, each synced
-        w.record = 4096;
-        w.count = 5;
+        w.records_of().record = 4096;
+        w.records_of().count = 5;
     }
     if (s.honours(kParamPattern)) {  // random 4 KiB blocks over the file, twice
         w.patterned = true;
@@ -428,8 +431,8 @@ TEST_F(RealEnospc, AReplacementThatFindsNoRoomSaysSo) {
         SCOPED_TRACE(s->name);
         Workload w;
         w.family = Family::replace;
-        w.count = 8;
-        w.file_size = 64 * 1024;
+        w.set_of().count = 8;
+        w.set_of().file_size = 64 * 1024;
         Fixture fx(w, tmpfs);
         Sink sink;
         const Job job = fx.job(*s, sink);
@@ -463,13 +466,17 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
         Workload w;
         w.family = s.family;
         w.size = 3u << 20;
-        w.record = 64 * 1024;
-        w.count = 48;
+        if (writes_records(s.family)) {
+            w.records_of().record = 64 * 1024;
+            w.records_of().count = 48;
+        }
         // Byte at a time would take long on 3 MiB under the sanitizers; 1.5 MiB still overflows.
         if (s.byte_at_a_time()) {
             w.size = 1536 * 1024;
-            w.record = 1024;
-            w.count = 1536;
+            if (writes_records(s.family)) {
+                w.records_of().record = 1024;
+                w.records_of().count = 1536;
+            }
         }
         if (s.honours(kParamPattern)) {  // random blocks into a laid-out file of 3 MiB
             w.patterned = true;
@@ -478,11 +485,11 @@ TEST_F(RealEnospc, EveryWriteAndCopyStrategyReportsIt) {
         }
         // The old files of a set, laid out before the clock, fill the disk there: 2.3 MiB
         // (replace.* on a full disk: RealEnospc.AReplacementThatFindsNoRoomSaysSo).
-        if (shape_of(s.family) == Shape::set) w.count = 600;
+        if (shape_of(s.family) == Shape::set) w.set_of().count = 600;
         if (is_tree(s.family)) {  // a tree of 600 files of 4 KiB: 2.3 MiB
-            w.files = 600;
-            w.file_size = 4096;
-            w.folders = 3;
+            w.tree_of().files = 600;
+            w.tree_of().file_size = 4096;
+            w.tree_of().folders = 3;
         }
         Fixture fx(w, tmpfs);
         fill_up(tmpfs, 1u << 20);

@@ -35,9 +35,9 @@ CaseSpec tree_case(const Strategy& s, std::uint64_t files = 37, std::uint64_t si
     CaseSpec c;
     c.strategy = &s;
     c.workload.family = s.family;
-    c.workload.files = files;
-    c.workload.file_size = size;
-    c.workload.folders = folders;
+    c.workload.tree_of().files = files;
+    c.workload.tree_of().file_size = size;
+    c.workload.tree_of().folders = folders;
     c.workload.buffer = 512;  // files of 1000 bytes take two reads and a last one
     c.workload.queue = 4;
     return c;
@@ -70,13 +70,13 @@ TEST(Files, TheLeastWorkOfATreeIsOneFile) {
         ASSERT_NE(least, nullptr);
         Workload w;
         w.family = f;
-        w.files = 5000;
-        w.folders = 100;
-        w.file_size = 8192;
+        w.tree_of().files = 5000;
+        w.tree_of().folders = 100;
+        w.tree_of().file_size = 8192;
         least(w);
-        EXPECT_EQ(w.files, 1u);
-        EXPECT_EQ(w.folders, 1u);
-        EXPECT_EQ(w.file_size, 8192u);
+        EXPECT_EQ(w.tree_of().files, 1u);
+        EXPECT_EQ(w.tree_of().folders, 1u);
+        EXPECT_EQ(w.tree_of().file_size, 8192u);
     }
     EXPECT_EQ(kind_module(Family::read).least, nullptr);
 }
@@ -86,13 +86,15 @@ enum class Broken { none, skip, swap, repeat };
 Broken g_broken = Broken::none;
 
 void partial_reader(const Job& j) {
-    for (std::uint64_t i = 0; i < j.files; ++i) {
+    for (std::uint64_t i = 0; i < j.tree_of().files; ++i) {
         std::uint64_t at = i;
         if (g_broken == Broken::skip && i == 5) continue;
         if (g_broken == Broken::swap && (i == 3 || i == 4)) at = i == 3 ? 4 : 3;  // file 3's bytes said to be file 4's
         if (g_broken == Broken::repeat && i == 6) at = 5;
-        const sys::Fd in = sys::open(j.src + "/" + tree_file(TreeShape{j.files, j.file_size, j.folders}, at), O_RDONLY);
-        std::vector<std::byte> buf(j.file_size + 1);
+        const sys::Fd in = sys::open(
+            j.src + "/" + tree_file(TreeShape{j.tree_of().files, j.tree_of().file_size, j.tree_of().folders}, at),
+            O_RDONLY);
+        std::vector<std::byte> buf(j.tree_of().file_size + 1);
         const std::size_t n = sys::read_full(in, buf.data(), buf.size());
         j.tree->add(i, checksum(std::span<const std::byte>(buf.data(), n)), n);
     }
@@ -155,12 +157,12 @@ TEST(Files, AWriterThatLeavesAFileOutOrOneTooManyFails) {
         s.params = kParamTree;
         s.run = [extra](const Job& j) {
             std::filesystem::create_directory(j.dst);
-            for (unsigned d = 0; d < j.folders; ++d)
+            for (unsigned d = 0; d < j.tree_of().folders; ++d)
                 std::filesystem::create_directory(j.dst + "/d" + std::to_string(d));
-            const TreeShape t{j.files, j.file_size, j.folders};
-            for (std::uint64_t i = 0; i < j.files + (extra > 0 ? 1 : 0); ++i) {
+            const TreeShape t{j.tree_of().files, j.tree_of().file_size, j.tree_of().folders};
+            for (std::uint64_t i = 0; i < j.tree_of().files + (extra > 0 ? 1 : 0); ++i) {
                 if (extra < 0 && i == 7) continue;
-                const std::span<const std::byte> b = j.records->at(std::min(i, j.files - 1));
+                const std::span<const std::byte> b = j.records->at(std::min(i, j.tree_of().files - 1));
                 std::ofstream(j.dst + "/" + tree_file(t, i))
                     .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
             }
@@ -219,9 +221,9 @@ TEST(Files, NoMethodFollowsALinkInItsDestination) {
         j.family = s->family;
         j.src = dir.at("src");
         j.dst = dir.at("dst");
-        j.files = t.files;
-        j.file_size = t.file_size;
-        j.folders = t.folders;
+        j.tree_of().files = t.files;
+        j.tree_of().file_size = t.file_size;
+        j.tree_of().folders = t.folders;
         j.records = &content;
         j.queue = 4;
         j.buffer = 512;
@@ -327,9 +329,9 @@ TEST(Files, ATreeLaidOutIsWrittenBack) {
     }
     Workload w;
     w.family = Family::files_read;
-    w.files = 20;
-    w.file_size = 8192;
-    w.folders = 2;
+    w.tree_of().files = 20;
+    w.tree_of().file_size = 8192;
+    w.tree_of().folders = 2;
     const std::string path = dir.at("tree");
     const auto in = files_kind().make_input(w, path);
     for (const char* f : {"d0/f0", "d1/f1", "d1/f19"}) {

@@ -414,10 +414,10 @@ TEST(Limits, ACountNotGivenIsSizedByTime) {
     EXPECT_NE(said[0].find("at most 100 commits an iteration, not 16384"), std::string::npos) << said[0];
     for (const CaseSpec& c : sized.plan()[0]) {
         if (c.strategy->name == "durable.fsync") {
-            EXPECT_EQ(c.workload.count, 100u);
+            EXPECT_EQ(c.workload.records_of().count, 100u);
             EXPECT_EQ(c.workload.bytes(), 100u * 4096);
         } else {
-            EXPECT_EQ(c.workload.count, 16384u) << c.label();  // no syncs
+            EXPECT_EQ(c.workload.records_of().count, 16384u) << c.label();  // no syncs
         }
     }
     // A sweep of sizes given is the user's: each size keeps its count (both were cut to one).
@@ -427,13 +427,13 @@ TEST(Limits, ACountNotGivenIsSizedByTime) {
                     "d.toml"));
     EXPECT_TRUE(sweep.size_by_time(ms).empty());
     ASSERT_EQ(sweep.plan()[0].size(), 2u);
-    EXPECT_NE(sweep.plan()[0][0].workload.count, sweep.plan()[0][1].workload.count);
+    EXPECT_NE(sweep.plan()[0][0].workload.records_of().count, sweep.plan()[0][1].workload.records_of().count);
     Session given = session_of("record = \"4K\"\ncount = 20000\n", "\"durable.fsync\"");
     EXPECT_TRUE(given.size_by_time(ms).empty());
-    EXPECT_EQ(given.plan()[0][0].workload.count, 20000u);
+    EXPECT_EQ(given.plan()[0][0].workload.records_of().count, 20000u);
     Session slow = session_of("record = \"4K\"\n", "\"durable.fsync\"");
     EXPECT_EQ(slow.size_by_time([] { return 1.0; }).size(), 1u);
-    EXPECT_EQ(slow.plan()[0][0].workload.count, kSizedCountFloor);
+    EXPECT_EQ(slow.plan()[0][0].workload.records_of().count, kSizedCountFloor);
     probes = 0;
     Session reads = session_of("", "\"read.chunk\"");
     EXPECT_TRUE(reads.size_by_time(ms).empty());
@@ -459,7 +459,7 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
     EXPECT_NE(said[0].find("--files sets it"), std::string::npos) << said[0];
     for (const CaseSpec& c : sized.plan()[0]) {
         const bool syncs = c.strategy->name == "files.write-fsync-each";
-        EXPECT_EQ(c.workload.files, syncs ? 100u : 1000u) << c.label();
+        EXPECT_EQ(c.workload.tree_of().files, syncs ? 100u : 1000u) << c.label();
         EXPECT_EQ(c.sized, syncs) << c.label();
     }
     // Records and files in one group: a line for each, in its own words and setting.
@@ -477,7 +477,7 @@ TEST(Limits, ANumberOfFilesNotGivenIsSizedByTime) {
                                           std::pair<std::string, std::string>{"", "files = 1000\n"}}) {
         Session given = session_of(defaults, group);
         EXPECT_TRUE(given.size_by_time(ms).empty()) << defaults << group;
-        for (const CaseSpec& c : given.plan()[0]) EXPECT_EQ(c.workload.files, 1000u) << c.label();
+        for (const CaseSpec& c : given.plan()[0]) EXPECT_EQ(c.workload.tree_of().files, 1000u) << c.label();
     }
 }
 

@@ -45,8 +45,8 @@ Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer)
     w.buffer = buffer;
     if (s.family == Family::write) {
         // One record of the size, or 256 records of 4097 bytes (five pieces of a reused buffer each).
-        w.record = size > 65536 ? 4097 : std::max<std::uint64_t>(size, 1);
-        w.count = size > 65536 ? 256 : size == 0 ? 0 : 1;
+        w.records_of().record = size > 65536 ? 4097 : std::max<std::uint64_t>(size, 1);
+        w.records_of().count = size > 65536 ? 256 : size == 0 ? 0 : 1;
     }
     return w;
 }
@@ -70,7 +70,7 @@ TEST(JvmMethods, EveryMethodOverAwkwardSizesMatchesTheReferenceInBothModes) {
         for (const std::uint64_t size : {0ull, 1ull, 4095ull, 4097ull, (1ull << 20) + 13}) {
             for (const std::size_t buffer : buffers) {
                 Workload w = workload_for(*s, size, buffer);
-                if (s->honours(kParamChain)) w.chain = "deflate:6>buffer:8K>file";
+                if (s->honours(kParamChain)) w.records_of().chain = "deflate:6>buffer:8K>file";
                 Fixture fx(w, dir);
                 Sink sink;
                 for (const VerifyMode mode : {VerifyMode::full, VerifyMode::sampled}) {
@@ -99,8 +99,8 @@ TEST(JvmMethods, WritersMakeTheRecordsOfEveryDataKindAndEveryChainAsIolabDoes) {
     const Strategy& stream = *Registry::builtin().find("jvm.write-stream");
     for (const char* data : {"random", "text", "zeros", "compressible:4", "compressible:3.5"}) {
         Workload w = workload_for(stream, 1 << 20, 8192);
-        w.record = 1000;
-        w.count = 3000;  // records from many places of a 16 MiB pool... of a 3 MB file's pool
+        w.records_of().record = 1000;
+        w.records_of().count = 3000;  // records from many places of a 16 MiB pool... of a 3 MB file's pool
         w.data = parse_data_spec(data);
         Fixture fx(w, dir);
         Sink sink;
@@ -111,8 +111,8 @@ TEST(JvmMethods, WritersMakeTheRecordsOfEveryDataKindAndEveryChainAsIolabDoes) {
     for (const char* text : {"file", "buffer:64K>deflate:1>file", "deflate:9>file", "buffer:1>buffer:3>deflate:0>file"})
         for (const bool bytes : {false, true}) {
             Workload w = workload_for(chain, 200000, 8192);
-            w.chain = text;
-            w.feed_bytes = bytes;
+            w.records_of().chain = text;
+            w.records_of().feed_bytes = bytes;
             Fixture fx(w, dir);
             Sink sink;
             const Verdict v = run_checked(chain, fx, sink, VerifyMode::full);

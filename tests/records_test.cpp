@@ -83,8 +83,8 @@ TEST(Records, AStrategyThatWritesABlockTwiceFailsItsVerification) {
     ScratchDir dir;
     Workload w;
     w.family = Family::write;
-    w.record = 4096;
-    w.count = 64;  // four blocks of 64 KiB
+    w.records_of().record = 4096;
+    w.records_of().count = 64;  // four blocks of 64 KiB
     Fixture f(w, dir, "twice");
     for (const int fault : {0, 1, 2}) {
         SCOPED_TRACE(fault);

@@ -34,8 +34,8 @@ CaseSpec replace_case(const Strategy& s, std::uint64_t count, std::uint64_t file
     CaseSpec c;
     c.strategy = &s;
     c.workload.family = Family::replace;
-    c.workload.count = count;
-    c.workload.file_size = file_size;
+    c.workload.set_of().count = count;
+    c.workload.set_of().file_size = file_size;
     return c;
 }
 // The same of a built-in method, by name.
@@ -54,7 +54,7 @@ Strategy method(std::string name, unsigned syncs, void (*one)(const sys::Fd& dir
     s.syncs = syncs;
     s.run = [one](const Job& j) {
         const sys::Fd dir = sys::open(j.dst, O_RDONLY | O_DIRECTORY);
-        for (std::uint64_t i = 0; i < j.count; ++i) one(dir, i, j);
+        for (std::uint64_t i = 0; i < j.set_of().count; ++i) one(dir, i, j);
     };
     return s;
 }
@@ -170,7 +170,7 @@ TEST(Replace, EachFileSizeIsATableOfItsOwn) {
     ASSERT_EQ(tables.size(), 2u);
     for (const RankedTable& t : tables) {
         ASSERT_EQ(t.cases.size(), 2u);
-        EXPECT_EQ(t.cases[0]->spec.workload.file_size, t.cases[1]->spec.workload.file_size);
+        EXPECT_EQ(t.cases[0]->spec.workload.set_of().file_size, t.cases[1]->spec.workload.set_of().file_size);
     }
     EXPECT_EQ(table_name(tables[0]), "replace, 4 files of 1 B, warm");
     EXPECT_EQ(table_name(tables[1]), "replace, 4 files of 4 KiB, warm");
@@ -204,7 +204,7 @@ TEST(Replace, EachJobsFileBuffersAreCountedInItsMemory) {
     EXPECT_EQ(input_name(c.workload, 0), input_name(c.workload, 7));  // one input for all jobs
     ScratchDir dir;
     InputPool pool(dir);
-    c.workload.file_size = 64;
+    c.workload.set_of().file_size = 64;
     EXPECT_EQ(pool.get(c.workload, 0), pool.get(c.workload, 7));
 }
 

@@ -67,9 +67,15 @@ TEST(Settings, EachKindsParametersAreRowsOfTheTable) {
         EXPECT_THROW(apply_setting(*p, "1,0", Syntax::suite, plan, options), InputError);
         EXPECT_FALSE(plan.kind_values.contains(k->key));
         EXPECT_EQ(p->value_count(plan), 1u);  // none given: the Workload's default
+        // A case of a strategy that takes it (a kind's values are its own kind's cases' only).
         CaseSpec c;
+        const auto& all = Registry::builtin().all();
+        const auto taker = std::find_if(all.begin(), all.end(), [&](const Strategy& s) { return p->taken_by(s); });
+        ASSERT_NE(taker, all.end());
+        c.strategy = &*taker;
+        c.workload.family = taker->family;
         p->take_value(plan, 0, c);
-        EXPECT_EQ(k->get(c.workload), k->get(Workload{}));
+        EXPECT_EQ(k->get(c.workload), default_of(*k));
         apply_setting(*p, "2,3", Syntax::suite, plan, options);
         ASSERT_EQ(p->value_count(plan), 2u);
         p->take_value(plan, 1, c);
@@ -91,6 +97,42 @@ TEST(Settings, EachKindsParametersAreRowsOfTheTable) {
 }
 
 // A group's weight is a positive number; it becomes the group's share of the time budget.
+// A case holds the values of its own kind and no other's (CaseValues::kind): a read has no records
+// and no tree, a replacement's count is its files, not records; asking a case for another kind's
+// values is a mistake that throws.
+TEST(Settings, EachCaseHoldsTheValuesOfItsOwnKindOnly) {
+    PlanRequest plan;
+    RunOptions options;
+    for (const auto& [key, value] : {std::pair{"files", "50"}, {"file_size", "8K"}, {"count", "7"}, {"record", "4K"}})
+        apply_setting(*find_parameter(key), value, Syntax::suite, plan, options);
+    const auto one_case = [&](const char* name) {
+        const std::vector<CaseSpec> cases = cross(*Registry::builtin().find(name), plan);
+        EXPECT_EQ(cases.size(), 1u) << name;
+        return cases.at(0).workload;
+    };
+    const Workload read = one_case("read.chunk");
+    EXPECT_TRUE(std::holds_alternative<FileValues>(read.kind));
+    EXPECT_EQ(read.item_count(), nullptr);
+    EXPECT_EQ(read.each_file_size(), nullptr);
+    const Workload tree = one_case("files.read-openat");
+    ASSERT_TRUE(std::holds_alternative<TreeValues>(tree.kind));
+    EXPECT_EQ(tree.tree_of().files, 50u);
+    EXPECT_EQ(tree.tree_of().file_size, 8192u);
+    EXPECT_EQ(*tree.item_count(), 50u);
+    EXPECT_THROW(tree.records_of(), std::logic_error);
+    const Workload set = one_case("replace.rename-fsync");
+    ASSERT_TRUE(std::holds_alternative<SetValues>(set.kind));
+    EXPECT_EQ(set.set_of().count, 7u);
+    EXPECT_EQ(set.set_of().file_size, 8192u);
+    EXPECT_EQ(set.bytes(), 7u * 8192u);
+    EXPECT_THROW(set.tree_of(), std::logic_error);
+    Workload write = one_case("write.record-syscall");
+    ASSERT_TRUE(std::holds_alternative<RecordValues>(write.kind));
+    EXPECT_EQ(write.records_of().record, 4096u);
+    EXPECT_THROW(write.set_of(), std::logic_error);
+    EXPECT_THROW(write.tree_of().files = 3, std::logic_error);
+}
+
 TEST(Settings, AGroupWeightIsAPositiveNumber) {
     for (const std::string bad : {"weight = 0", "weight = -1", "weight = \"x\"", "weight = 1e9"})
         EXPECT_NE(suite_error(bad).find("weight"), std::string::npos) << bad << ": " << suite_error(bad);
@@ -175,8 +217,8 @@ TEST(Settings, CaseParametersReadBackWhatTheyPrint) {
     c.strategy = Registry::builtin().find("write.chain");
     c.workload.family = Family::write;
     c.workload.buffer = 12345;
-    c.workload.chain = "buffer:64K>zstd:3>file";
-    c.workload.feed_bytes = true;
+    c.workload.records_of().chain = "buffer:64K>zstd:3>file";
+    c.workload.records_of().feed_bytes = true;
     c.full_bytes = 1 << 20;
     std::size_t checked = 0;
     for (const Parameter& p : parameters()) {
@@ -184,7 +226,7 @@ TEST(Settings, CaseParametersReadBackWhatTheyPrint) {
         CaseSpec copy;
         copy.strategy = c.strategy;
         copy.workload.family = Family::write;
-        copy.workload.chain = "file";
+        copy.workload.records_of().chain = "file";
         p.set(copy, p.get(c));
         EXPECT_EQ(p.get(copy), p.get(c)) << p.key;
         ++checked;
@@ -202,8 +244,8 @@ TEST(Settings, CsvTellsEveryCaseApart) {
             CaseResult c;
             c.spec.strategy = Registry::builtin().find("write.chain");
             c.spec.workload.family = Family::write;
-            c.spec.workload.chain = chain;
-            c.spec.workload.feed_bytes = feed;
+            c.spec.workload.records_of().chain = chain;
+            c.spec.workload.records_of().feed_bytes = feed;
             c.spec.group = group;
             r.cases.push_back(c);
         }
@@ -361,8 +403,8 @@ TEST(Settings, ASizeSelectorPicksTheWriteOfThatSize) {
         CaseResult c;
         c.spec.strategy = Registry::builtin().find("write.record-syscall");
         c.spec.workload.family = Family::write;
-        c.spec.workload.record = 1024;
-        c.spec.workload.count = count;
+        c.spec.workload.records_of().record = 1024;
+        c.spec.workload.records_of().count = count;
         c.throughput_mib_s = 100.0 / static_cast<double>(count);  // the small one is the fastest
         cases.push_back(c);
     }

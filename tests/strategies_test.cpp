@@ -67,11 +67,11 @@ Workload workload_for(const Strategy& s, std::uint64_t size, std::size_t buffer,
         // Small sizes are one record of that size; the large one is 256 records of 4097 bytes
         // (1 MiB + 256: 1 MiB + 13 is prime, so no record size divides it).
         if (size > 65536) {
-            w.record = 4097;
-            w.count = 256;
+            w.records_of().record = 4097;
+            w.records_of().count = 256;
         } else {
-            w.record = size == 0 ? 1 : size;
-            w.count = size == 0 ? 0 : 1;
+            w.records_of().record = size == 0 ? 1 : size;
+            w.records_of().count = size == 0 ? 0 : 1;
         }
     }
     return w;
@@ -176,8 +176,10 @@ TEST(Strategies, DestinationThatExistsIsNeverOverwritten) {
             s.family == Family::replace || s.skip_reason(dir.path()))
             continue;
         Workload w = workload_for(s, 4097, 4096);
-        w.files = 5;
-        w.folders = 2;
+        if (is_tree(s.family)) {
+            w.tree_of().files = 5;
+            w.tree_of().folders = 2;
+        }
         Fixture fx(w, dir, "clobber-" + s.name);
         Sink sink;
         const Job job = fx.job(s, sink);
@@ -203,8 +205,8 @@ TEST(Strategies, AMappingHoldsOneWindowOfTheFileAtATime) {
         ASSERT_NE(s, nullptr) << name;
         Workload w = workload_for(*s, size, 1 << 20);
         if (writes_records(s->family)) {
-            w.record = 4096;
-            w.count = size / 4096;
+            w.records_of().record = 4096;
+            w.records_of().count = size / 4096;
         }
         Fixture fx(w, dir, std::string("window-") + name);
         Sink sink;

@@ -24,7 +24,10 @@ struct TreeShape {
 };
 
 // The tree a case's values give: its files, their size, its folders (a Workload's, a Job's).
-inline TreeShape tree_shape(const CaseValues& v) { return {v.files, v.file_size, v.folders}; }
+inline TreeShape tree_shape(const CaseValues& v) {
+    const TreeValues& t = v.tree_of();
+    return {t.files, t.file_size, t.folders};
+}
 
 // "d3": folder f; "d3/f123": file i's path from the tree's root.
 std::string tree_folder(unsigned folder);

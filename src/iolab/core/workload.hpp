@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "iolab/core/data.hpp"
 #include "iolab/core/family.hpp"
@@ -21,25 +24,140 @@ inline double items_per_s(double mib_s, std::uint64_t item_bytes) {
 // How write.chain is fed: whole records, or one byte per call (Workload::feed_bytes).
 inline constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
-// The values of a case that a run's job (Job, strategies/strategy.hpp) takes as the plan gave them:
-// one struct, assigned whole.
-struct CaseValues {
-    std::size_t buffer = 64 * 1024;
+// The values a case has by its kind's shape (Shape, core/family.hpp), one set for each: a case holds
+// its own kind's and no other's. Each says what an iteration counts (items), the size of each of
+// its files, and its bytes, where it has them.
+// One file streamed (read, copy): nothing beyond what every case has; its bytes are the file's.
+struct FileValues {
+    static constexpr Shape kShape = Shape::file;
+    const std::uint64_t* items() const { return nullptr; }
+    std::uint64_t* items() { return nullptr; }
+    const std::uint64_t* each_file() const { return nullptr; }
+    std::uint64_t* each_file() { return nullptr; }
+    std::uint64_t item_bytes() const { return 0; }
+};
+// Records written from nothing (write, durable): their size and number, the threads handing them to
+// one writer (group commit), and write.chain's layers and feed.
+struct RecordValues {
+    static constexpr Shape kShape = Shape::records;
     std::size_t record = 1024;
-    std::uint64_t count = 1000;  // records written; files replaced (replace)
-    unsigned queue = 8;          // buffers in flight (io_uring, pipelined copy)
-    unsigned iov = 16;           // buffers or records per vectored call
-    unsigned producers = 8;      // threads handing records to one writer (group commit)
-    // A tree of files (the files family): `files` files of `file_size` bytes over `folders` folders.
+    std::uint64_t count = 1000;
+    unsigned producers = 8;
+    std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
+    bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
+    const std::uint64_t* items() const { return &count; }
+    std::uint64_t* items() { return &count; }
+    const std::uint64_t* each_file() const { return nullptr; }
+    std::uint64_t* each_file() { return nullptr; }
+    std::uint64_t item_bytes() const { return record; }
+    std::uint64_t bytes() const { return record * count; }
+};
+// A tree of files (the files family): `files` files of `file_size` bytes over `folders` folders.
+struct TreeValues {
+    static constexpr Shape kShape = Shape::tree;
     std::uint64_t files = 1000;
     std::uint64_t file_size = 4096;
     unsigned folders = 10;
-    std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
-    bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
+    const std::uint64_t* items() const { return &files; }
+    std::uint64_t* items() { return &files; }
+    const std::uint64_t* each_file() const { return &file_size; }
+    std::uint64_t* each_file() { return &file_size; }
+    std::uint64_t item_bytes() const { return file_size; }
+    std::uint64_t bytes() const { return files * file_size; }
+};
+// Files replaced in turn (replace): `count` files of `file_size` bytes.
+struct SetValues {
+    static constexpr Shape kShape = Shape::set;
+    std::uint64_t count = 1000;
+    std::uint64_t file_size = 4096;
+    const std::uint64_t* items() const { return &count; }
+    std::uint64_t* items() { return &count; }
+    const std::uint64_t* each_file() const { return &file_size; }
+    std::uint64_t* each_file() { return &file_size; }
+    std::uint64_t item_bytes() const { return file_size; }
+    std::uint64_t bytes() const { return count * file_size; }
+};
+// In the order of Shape.
+using KindValues = std::variant<FileValues, RecordValues, TreeValues, SetValues>;
+
+// The values of a case that a run's job (Job, strategies/strategy.hpp) takes as the plan gave them:
+// one struct, assigned whole. Its kind's values follow its family (set the family first): until
+// one is set they are the kind's defaults, and asking a case of one kind for another's throws
+// std::logic_error.
+struct CaseValues {
+    Family family = Family::read;
+    std::size_t buffer = 64 * 1024;
+    unsigned queue = 8;  // buffers in flight (io_uring, pipelined copy)
+    unsigned iov = 16;   // buffers or records per vectored call
+    KindValues kind;
+
+    const RecordValues& records_of() const { return values<RecordValues>(); }
+    RecordValues& records_of() { return values<RecordValues>(); }
+    const TreeValues& tree_of() const { return values<TreeValues>(); }
+    TreeValues& tree_of() { return values<TreeValues>(); }
+    const SetValues& set_of() const { return values<SetValues>(); }
+    SetValues& set_of() { return values<SetValues>(); }
+    // Its kind's values of type V, or null when its kind has none (a read's records).
+    template <class V>
+    V* values_if() {
+        return std::get_if<V>(&kind_values());
+    }
+    template <class V>
+    const V* values_if() const {
+        return std::get_if<V>(&kind_values());
+    }
+
+    // How many items an iteration does, where its kind counts them (records, a tree's files, files
+    // replaced), and the size of each file of a tree or of a set: null where the kind has none.
+    const std::uint64_t* item_count() const {
+        return std::visit([](const auto& v) { return v.items(); }, kind_values());
+    }
+    std::uint64_t* item_count() {
+        return std::visit([](auto& v) { return v.items(); }, kind_values());
+    }
+    const std::uint64_t* each_file_size() const {
+        return std::visit([](const auto& v) { return v.each_file(); }, kind_values());
+    }
+    std::uint64_t* each_file_size() {
+        return std::visit([](auto& v) { return v.each_file(); }, kind_values());
+    }
+
+    // Its kind's values: those set, or the kind's defaults.
+    const KindValues& kind_values() const {
+        if (kind.index() == static_cast<std::size_t>(shape_of(family))) return kind;
+        if (kind.index() != 0) throw_other_kind();
+        return defaults(shape_of(family));
+    }
+    KindValues& kind_values() {
+        if (kind.index() != static_cast<std::size_t>(shape_of(family))) {
+            if (kind.index() != 0) throw_other_kind();
+            kind = defaults(shape_of(family));
+        }
+        return kind;
+    }
+
+private:
+    static const KindValues& defaults(Shape s) {
+        static const KindValues all[] = {FileValues{}, RecordValues{}, TreeValues{}, SetValues{}};
+        return all[static_cast<std::size_t>(s)];
+    }
+    template <class V>
+    const V& values() const {
+        if (const V* v = values_if<V>()) return *v;
+        throw_other_kind();
+    }
+    template <class V>
+    V& values() {
+        if (V* v = values_if<V>()) return *v;
+        throw_other_kind();
+    }
+    [[noreturn]] void throw_other_kind() const {
+        throw std::logic_error("a case of " + std::string(to_string(family)) + " has no values of this kind (" +
+                               std::to_string(kind.index()) + ")");
+    }
 };
 
 struct Workload : CaseValues {
-    Family family = Family::read;
     std::uint64_t size = 64ull << 20;  // file size for read and copy; writes use record * count
     DataSpec data;
     std::string input;  // an existing file to read instead of generated data
@@ -58,19 +176,20 @@ struct Workload : CaseValues {
     // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const {
         if (patterned) return op_count() * block;
-        switch (shape_of(family)) {
-            case Shape::file: return size;
-            case Shape::records: return record * count;
-            case Shape::tree: return files * file_size;
-            case Shape::set: return count * file_size;
-        }
-        return size;
+        return std::visit(
+            [&](const auto& v) -> std::uint64_t {
+                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, FileValues>)
+                    return size;
+                else
+                    return v.bytes();
+            },
+            kind_values());
     }
     // What its rate also counts (FamilyRow::items), and the bytes of one: a durable case's commits (a
     // record each), a tree's files, a set's replacements (a file each); none (0) for the rest.
     std::uint64_t item_bytes() const {
         if (row_of(family).items.empty()) return 0;
-        return shape_of(family) == Shape::records ? record : file_size;
+        return std::visit([](const auto& v) { return v.item_bytes(); }, kind_values());
     }
     std::string_view item_name() const { return row_of(family).items; }
     // The bytes of one operation a case times (a latency each) and its rate counts besides MiB/s: a

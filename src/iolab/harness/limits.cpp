@@ -362,8 +362,8 @@ double file_layout_seconds(const std::string& dir, std::uint64_t file_size) {
         ScratchDir scratch(dir);
         Workload w;
         w.family = Family::files_read;
-        w.files = kLayoutProbeFiles;
-        w.file_size = std::min(file_size, kProbeFileBytes);
+        w.tree_of().files = kLayoutProbeFiles;
+        w.tree_of().file_size = std::min(file_size, kProbeFileBytes);
         const KindModule& k = kind_module(w.family);
         // What others left dirty is written back first: the tree's write-back alone is timed.
         if (::syncfs(scratch.fd()) != 0) throw IoError(errno, "syncfs", dir);

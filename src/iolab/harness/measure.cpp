@@ -133,7 +133,7 @@ void check_syncs(const Strategy& s, const Workload& w, const sys::Counters& made
     if (made.syncs() >= needed) return;
     const KindModule& k = kind_module(w.family);
     differs(who + fmt::format(fmt::runtime(k.sync_shortfall), fmt::arg("made", made.syncs()),
-                              fmt::arg("count", k.items ? w.*k.items : w.count), fmt::arg("needed", needed)));
+                              fmt::arg("count", w.item_count() ? *w.item_count() : 0), fmt::arg("needed", needed)));
 }
 
 Checked weaker(Checked a, Checked b) {

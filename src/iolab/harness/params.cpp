@@ -62,8 +62,11 @@ constexpr Parameter kParameters[] = {
      .apply = [](V v, P& p, O&) { p.records = sizes_as<std::size_t>(v, kMaxBuffer); },
      .in_label = true,
      .values = count<&P::records>,
-     .take = [](const P& p, std::size_t i, C& c) { c.workload.record = p.records[i]; },
-     .print_case = [](const C& c) { return format_compact(c.workload.record); }},
+     .take =
+         [](const P& p, std::size_t i, C& c) {
+             if (auto* r = c.workload.values_if<RecordValues>()) r->record = p.records[i];
+         },
+     .print_case = [](const C& c) { return format_compact(c.workload.records_of().record); }},
     {.key = "queue",
      .help = "Queue depth(s): io_uring entries, pipelined buffers (default 8)",
      .expected = "whole numbers from 1 to 4096 such as 8 or 1,4,16",
@@ -92,8 +95,11 @@ constexpr Parameter kParameters[] = {
      .apply = [](V v, P& p, O&) { p.chains = chains(v); },
      .in_label = true,
      .values = count<&P::chains>,
-     .take = [](const P& p, std::size_t i, C& c) { c.workload.chain = describe(parse_chain(p.chains[i])); },
-     .print_case = [](const C& c) { return c.workload.chain; }},
+     .take =
+         [](const P& p, std::size_t i, C& c) {
+             if (auto* r = c.workload.values_if<RecordValues>()) r->chain = describe(parse_chain(p.chains[i]));
+         },
+     .print_case = [](const C& c) { return c.workload.records_of().chain; }},
     {.key = "feed",
      .help = "write.chain input: record (default) or byte, or both: byte,record",
      .expected = "record, byte or byte,record",
@@ -102,8 +108,11 @@ constexpr Parameter kParameters[] = {
      .apply = [](V v, P& p, O&) { p.feeds = names_in(kFeeds, v); },
      .in_label = true,
      .values = count<&P::feeds>,
-     .take = [](const P& p, std::size_t i, C& c) { c.workload.feed_bytes = p.feeds[i]; },
-     .print_case = [](const C& c) { return std::string(name_of(kFeeds, c.workload.feed_bytes)); }},
+     .take =
+         [](const P& p, std::size_t i, C& c) {
+             if (auto* r = c.workload.values_if<RecordValues>()) r->feed_bytes = p.feeds[i];
+         },
+     .print_case = [](const C& c) { return std::string(name_of(kFeeds, c.workload.records_of().feed_bytes)); }},
     {.key = "pattern",
      .help = "Patterned strategies (*-ops): sequential, random or strided:STRIDE (a list sweeps)",
      .expected = "sequential, random or strided:SIZE such as strided:1M, or a list of them",
@@ -187,9 +196,9 @@ constexpr Parameter kParameters[] = {
          },
      .take =
          [](const P& p, std::size_t, C& c) {
-             if (p.count && takes(c, kParamCount)) c.workload.count = *p.count;
+             if (p.count && takes(c, kParamCount)) *c.workload.item_count() = *p.count;  // records or files replaced
          },
-     .print_case = [](const C& c) { return std::to_string(c.workload.count); }},
+     .print_case = [](const C& c) { return std::to_string(*c.workload.item_count()); }},
     // A write's size is its records: setting it sets the count (plan.cpp then applies count).
     {.key = "size",
      .help = "File size(s): 64M, 1.5G; lists 1M,64M and ranges 4K..1M",
@@ -201,8 +210,8 @@ constexpr Parameter kParameters[] = {
          [](const P& p, std::size_t i, C& c) {
              Workload& w = c.workload;
              w.size = p.sizes[i];
-             if (writes_records(w.family))
-                 w.count = std::max<std::uint64_t>(1, w.size / std::max<std::size_t>(1, w.record));
+             if (auto* r = w.values_if<RecordValues>())
+                 r->count = std::max<std::uint64_t>(1, w.size / std::max<std::size_t>(1, r->record));
          },
      .print_case = [](const C& c) { return format_compact(c.workload.file_bytes()); }},
     // Every case has its jobs (1 unless --jobs); a label names them past one.

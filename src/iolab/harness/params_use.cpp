@@ -124,8 +124,10 @@ std::size_t Parameter::value_count(const PlanRequest& plan) const {
 
 void Parameter::take_value(const PlanRequest& plan, std::size_t i, CaseSpec& c) const {
     if (!of_kind) return take(plan, i, c);
+    // A kind's value is a case's only where its strategy takes it; one not given stays the default.
     const auto given = plan.kind_values.find(key);
-    of_kind->set(c.workload, given == plan.kind_values.end() ? of_kind->get(Workload{}) : given->second[i]);
+    if (given != plan.kind_values.end() && (!c.strategy || taken_by(*c.strategy)))
+        of_kind->set(c.workload, given->second[i]);
 }
 
 std::string Parameter::get(const CaseSpec& c) const {

@@ -109,14 +109,15 @@ void finish_case(CaseSpec& c, const PlanRequest& req) {
     Workload& w = c.workload;
     if (w.patterned) checked_product(w.block, "block", w.op_count(), "ops", kMaxCaseBytes, "the limit of one case");
     if (s.honours(kParamRecordSize)) {
-        w.count = req.count ? *req.count : std::max<std::uint64_t>(1, w.size / w.record);
-        w.size = checked_product(w.record, "record", w.count, "count", kMaxCaseBytes, "the limit of one case");
+        RecordValues& r = w.records_of();
+        r.count = req.count ? *req.count : std::max<std::uint64_t>(1, w.size / r.record);
+        w.size = checked_product(r.record, "record", r.count, "count", kMaxCaseBytes, "the limit of one case");
     }
     if (s.byte_at_a_time() && w.bytes() > req.byte_slice && req.input.empty()) {
         const std::uint64_t full = w.bytes();
-        if (writes_records(s.family)) {
-            w.count = std::max<std::uint64_t>(1, req.byte_slice / w.record);
-            w.size = w.record * w.count;
+        if (auto* r = w.values_if<RecordValues>()) {
+            r->count = std::max<std::uint64_t>(1, req.byte_slice / r->record);
+            w.size = r->record * r->count;
         } else {
             w.size = req.byte_slice;
         }
@@ -150,7 +151,7 @@ std::uint64_t memory_needed(const CaseSpec& c) {
     const Workload& w = c.workload;
     std::uint64_t buffers = s.honours(kParamBuffer) ? w.buffer : 64 * 1024;
     if (s.honours(kParamChain))
-        for (const LayerSpec& l : parse_chain(w.chain))
+        for (const LayerSpec& l : parse_chain(w.records_of().chain))
             if (l.kind == LayerSpec::Kind::buffer) buffers = saturating_add(buffers, l.size);
     // A patterned case holds a block per operation in flight, and one more for its reference.
     if (w.patterned) buffers = w.block;

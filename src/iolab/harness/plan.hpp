@@ -21,16 +21,16 @@ struct PlanRequest {
     std::vector<std::string> strategies;  // names or globs; empty: every strategy
     std::vector<std::uint64_t> sizes = {Workload{}.size};
     std::vector<std::size_t> buffers = {Workload{}.buffer};
-    std::vector<std::size_t> records = {Workload{}.record};
+    std::vector<std::size_t> records = {RecordValues{}.record};
     std::optional<std::uint64_t> count;                 // writes: records per file; default size / record
     std::vector<unsigned> queues = {Workload{}.queue};  // io_uring queue depth, pipelined buffers
     std::vector<unsigned> iovs = {Workload{}.iov};      // vectored calls
     // The values of the case parameters the kinds bring (KindParam: a tree's files, file_size and
     // folders, group commit's producers), by key; a key not here has the one value a Workload has.
     std::map<std::string, std::vector<std::uint64_t>, std::less<>> kind_values;
-    std::vector<std::string> chains = {Workload{}.chain};
-    std::vector<bool> feeds = {Workload{}.feed_bytes};  // write.chain: true feeds one byte per call
-    std::vector<unsigned> jobs = {Workload{}.jobs};     // workers running each case at once (file per job)
+    std::vector<std::string> chains = {RecordValues{}.chain};
+    std::vector<bool> feeds = {RecordValues{}.feed_bytes};  // write.chain: true feeds one byte per call
+    std::vector<unsigned> jobs = {Workload{}.jobs};         // workers running each case at once (file per job)
     DataSpec data;
     // Patterned strategies (kParamPattern): operations of a block, placed by an access pattern.
     std::vector<Pattern> access_patterns = {Workload{}.pattern};

@@ -17,7 +17,7 @@ constexpr double kAgreement = 1.15;
 // The ranked case of the strategy with the peer's record size, or nullptr.
 const CaseResult* same_work(const Report& report, const PeerFigure& f) {
     for (const CaseResult& c : report.cases)
-        if (c.ranked() && c.name() == f.strategy && c.spec.workload.record == f.record) return &c;
+        if (c.ranked() && c.name() == f.strategy && c.spec.workload.records_of().record == f.record) return &c;
     return nullptr;
 }
 

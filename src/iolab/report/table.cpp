@@ -130,11 +130,12 @@ namespace {
 // The count of a table's items: its cases' one, or their range ("364 to 1000": a count sized by time
 // for the cases that sync, Session::size_by_time).
 std::string items_of(const RankedTable& t, const KindModule& k) {
-    if (!k.items) return "";
+    if (k.items_key.empty()) return "";
     std::uint64_t lo = UINT64_MAX, hi = 0;
     for (const auto* c : t.cases) {
-        lo = std::min(lo, c->spec.workload.*k.items);
-        hi = std::max(hi, c->spec.workload.*k.items);
+        const std::uint64_t n = *c->spec.workload.item_count();
+        lo = std::min(lo, n);
+        hi = std::max(hi, n);
     }
     return lo == hi ? std::to_string(lo) : fmt::format("{} to {}", lo, hi);
 }

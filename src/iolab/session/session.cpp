@@ -53,7 +53,7 @@ std::string slow_inputs(const std::vector<CaseSpec>& cases) {
         if (n == 0)
             bytes = std::max(bytes, w.size);
         else if (n > files)
-            files = n, file_size = w.file_size;
+            files = n, file_size = w.tree_of().file_size;
     }
     const std::string each = jobs > 1 ? fmt::format(" for each of {} jobs", jobs) : "";
     if (files >= 5000) return fmt::format("a tree of {} files of {}{}", files, format_size(file_size), each);
@@ -311,7 +311,7 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
             }
             const KindModule& k = kind_module(w.family);
             if (const std::uint64_t files = files_each_run(w); files > 0 && w.input.empty()) {
-                const double one = per_file(w.file_size);
+                const double one = per_file(w.tree_of().file_size);
                 run += static_cast<double>(files) * one;
                 const std::string input = k.space(w).input;
                 for (unsigned j = 0; j < w.jobs && !input.empty(); ++j)
@@ -376,7 +376,7 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
             const KindModule& k = kind_module(w.family);
             // A job's syncs: its jobs run at once.
             const std::uint64_t syncs = c.strategy ? syncs_per_job(*c.strategy, w) : 0;
-            if (!k.items || syncs == 0) continue;
+            if (k.items_key.empty() || syncs == 0) continue;
             const Parameter* setting = find_parameter(k.items_key);
             if (!setting || (c.strategy->params & setting->takes) == 0) continue;
             const auto given = [&](std::string_view key) {
@@ -388,7 +388,7 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
             if (sync_s <= 0) return said;  // no estimate: the counts stay
             const double estimate = static_cast<double>(syncs) * sync_s;
             if (estimate <= kIterationTargetS) continue;
-            std::uint64_t& n = w.*k.items;
+            std::uint64_t& n = *w.item_count();
             const auto count = std::max<std::uint64_t>(
                 kSizedCountFloor, static_cast<std::uint64_t>(static_cast<double>(n) * kIterationTargetS / estimate));
             if (count >= n) continue;
@@ -398,7 +398,7 @@ std::vector<std::string> Session::size_by_time(const std::function<double()>& pr
             it->to = std::max(it->to, count);
             n = count;
             c.sized = true;
-            if (c.strategy->honours(kParamRecordSize)) w.size = w.record * count;
+            if (c.strategy->honours(kParamRecordSize)) w.size = w.records_of().record * count;
         }
         const std::string& title = suite_.groups[gi].title;
         for (const Sized& x : sized)

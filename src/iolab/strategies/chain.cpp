@@ -8,10 +8,10 @@ namespace iolab {
 namespace {
 
 void write_chain(const Job& j) {
-    const auto layers = parse_chain(j.chain);
+    const auto layers = parse_chain(j.records_of().chain);
     const sys::Fd out = detail::open_dst(j.dst);
     const auto chain = build_chain(layers, out);
-    if (j.feed_bytes) {
+    if (j.records_of().feed_bytes) {
         j.records->for_each_piece(0, j.records->size(), [&](const std::byte* p, std::size_t n) {
             for (const std::byte* e = p + n; p != e; ++p) chain->put(*p);
         });
@@ -21,7 +21,7 @@ void write_chain(const Job& j) {
     chain->finish();
 }
 
-FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); }
+FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.records_of().chain), j.dst); }
 
 // One entry per row, fields in declaration order.
 // clang-format off

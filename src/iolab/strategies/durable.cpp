@@ -100,10 +100,10 @@ void durable_direct_dsync(const Job& j) {
     const sys::Fd out = kLaidOut ? sys::open(j.dst, O_WRONLY | O_DIRECT | O_DSYNC)
                                  : detail::open_dst(j.dst, O_WRONLY, O_DIRECT | O_DSYNC);
     const sys::DirectAlignment a = sys::direct_alignment(out);
-    if (j.record % a.offset != 0)
+    if (j.records_of().record % a.offset != 0)
         throw CannotRun("O_DIRECT needs records of a multiple of " + std::to_string(a.offset) +
-                        " bytes here; record is " + std::to_string(j.record));
-    AlignedBuffer buf(j.record, std::max(a.memory, detail::kPage));
+                        " bytes here; record is " + std::to_string(j.records_of().record));
+    AlignedBuffer buf(j.records_of().record, std::max(a.memory, detail::kPage));
     const OpClock clock(j);
     off_t off = 0;
     j.records->for_each_record([&](const std::byte* p, std::size_t n) {

@@ -39,7 +39,7 @@ void read_into_digest(const Job& j, const sys::Fd& in, std::uint64_t i, AlignedB
 }
 
 void on_threads(const Job& j, unsigned threads, const std::function<void(std::uint64_t, unsigned)>& f) {
-    const std::uint64_t files = j.files;
+    const std::uint64_t files = j.tree_of().files;
     std::vector<Latency> latencies(j.latency ? threads : 0);  // a thread's own, merged after
     std::atomic<std::uint64_t> next{0};
     std::atomic<bool> failed{false};

@@ -57,8 +57,9 @@ void on_threads(const Job& j, unsigned threads, const std::function<void(std::ui
 template <class F>
 void each_file_by_folder(const Job& j, F&& f) {
     const OpClock clock(j);
-    for (unsigned d = 0; d < j.folders; ++d)
-        for (std::uint64_t i = d; i < j.files; i += j.folders) {
+    const TreeValues& t = j.tree_of();
+    for (unsigned d = 0; d < t.folders; ++d)
+        for (std::uint64_t i = d; i < t.files; i += t.folders) {
             const std::uint64_t began = clock.now();
             f(i);
             clock.done(began);

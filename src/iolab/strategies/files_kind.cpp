@@ -23,8 +23,9 @@ namespace {
 bool laid_out(const Workload& w) { return w.family == Family::files_read || w.family == Family::files_copy; }
 
 std::string tree_input_name(const Workload& w, unsigned job) {
-    return fmt::format("tree-{}{}-{}x{}-{}-{}", laid_out(w) ? "" : "digest-", to_string(w.data), w.files, w.file_size,
-                       w.folders, job);
+    const TreeValues& t = w.tree_of();
+    return fmt::format("tree-{}{}-{}x{}-{}-{}", laid_out(w) ? "" : "digest-", to_string(w.data), t.files, t.file_size,
+                       t.folders, job);
 }
 
 // Writes back every dirty page of the filesystem holding the folder `fd` (syncfs(2), before the
@@ -38,7 +39,7 @@ std::shared_ptr<const Input> make_tree_input(const Workload& w, const std::strin
     auto in = std::make_shared<Input>();
     in->remove = remove_folder_at;
     const TreeShape t = tree_shape(w);
-    auto content = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.files);
+    auto content = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, t.file_size), t.files);
     TreeSum s;
     if (laid_out(w)) {
         const auto [fd, name] = place_of(path);
@@ -114,9 +115,10 @@ Verdict verify_tree(const Workload& w, const Input& in, const Job& job, const Ru
 
 // A tree's blocks: each file's bytes rounded up to whole 4 KiB blocks, and a block a folder.
 KindSpace tree_space(const Workload& w) {
-    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
-    const std::uint64_t bytes = saturating_add(saturating_mul(w.files, per_file), (w.folders + 1ull) * 4096);
-    const std::uint64_t inodes = w.files + w.folders + 1;
+    const TreeValues& t = w.tree_of();
+    const std::uint64_t per_file = (t.file_size + 4095) / 4096 * 4096;
+    const std::uint64_t bytes = saturating_add(saturating_mul(t.files, per_file), (t.folders + 1ull) * 4096);
+    const std::uint64_t inodes = t.files + t.folders + 1;
     KindSpace k;
     if (laid_out(w)) {  // an input tree kept (reads, copies)
         k.input = tree_input_name(w, 0);
@@ -134,18 +136,25 @@ KindSpace tree_space(const Workload& w) {
 // each (source and destination, both registered with an io_uring); fio holds kFioOpenFiles open.
 std::uint64_t tree_descriptors(const Strategy& s, const Workload& w) {
     const std::uint64_t sides = w.family == Family::files_copy ? 2 : 1;
-    const std::uint64_t open = saturating_add(sides * w.folders, saturating_mul(sides, w.queue));
+    const std::uint64_t open = saturating_add(sides * w.tree_of().folders, saturating_mul(sides, w.queue));
     return s.name == "files.read-fio" ? saturating_add(open, detail::kFioOpenFiles) : open;
 }
 
 std::string tree_what(const Workload& w, std::string_view items) {
-    return fmt::format("{} files of {}", items, format_size(w.file_size));
+    return fmt::format("{} files of {}", items, format_size(w.tree_of().file_size));
 }
 
 // The syncs a method claims for each file it writes (Strategy::syncs).
-std::uint64_t tree_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.files); }
+std::uint64_t tree_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.tree_of().files); }
 
 }  // namespace
+
+// The size of each file of a case whose kind has files of one size (a tree, a set).
+template <class T>
+T* of_each_file(T* size) {
+    if (!size) throw std::logic_error("file_size: the case's kind has no files of a size");
+    return size;
+}
 
 // The tree's shape. file_size is also the replace kind's (the size of each file it replaces).
 constexpr KindParam kTreeParams[] = {
@@ -154,8 +163,8 @@ constexpr KindParam kTreeParams[] = {
      .expected = "numbers of files from 1 to 100000000 such as 50000 or 1000,50000",
      .takes = kParamFiles,
      .max = 100'000'000,
-     .get = [](const Workload& w) { return w.files; },
-     .set = [](Workload& w, std::uint64_t v) { w.files = v; },
+     .get = [](const Workload& w) { return w.tree_of().files; },
+     .set = [](Workload& w, std::uint64_t v) { w.tree_of().files = v; },
      .smoke_max = 40},
     {.key = "file_size",
      .help = "Bytes in each file of the tree, or of the set replaced (default 4K)",
@@ -163,15 +172,15 @@ constexpr KindParam kTreeParams[] = {
      .takes = kParamFileSize,
      .max = 1ull << 30,
      .size = true,
-     .get = [](const Workload& w) { return w.file_size; },
-     .set = [](Workload& w, std::uint64_t v) { w.file_size = v; }},
+     .get = [](const Workload& w) { return *of_each_file(w.each_file_size()); },
+     .set = [](Workload& w, std::uint64_t v) { *of_each_file(w.each_file_size()) = v; }},
     {.key = "folders",
      .help = "Folders the tree's files are spread over (default 10)",
      .expected = "numbers of folders from 1 to 1000000 such as 10 or 1,100",
      .takes = kParamFolders,
      .max = 1'000'000,
-     .get = [](const Workload& w) -> std::uint64_t { return w.folders; },
-     .set = [](Workload& w, std::uint64_t v) { w.folders = static_cast<unsigned>(v); },
+     .get = [](const Workload& w) -> std::uint64_t { return w.tree_of().folders; },
+     .set = [](Workload& w, std::uint64_t v) { w.tree_of().folders = static_cast<unsigned>(v); },
      .smoke_max = 4},
 };
 
@@ -182,16 +191,15 @@ const KindModule& files_kind() {
                               .what = tree_what,
                               .input_name = tree_input_name,
                               .make_input = make_tree_input,
-                              .least = [](Workload& w) { w.files = w.folders = 1; },
+                              .least = [](Workload& w) { w.tree_of().files = w.tree_of().folders = 1; },
                               .before_run = lay_out_for_removal,
                               .verify = verify_tree,
                               .syncs = tree_syncs,
                               .sync_shortfall =
                                   "{made} sync calls (fsync, fdatasync) for {count} files; {needed} make "
                                   "each file durable before it is closed",
-                              .items = &Workload::files,
                               .items_key = "files",
-                              .files_each_run = [](const Workload& w) { return w.files; },
+                              .files_each_run = [](const Workload& w) { return w.tree_of().files; },
                               .remove = remove_folder_at};
     return m;
 }

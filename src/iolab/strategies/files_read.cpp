@@ -28,7 +28,7 @@ void read_open_close(const Job& j) {
 
 // openat(2) from each folder's descriptor: no path walked from the root for each file.
 void read_openat(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.src, j.tree_of().folders);
     AlignedBuffer buf(j.buffer, detail::kPage);
     Hasher h;
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
@@ -39,7 +39,7 @@ void read_openat(const Job& j) {
 
 // mmap(2) each file and hash it in place.
 void read_mmap(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.src, j.tree_of().folders);
     Hasher h;
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
         const sys::Fd in = sys::openat(t.of(i), FileName(i).c_str(), O_RDONLY | O_NOFOLLOW);
@@ -54,7 +54,7 @@ void read_mmap(const Job& j) {
 
 // A pool of `queue` threads, each opening (openat) and reading the next file not yet taken.
 void read_threads(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.src, j.tree_of().folders);
     std::vector<AlignedBuffer> bufs;
     std::vector<Hasher> hashers(j.queue);
     for (unsigned k = 0; k < j.queue; ++k) bufs.emplace_back(j.buffer, detail::kPage);
@@ -87,7 +87,7 @@ void read_ifstream(const Job& j) {
 // A walk as find(1) makes it: getdents64(2) lists each folder, statx(2) tells files from the
 // rest, and each file found is opened (openat) and read.
 void read_getdents(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.src, j.tree_of().folders);
     AlignedBuffer buf(j.buffer, detail::kPage), list(32 * 1024, 8);
     Hasher h;
     const detail::OpClock clock(j);

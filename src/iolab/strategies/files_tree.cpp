@@ -37,7 +37,7 @@ void create_file(const Job& j, const detail::TreeFolders& t, std::uint64_t i, bo
 
 template <bool kSyncFiles, bool kSyncFolders>
 void write_create(const Job& j) {
-    const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::make_tree(j.dst, j.tree_of().folders);
     detail::each_file_by_folder(j, [&](std::uint64_t i) { create_file(j, t, i, kSyncFiles); });
     if (kSyncFolders) {  // the names made durable: each folder once, then the root
         for (const sys::Fd& f : t.folder) sys::fsync(f);
@@ -46,7 +46,7 @@ void write_create(const Job& j) {
 }
 
 void write_threads(const Job& j) {
-    const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::make_tree(j.dst, j.tree_of().folders);
     detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { create_file(j, t, i, false); });
 }
 
@@ -57,8 +57,9 @@ void write_threads(const Job& j) {
 void write_ofstream(const Job& j) {
     if (!std::filesystem::create_directory(j.dst))
         throw IoError(EEXIST, "create the folder", j.dst);  // a destination does not exist before
-    for (unsigned d = 0; d < j.folders; ++d) std::filesystem::create_directory(fmt::format("{}/d{}", j.dst, d));
-    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    for (unsigned d = 0; d < j.tree_of().folders; ++d)
+        std::filesystem::create_directory(fmt::format("{}/d{}", j.dst, d));
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.tree_of().folders);
     const TreeShape shape = tree_shape(j);
     detail::each_file_by_folder(j, [&](std::uint64_t i) {
         sys::Fd fd = sys::openat(t.of(i), FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
@@ -84,12 +85,14 @@ void copy_one(const detail::TreeFolders& from, const detail::TreeFolders& to, st
 }
 
 void copy_range(const Job& j) {
-    const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders from = detail::open_tree(j.src, j.tree_of().folders),
+                              to = detail::make_tree(j.dst, j.tree_of().folders);
     detail::each_file_by_folder(j, [&](std::uint64_t i) { copy_one(from, to, i); });
 }
 
 void copy_threads(const Job& j) {
-    const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders from = detail::open_tree(j.src, j.tree_of().folders),
+                              to = detail::make_tree(j.dst, j.tree_of().folders);
     detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { copy_one(from, to, i); });
 }
 
@@ -104,28 +107,30 @@ void copy_std_filesystem(const Job& j) {
 
 // The tree's folders, then its root, once their files are gone.
 void remove_folders(const Job& j, const detail::TreeFolders& t) {
-    for (unsigned d = 0; d < j.folders; ++d) sys::unlinkat(t.root, fmt::format("d{}", d).c_str(), AT_REMOVEDIR);
+    for (unsigned d = 0; d < j.tree_of().folders; ++d)
+        sys::unlinkat(t.root, fmt::format("d{}", d).c_str(), AT_REMOVEDIR);
     const auto slash = j.dst.rfind('/');
     const sys::Fd parent = sys::open(j.dst.substr(0, slash), O_RDONLY | O_DIRECTORY);
     sys::unlinkat(parent, j.dst.c_str() + slash + 1, AT_REMOVEDIR);
 }
 
 void remove_unlinkat(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.tree_of().folders);
     detail::each_file_by_folder(j, [&](std::uint64_t i) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
     remove_folders(j, t);
 }
 
 void remove_threads(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.tree_of().folders);
     detail::on_threads(j, j.queue, [&](std::uint64_t i, unsigned) { sys::unlinkat(t.of(i), FileName(i).c_str()); });
     remove_folders(j, t);
 }
 
 // io_uring unlinkat, Q names in flight (each names its buffer while it is).
 void remove_uring(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.dst, j.tree_of().folders);
     const unsigned q = detail::files_in_flight(j);
+    const std::uint64_t files = j.tree_of().files;
     std::vector<FileName> names(q, FileName(0));
     std::vector<std::uint64_t> file(q);
     sys::Ring ring(q, j.dst);
@@ -135,7 +140,7 @@ void remove_uring(const Job& j) {
         names[k] = FileName(file[k]);
         ring.unlink(t.of(file[k]), names[k].c_str(), k);
     };
-    for (unsigned k = 0; k < q && next < j.files; ++k) start(k);
+    for (unsigned k = 0; k < q && next < files; ++k) start(k);
     while (ring.in_flight() > 0) {
         const sys::Completion c = ring.next();
         const auto k = static_cast<unsigned>(c.tag);
@@ -144,7 +149,7 @@ void remove_uring(const Job& j) {
             continue;
         }
         if (c.res < 0) throw IoError(-c.res, "remove", fmt::format("{}/{}", j.dst, names[k].c_str()));
-        if (next < j.files) start(k);
+        if (next < files) start(k);
     }
     remove_folders(j, t);
 }
@@ -190,29 +195,31 @@ void read_tar(const Job& j) {
                    src, here(j.dst).second},
                   fd);
     constexpr std::uint64_t kBlock = 512, kRecord = 20 * kBlock;
-    const std::uint64_t blocks = 1 + j.folders + j.files * (1 + (j.file_size + kBlock - 1) / kBlock) + 2;
+    const std::uint64_t blocks =
+        1 + j.tree_of().folders + j.tree_of().files * (1 + (j.tree_of().file_size + kBlock - 1) / kBlock) + 2;
     const std::uint64_t expected = (blocks * kBlock + kRecord - 1) / kRecord * kRecord;
     const std::optional<std::string> said = read_text_file(j.dst);
     std::uint64_t archive = 0;
     if (!said || !parse_count(*said, archive) || archive != expected)
         throw std::runtime_error(fmt::format("tar's archive held {} bytes, where the {} files of {} bytes make {}",
-                                             said ? one_line(said->substr(0, 40)) : std::string("no count of"), j.files,
-                                             j.file_size, expected));
-    j.sink->count_only(j.files * j.file_size);
+                                             said ? one_line(said->substr(0, 40)) : std::string("no count of"),
+                                             j.tree_of().files, j.tree_of().file_size, expected));
+    j.sink->count_only(j.tree_of().files * j.tree_of().file_size);
 }
 
 // fio on every file below the tree (--opendir), a block of the file's size each, each file whole
 // before the next (sequential), at most kFioOpenFiles open at once; its JSON report goes to the
 // job's output path (a read writes nothing else there), and the bytes it says it read are checked.
 void read_fio(const Job& j) {
-    if (j.file_size > (1u << 20))
-        throw CannotRun(
-            fmt::format("fio reads each file in one block here; files of {} bytes are over 1 MiB", j.file_size));
+    if (j.tree_of().file_size > (1u << 20))
+        throw CannotRun(fmt::format("fio reads each file in one block here; files of {} bytes are over 1 MiB",
+                                    j.tree_of().file_size));
     const auto [fd, src] = here(j.src);
-    run_tree_tool({"fio", "--name=iolab", "--opendir=" + src, "--rw=read", "--bs=" + std::to_string(j.file_size),
-                   "--invalidate=0", "--ioengine=psync", "--openfiles=" + std::to_string(detail::kFioOpenFiles),
-                   "--file_service_type=sequential", "--output-format=json", "--output=" + here(j.dst).second},
-                  fd);
+    run_tree_tool(
+        {"fio", "--name=iolab", "--opendir=" + src, "--rw=read", "--bs=" + std::to_string(j.tree_of().file_size),
+         "--invalidate=0", "--ioengine=psync", "--openfiles=" + std::to_string(detail::kFioOpenFiles),
+         "--file_service_type=sequential", "--output-format=json", "--output=" + here(j.dst).second},
+        fd);
     const auto text = read_text_file(j.dst);
     const auto report = nlohmann::json::parse(text ? *text : std::string(), nullptr, false);
     std::uint64_t bytes = 0;

@@ -66,7 +66,7 @@ public:
     SlotRing& operator=(const SlotRing&) = delete;
 
     void run() {
-        for (unsigned k = 0; k < slots_.size() && next_ < j_.files; ++k) self().start(k);
+        for (unsigned k = 0; k < slots_.size() && next_ < files_; ++k) self().start(k);
         detail::drive(ring_, [&](unsigned k, unsigned op, int res) { complete(k, static_cast<Op>(op), res); });
     }
 
@@ -92,10 +92,11 @@ protected:
     // The slot's file is done: the next one in its place, if any is left.
     void next_in(unsigned k, const Slot& s) {
         clock_.done(s.began);
-        if (next_ < j_.files) self().start(k);
+        if (next_ < files_) self().start(k);
     }
 
     const Job& j_;
+    const std::uint64_t files_ = j_.tree_of().files;
     const detail::OpClock clock_{j_};
     std::deque<Slot> slots_;  // before the ring: outlive what the kernel still does with them
     std::deque<AlignedBuffer> bufs_;
@@ -269,17 +270,18 @@ private:
 }  // namespace
 
 void read_files_uring(const Job& j) {
-    const detail::TreeFolders t = detail::open_tree(j.src, j.folders);
+    const detail::TreeFolders t = detail::open_tree(j.src, j.tree_of().folders);
     TreeReader(j, t).run();
 }
 
 void write_files_uring(const Job& j) {
-    const detail::TreeFolders t = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders t = detail::make_tree(j.dst, j.tree_of().folders);
     TreeWriter(j, t).run();
 }
 
 void copy_files_uring(const Job& j) {
-    const detail::TreeFolders from = detail::open_tree(j.src, j.folders), to = detail::make_tree(j.dst, j.folders);
+    const detail::TreeFolders from = detail::open_tree(j.src, j.tree_of().folders),
+                              to = detail::make_tree(j.dst, j.tree_of().folders);
     TreeCopier(j, from, to).run();
 }
 

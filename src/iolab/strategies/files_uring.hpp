@@ -13,7 +13,7 @@ namespace iolab::detail {
 
 // Files in flight: the job's queue, at most its files.
 inline unsigned files_in_flight(const Job& j) {
-    return static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.files)));
+    return static_cast<unsigned>(std::min<std::uint64_t>(j.queue, std::max<std::uint64_t>(1, j.tree_of().files)));
 }
 
 // The file a slot works on: its index, its name (read by the kernel when the open is submitted,

@@ -27,7 +27,7 @@ public:
         const detail::OpClock clock(latency);
         for (;;) {
             std::unique_lock lock(m_);
-            if (failed_ || next_ >= j_.count) return;
+            if (failed_ || next_ >= records_.count) return;
             pending_.push_back(next_++);
             const std::uint64_t began = clock.now();
             const std::uint64_t batch = taken_ + 1;  // the writer's next batch takes it
@@ -43,7 +43,7 @@ public:
     // every record is durable.
     void write() {
         std::vector<std::uint64_t> batch;
-        for (std::uint64_t written = 0; written < j_.count; written += batch.size()) {
+        for (std::uint64_t written = 0; written < records_.count; written += batch.size()) {
             {
                 std::unique_lock lock(m_);
                 gathered_.wait(lock, [&] { return !pending_.empty(); });
@@ -53,7 +53,7 @@ public:
             }
             for (const std::uint64_t i : batch) {
                 const std::span<const std::byte> r = j_.records->at(i);
-                sys::pwrite_all(out_, r.data(), r.size(), static_cast<off_t>(i * j_.record));
+                sys::pwrite_all(out_, r.data(), r.size(), static_cast<off_t>(i * records_.record));
             }
             sys::fdatasync(out_);
             {
@@ -75,6 +75,7 @@ public:
 
 private:
     const Job& j_;
+    const RecordValues& records_ = j_.records_of();
     const sys::Fd& out_;
     std::mutex m_;
     std::condition_variable gathered_, committed_;
@@ -90,12 +91,12 @@ private:
 void durable_group_commit(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst, O_WRONLY);
     Committer c(j, out);
-    std::vector<Latency> latencies(j.latency ? j.producers : 0);
+    std::vector<Latency> latencies(j.latency ? j.records_of().producers : 0);
     std::exception_ptr error;
     {
         std::vector<std::jthread> producers;
         try {
-            for (unsigned p = 0; p < j.producers; ++p)
+            for (unsigned p = 0; p < j.records_of().producers; ++p)
                 producers.emplace_back([&c, l = j.latency ? &latencies[p] : nullptr] { c.produce(l); });
             c.write();
         } catch (...) {

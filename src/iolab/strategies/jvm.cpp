@@ -276,8 +276,8 @@ std::string run_request(const Job& j, std::string_view method) {
     if (!j.src.empty()) r += " src=" + encode(j.src);
     if (!j.dst.empty()) r += " dst=" + encode(j.dst);
     if (j.family == Family::read) r += fmt::format(" verify={}", to_string(j.sink->mode()));
-    if (!j.chain.empty())
-        r += fmt::format(" chain={} feed={}", worker_chain(j.chain), j.feed_bytes ? "bytes" : "records");
+    if (const auto* w = j.values_if<RecordValues>(); w && !w->chain.empty())
+        r += fmt::format(" chain={} feed={}", worker_chain(w->chain), w->feed_bytes ? "bytes" : "records");
     return r;
 }
 

@@ -23,7 +23,7 @@ void method(const Job& j) {
 }
 
 // jvm.write-chain's output decodes as write.chain's does (a DeflaterOutputStream writes zlib's format).
-FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.chain), j.dst); }
+FileDigest decode_chain_output(const Job& j) { return decode_chain_file(parse_chain(j.records_of().chain), j.dst); }
 
 constexpr unsigned kJvm = kWorker | kUncounted;
 constexpr unsigned kByte = kJvm | kByteAtATime;

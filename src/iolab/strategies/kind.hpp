@@ -73,9 +73,9 @@ struct KindSpace {
 enum class MemoryBound { none, copy, read };
 
 // A case parameter a kind brings, as fio's engine options and IOR's backend options: a whole
-// number a case, kept in one Workload field; a list sweeps. Its row of the parameter table
-// (harness/params.hpp) is made from this: --KEY on the command line, KEY in suites and result
-// files, a label and a column.
+// number a case, kept in one field of its kind's values (CaseValues::kind); a list sweeps. Its row
+// of the parameter table (harness/params.hpp) is made from this: --KEY on the command line, KEY in
+// suites and result files, a label and a column.
 struct KindParam {
     std::string_view key;       // "files"
     std::string_view help;      // one line for --help
@@ -119,10 +119,9 @@ struct KindModule {
     // (null: none), and the words of a run that made fewer ({made}, {count} items, {needed}).
     std::uint64_t (*syncs)(const Strategy& s, const Workload& w) = nullptr;
     std::string_view sync_shortfall = {};
-    // What an iteration counts (records, files, replacements; null: its bytes), the setting that
-    // gives it, and another that implies it (records: --size, of --record each): a count neither
-    // gives is sized by time (Session::size_by_time).
-    std::uint64_t Workload::*items = nullptr;
+    // The setting that gives what an iteration counts (records, files, replacements: its values'
+    // CaseValues::item_count; empty: its bytes), and another that implies it (records: --size, of
+    // --record each): a count neither gives is sized by time (Session::size_by_time).
     std::string_view items_key = {};
     std::string_view items_implied_by = {};
     // The files a run works on one by one (a tree's, each `file_size` bytes), which the session's
@@ -136,6 +135,8 @@ struct KindModule {
 const KindModule& kind_module(Family f);
 // Every module's case parameters, in the order of the kinds (core/family.hpp), each once.
 std::span<const KindParam* const> kind_parameters();
+// The value of a kind's parameter in a case that is given none (a case of the kind that brings it).
+std::uint64_t default_of(const KindParam& k);
 
 // Each kind's module (the registration list is kinds.cpp).
 const KindModule& file_kind();

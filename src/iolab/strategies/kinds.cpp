@@ -66,4 +66,15 @@ std::span<const KindParam* const> kind_parameters() {
     return all;
 }
 
+std::uint64_t default_of(const KindParam& k) {
+    for (const FamilyRow& r : kFamilyRows) {
+        const auto params = kind_module(r.family).params;
+        if (params.empty() || &k < params.data() || &k >= params.data() + params.size()) continue;
+        Workload w;
+        w.family = r.family;
+        return k.get(w);
+    }
+    throw std::logic_error("kind parameter " + std::string(k.key) + ": no kind brings it");
+}
+
 }  // namespace iolab

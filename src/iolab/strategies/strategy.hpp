@@ -95,7 +95,6 @@ struct WorkerRun {
 // every kind has (its places, its data's source or destination), each part belongs to what a
 // strategy honours, and only such a strategy reads it.
 struct Job : CaseValues {
-    Family family = Family::read;
     std::string src;                   // input file (read, copy) or tree (files: read, copied or removed)
     std::string dst;                   // output file (write, copy) or tree; does not exist when the job starts
     const Records* records = nullptr;  // writes: what to write (record * count bytes; a tree's files)

@@ -185,7 +185,7 @@ KindSpace file_space(const Workload& w) {
 std::string records_input_name(const Workload& w, unsigned) {
     // Made in memory and shared by every job: block k of a patterned write's span is record k.
     if (w.patterned) return fmt::format("blocks-{}-{}x{}", data_token(w.data), w.block, w.span_bytes());
-    return fmt::format("records-{}-{}x{}", data_token(w.data), w.record, w.count);
+    return fmt::format("records-{}-{}x{}", data_token(w.data), w.records_of().record, w.records_of().count);
 }
 
 std::shared_ptr<const Input> make_records_input(const Workload& w, const std::string&) {
@@ -196,7 +196,7 @@ std::shared_ptr<const Input> make_records_input(const Workload& w, const std::st
         in->records =
             std::make_shared<const Records>(w.data, w.block, std::max<std::uint64_t>(1, w.span_bytes() / w.block));
     } else {
-        auto records = std::make_shared<const Records>(w.data, w.record, w.count);
+        auto records = std::make_shared<const Records>(w.data, w.records_of().record, w.records_of().count);
         in->digest = records->digest();
         in->records = std::move(records);
     }
@@ -245,7 +245,7 @@ KindSpace records_space(const Workload& w) {
 
 // The records come from a pool of one block and up to Records::kSpread bytes.
 std::uint64_t records_memory(const Workload& w) {
-    const std::uint64_t unit = w.patterned ? w.block : w.record;
+    const std::uint64_t unit = w.patterned ? w.block : w.records_of().record;
     return saturating_add(std::max<std::uint64_t>(unit, Records::kMinBlock) + unit,
                           std::min<std::uint64_t>(w.patterned ? w.span_bytes() : w.bytes(), Records::kSpread));
 }
@@ -257,13 +257,13 @@ std::uint64_t stream_descriptors(const Strategy&, const Workload& w) { return w.
 // covers at most one record of each producer. A write makes none of its own.
 std::uint64_t records_syncs(const Strategy& s, const Workload& w) {
     if (w.family != Family::durable) return 0;
-    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.producers : 1;
-    return (w.count + per_sync - 1) / per_sync;
+    const std::uint64_t per_sync = s.honours(kParamProducers) ? w.records_of().producers : 1;
+    return (w.records_of().count + per_sync - 1) / per_sync;
 }
 
 // A durable table is of its records; the others are of their bytes (the table's own figure).
 std::string records_what(const Workload& w, std::string_view items) {
-    return w.item_bytes() > 0 ? fmt::format("{} records of {}", items, format_size(w.record)) : "";
+    return w.item_bytes() > 0 ? fmt::format("{} records of {}", items, format_size(w.records_of().record)) : "";
 }
 
 // A copy moves its bytes from memory to memory; a read brings them into its buffer.
@@ -289,8 +289,8 @@ constexpr KindParam kRecordsParams[] = {
      .expected = "whole numbers from 1 to 1024 such as 8 or 1,8,64",
      .takes = kParamProducers,
      .max = 1024,
-     .get = [](const Workload& w) -> std::uint64_t { return w.producers; },
-     .set = [](Workload& w, std::uint64_t v) { w.producers = static_cast<unsigned>(v); }},
+     .get = [](const Workload& w) -> std::uint64_t { return w.records_of().producers; },
+     .set = [](Workload& w, std::uint64_t v) { w.records_of().producers = static_cast<unsigned>(v); }},
 };
 
 const KindModule& records_kind() {
@@ -308,7 +308,6 @@ const KindModule& records_kind() {
                                   "{made} sync calls (fsync, fdatasync, O_DSYNC writes) for {count} "
                                   "records; at least {needed} make every record durable when its "
                                   "call returns",
-                              .items = &Workload::count,
                               .items_key = "count",
                               .items_implied_by = "size",
                               .remove = remove_file};

@@ -29,9 +29,10 @@ void write_writev(const Job& j) {
     const sys::Fd out = detail::open_dst(j.dst);
     const unsigned k = std::clamp(j.iov, 1u, kIovMax);
     std::vector<iovec> iov(k);
-    for (std::uint64_t first = 0; first < j.count; first += k) {
-        const auto n = static_cast<unsigned>(std::min<std::uint64_t>(k, j.count - first));
-        for (unsigned i = 0; i < n; ++i) iov[i] = {const_cast<std::byte*>(j.records->at(first + i).data()), j.record};
+    const RecordValues& r = j.records_of();
+    for (std::uint64_t first = 0; first < r.count; first += k) {
+        const auto n = static_cast<unsigned>(std::min<std::uint64_t>(k, r.count - first));
+        for (unsigned i = 0; i < n; ++i) iov[i] = {const_cast<std::byte*>(j.records->at(first + i).data()), r.record};
         sys::writev_all(out, iov.data(), static_cast<int>(n));
     }
 }

@@ -76,7 +76,7 @@ void make_smoke(Suite& suite) {
             const std::uint64_t most = k->size ? std::min(floor, k->smoke_max ? k->smoke_max : floor) : k->smoke_max;
             if (most == 0) continue;
             auto& values = g.plan.kind_values[std::string(k->key)];
-            if (values.empty()) values = {k->get(Workload{})};
+            if (values.empty()) values = {default_of(*k)};
             for (auto& v : values) v = std::min(v, most);
         }
         // A byte slice the command line gives is kept (it may have to cover an --input).

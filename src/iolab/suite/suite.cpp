@@ -284,7 +284,12 @@ std::string canonical(const Selector& s) {
         const Parameter* p = find_parameter(key);
         if (p && p->case_param()) {
             try {
+                // A case of a strategy that takes it: a kind's value is only its own kind's cases'.
                 CaseSpec c;
+                const auto& all = Registry::builtin().all();
+                const auto taker =
+                    std::find_if(all.begin(), all.end(), [&](const Strategy& st) { return p->taken_by(st); });
+                if (taker != all.end()) c.strategy = &*taker, c.workload.family = taker->family;
                 p->set(c, value);
                 read = p->get(c);
             } catch (const InputError&) {

@@ -28,16 +28,18 @@ using detail::FileName;
 // The set's name in the scratch folder; nothing is made there (the records are in memory, read
 // only): every job of a case shares them, as the jobs of a write share its records.
 std::string set_input_name(const Workload& w, unsigned) {
-    return fmt::format("set-{}-{}x{}", to_string(w.data), w.count, w.file_size);
+    const SetValues& s = w.set_of();
+    return fmt::format("set-{}-{}x{}", to_string(w.data), s.count, s.file_size);
 }
 
 // The new content: record i is file i's.
 std::shared_ptr<const Input> make_set_input(const Workload& w, const std::string&) {
     auto in = std::make_shared<Input>();
-    auto records = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, w.file_size), w.count);
+    const SetValues& s = w.set_of();
+    auto records = std::make_shared<const Records>(w.data, std::max<std::uint64_t>(1, s.file_size), s.count);
     in->digest = records->digest();
     in->records = std::move(records);
-    in->files = w.count;
+    in->files = s.count;
     in->remove = remove_folder_at;
     return in;
 }
@@ -51,7 +53,7 @@ void lay_out_old(const Workload& w, const Input& in, Job& job) {
     sys::mkdirat(parent, name.c_str());
     const sys::Fd dir = sys::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     std::vector<std::byte> old(in.records->record());
-    for (std::uint64_t i = 0; i < w.count; ++i) {
+    for (std::uint64_t i = 0; i < w.set_of().count; ++i) {
         const auto b = in.records->at(i);
         for (std::size_t k = 0; k < b.size(); ++k) old[k] = ~b[k];
         sys::Fd f = sys::openat(dir, FileName(i).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW);
@@ -120,19 +122,20 @@ Verdict verify_set(const Workload& w, const Input& in, const Job& job, const Run
     }
     std::vector<std::byte> buf;
     std::uint64_t bytes = 0;
-    for (std::uint64_t i = 0; i < w.count; ++i)
+    const std::uint64_t count = w.set_of().count;
+    for (std::uint64_t i = 0; i < count; ++i)
         if (std::string why = wrong_file(dir, i, in.records->at(i), buf, bytes); !why.empty()) {
             v.tree = why;
             return v;
         }
     const std::vector<std::string> names = names_in(dir);
-    if (names.size() != w.count) {
+    if (names.size() != count) {
         for (const auto& n : names)
             if (!n.starts_with('f') || n.find('.') != std::string::npos) {
-                v.tree = fmt::format("'{}' is left in the folder ({} entries, expected {})", n, names.size(), w.count);
+                v.tree = fmt::format("'{}' is left in the folder ({} entries, expected {})", n, names.size(), count);
                 return v;
             }
-        v.tree = fmt::format("the folder holds {} entries, expected {}", names.size(), w.count);
+        v.tree = fmt::format("the folder holds {} entries, expected {}", names.size(), count);
         return v;
     }
     v.actual = v.expected;
@@ -143,10 +146,11 @@ Verdict verify_set(const Workload& w, const Input& in, const Job& job, const Run
 
 // The old files, and a new one beside each in turn; nothing kept between runs.
 KindSpace set_space(const Workload& w) {
-    const std::uint64_t per_file = (w.file_size + 4095) / 4096 * 4096;
+    const SetValues& s = w.set_of();
+    const std::uint64_t per_file = (s.file_size + 4095) / 4096 * 4096;
     KindSpace k;
-    k.output_bytes = saturating_mul(w.count + 1, per_file);
-    k.output_inodes = w.count + 2;
+    k.output_bytes = saturating_mul(s.count + 1, per_file);
+    k.output_inodes = s.count + 2;
     return k;
 }
 
@@ -154,9 +158,10 @@ KindSpace set_space(const Workload& w) {
 // Records::kSpread bytes; and each job's buffers of a file (the old content laid out, a file read
 // back to be checked).
 std::uint64_t set_memory(const Workload& w) {
-    const std::uint64_t shared = saturating_add(std::max<std::uint64_t>(w.file_size, Records::kMinBlock) + w.file_size,
+    const std::uint64_t each = w.set_of().file_size;
+    const std::uint64_t shared = saturating_add(std::max<std::uint64_t>(each, Records::kMinBlock) + each,
                                                 std::min<std::uint64_t>(w.bytes(), Records::kSpread));
-    return saturating_add(shared, saturating_mul(saturating_mul(2, w.file_size + 1), w.jobs));
+    return saturating_add(shared, saturating_mul(saturating_mul(2, each + 1), w.jobs));
 }
 
 // The folder (twice: the library opens it again to sync it), the file being replaced, its temporary,
@@ -164,10 +169,10 @@ std::uint64_t set_memory(const Workload& w) {
 std::uint64_t set_descriptors(const Strategy&, const Workload&) { return 5; }
 
 // Each replacement's own: the syncs its method claims (Strategy::syncs).
-std::uint64_t set_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.count); }
+std::uint64_t set_syncs(const Strategy& s, const Workload& w) { return saturating_mul(s.syncs, w.set_of().count); }
 
 std::string set_what(const Workload& w, std::string_view items) {
-    return fmt::format("{} files of {}", items, format_size(w.file_size));
+    return fmt::format("{} files of {}", items, format_size(w.set_of().file_size));
 }
 
 }  // namespace
@@ -185,7 +190,6 @@ const KindModule& replace_kind() {
                               .sync_shortfall =
                                   "{made} sync calls (fsync, fdatasync) for {count} replacements; "
                                   "{needed} make each survive a crash",
-                              .items = &Workload::count,
                               .items_key = "count",
                               .remove = remove_folder_at};
     return m;

@@ -37,7 +37,8 @@ template <class One>
 void each_replacement(const Job& j, One&& one) {
     const sys::Fd dir = sys::open(j.dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     const OpClock clock(j);
-    for (std::uint64_t i = 0; i < j.count; ++i) {
+    const std::uint64_t count = j.set_of().count;
+    for (std::uint64_t i = 0; i < count; ++i) {
         const std::uint64_t began = clock.now();
         one(dir, i, j.records->at(i));
         clock.done(began);
