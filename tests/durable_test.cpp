@@ -317,6 +317,34 @@ TEST(Peers, APeerThatSaysTooMuchOrNeverEndsIsSaidSo) {
     EXPECT_FALSE(run_process({"true"}, "/dev/null", -1, 60).timed_out);
 }
 
+// A result file's peer that names a strategy writing no records (a read) finds no case of it: the
+// row says so, as for a strategy not run.
+TEST(Peers, APeerNamingAStrategyThatWritesNoRecordsFindsNoCase) {
+    Report r;
+    r.peers.command = "pg_test_fsync -s 1";
+    r.peers.figures = parse_pg_test_fsync(kPgOutput);
+    ASSERT_FALSE(r.peers.figures.empty());
+    r.peers.figures[0].strategy = "read.chunk";
+    CaseResult read;
+    read.spec.strategy = Registry::builtin().find("read.chunk");
+    read.spec.workload.family = Family::read;
+    read.checked = Checked::content;
+    read.verified = true;
+    for (double w : {0.100, 0.101, 0.099, 0.1005}) {
+        Sample s;
+        s.wall_s = w;
+        s.bytes = read.spec.workload.size;
+        read.samples.push_back(s);
+    }
+    finish(read, RunOptions{}, 1e-9);
+    ASSERT_TRUE(read.ranked());
+    r.cases = {read};
+    const Table t = peers_table(r);
+    ASSERT_FALSE(t.rows.empty());
+    EXPECT_EQ(t.rows[0].kind, RowKind::reference);
+    EXPECT_NE(t.rows[0].reason.find("no ranked case of 8K records"), std::string::npos) << t.rows[0].reason;
+}
+
 // Beside the iolab case doing the same work: the ratio, and "yes" only when iolab's interval lies
 // within 15 % of the tool's figure, "no" only when it lies wholly outside.
 TEST(Peers, TheTableSetsEachMethodBesideItsIolabCase) {

@@ -96,14 +96,14 @@ TEST(Settings, EachKindsParametersAreRowsOfTheTable) {
     EXPECT_FALSE(after->case_param());
 }
 
-// A group's weight is a positive number; it becomes the group's share of the time budget.
 // A case holds the values of its own kind and no other's (CaseValues::kind): a read has no records
 // and no tree, a replacement's count is its files, not records; asking a case for another kind's
 // values is a mistake that throws.
 TEST(Settings, EachCaseHoldsTheValuesOfItsOwnKindOnly) {
     PlanRequest plan;
     RunOptions options;
-    for (const auto& [key, value] : {std::pair{"files", "50"}, {"file_size", "8K"}, {"count", "7"}, {"record", "4K"}})
+    for (const auto& [key, value] :
+         {std::pair{"files", "50"}, {"file_size", "8K"}, {"count", "7"}, {"record", "4K"}, {"chain", "zstd:3>file"}})
         apply_setting(*find_parameter(key), value, Syntax::suite, plan, options);
     const auto one_case = [&](const char* name) {
         const std::vector<CaseSpec> cases = cross(*Registry::builtin().find(name), plan);
@@ -130,9 +130,14 @@ TEST(Settings, EachCaseHoldsTheValuesOfItsOwnKindOnly) {
     ASSERT_TRUE(std::holds_alternative<RecordValues>(write.kind));
     EXPECT_EQ(write.records_of().record, 4096u);
     EXPECT_THROW(write.set_of(), std::logic_error);
+    // A value of its kind that its strategy does not take stays the default (a write of records has
+    // no chain), and the strategy that takes it has it.
+    EXPECT_EQ(write.records_of().chain, RecordValues{}.chain);
+    EXPECT_EQ(one_case("write.chain").records_of().chain, "zstd:3>file");
     EXPECT_THROW(write.tree_of().files = 3, std::logic_error);
 }
 
+// A group's weight is a positive number; it becomes the group's share of the time budget.
 TEST(Settings, AGroupWeightIsAPositiveNumber) {
     for (const std::string bad : {"weight = 0", "weight = -1", "weight = \"x\"", "weight = 1e9"})
         EXPECT_NE(suite_error(bad).find("weight"), std::string::npos) << bad << ": " << suite_error(bad);

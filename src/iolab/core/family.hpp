@@ -62,9 +62,9 @@ inline const FamilyRow& row_of(Family f) {
 }
 inline Shape shape_of(Family f) { return row_of(f).shape; }
 inline bool has_trait(Family f, KindTrait t) { return (row_of(f).traits & t) != 0; }
-// Works on a tree of many files (Workload::files, file_size, folders) rather than on one file.
+// Works on a tree of many files (TreeValues: files, file_size, folders) rather than on one file.
 inline bool is_tree(Family f) { return shape_of(f) == Shape::tree; }
-// A write of records (Workload::record * count bytes) from nothing: the write and durable families.
+// A write of records (RecordValues: record * count bytes) from nothing: the write and durable families.
 inline bool writes_records(Family f) { return shape_of(f) == Shape::records; }
 inline std::string_view to_string(Family f) { return row_of(f).name; }
 inline std::optional<Family> parse_family(std::string_view s) {

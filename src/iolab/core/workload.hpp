@@ -21,20 +21,14 @@ inline double items_per_s(double mib_s, std::uint64_t item_bytes) {
     return item_bytes > 0 ? mib_s * static_cast<double>(1 << 20) / static_cast<double>(item_bytes) : 0;
 }
 
-// How write.chain is fed: whole records, or one byte per call (Workload::feed_bytes).
+// How write.chain is fed: whole records, or one byte per call (RecordValues::feed_bytes).
 inline constexpr Named<bool> kFeeds[] = {{false, "record"}, {true, "byte"}};
 
 // The values a case has by its kind's shape (Shape, core/family.hpp), one set for each: a case holds
-// its own kind's and no other's. Each says what an iteration counts (items), the size of each of
-// its files, and its bytes, where it has them.
+// its own kind's and no other's.
 // One file streamed (read, copy): nothing beyond what every case has; its bytes are the file's.
 struct FileValues {
     static constexpr Shape kShape = Shape::file;
-    const std::uint64_t* items() const { return nullptr; }
-    std::uint64_t* items() { return nullptr; }
-    const std::uint64_t* each_file() const { return nullptr; }
-    std::uint64_t* each_file() { return nullptr; }
-    std::uint64_t item_bytes() const { return 0; }
 };
 // Records written from nothing (write, durable): their size and number, the threads handing them to
 // one writer (group commit), and write.chain's layers and feed.
@@ -45,12 +39,6 @@ struct RecordValues {
     unsigned producers = 8;
     std::string chain = "buffer:8K>deflate:6>file";  // write.chain's layers, outermost first
     bool feed_bytes = false;                         // write.chain: one byte per call instead of whole records
-    const std::uint64_t* items() const { return &count; }
-    std::uint64_t* items() { return &count; }
-    const std::uint64_t* each_file() const { return nullptr; }
-    std::uint64_t* each_file() { return nullptr; }
-    std::uint64_t item_bytes() const { return record; }
-    std::uint64_t bytes() const { return record * count; }
 };
 // A tree of files (the files family): `files` files of `file_size` bytes over `folders` folders.
 struct TreeValues {
@@ -58,27 +46,51 @@ struct TreeValues {
     std::uint64_t files = 1000;
     std::uint64_t file_size = 4096;
     unsigned folders = 10;
-    const std::uint64_t* items() const { return &files; }
-    std::uint64_t* items() { return &files; }
-    const std::uint64_t* each_file() const { return &file_size; }
-    std::uint64_t* each_file() { return &file_size; }
-    std::uint64_t item_bytes() const { return file_size; }
-    std::uint64_t bytes() const { return files * file_size; }
 };
 // Files replaced in turn (replace): `count` files of `file_size` bytes.
 struct SetValues {
     static constexpr Shape kShape = Shape::set;
     std::uint64_t count = 1000;
     std::uint64_t file_size = 4096;
-    const std::uint64_t* items() const { return &count; }
-    std::uint64_t* items() { return &count; }
-    const std::uint64_t* each_file() const { return &file_size; }
-    std::uint64_t* each_file() { return &file_size; }
-    std::uint64_t item_bytes() const { return file_size; }
-    std::uint64_t bytes() const { return count * file_size; }
 };
 // In the order of Shape.
 using KindValues = std::variant<FileValues, RecordValues, TreeValues, SetValues>;
+template <class V>
+constexpr bool kAtItsShape =
+    std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(V::kShape), KindValues>, V>;
+static_assert(kAtItsShape<FileValues> && kAtItsShape<RecordValues> && kAtItsShape<TreeValues> &&
+              kAtItsShape<SetValues>);
+
+// Where a kind's values keep what an iteration counts (a tree's files, else a count: records, files
+// replaced) and the size of each of its files (a tree's, a set's); null where it has none. Its
+// items are each a record or a file: its bytes are their count times the bytes of one.
+template <class V>
+using CountIn = std::conditional_t<std::is_const_v<V>, const std::uint64_t, std::uint64_t>;
+template <class V>
+CountIn<V>* items_in(V& v) {
+    if constexpr (requires { v.files; })
+        return &v.files;
+    else if constexpr (requires { v.count; })
+        return &v.count;
+    else
+        return nullptr;
+}
+template <class V>
+CountIn<V>* each_file_in(V& v) {
+    if constexpr (requires { v.file_size; })
+        return &v.file_size;
+    else
+        return nullptr;
+}
+template <class V>
+std::uint64_t item_bytes_in(const V& v) {
+    if constexpr (requires { v.record; })
+        return v.record;
+    else if constexpr (requires { v.file_size; })
+        return v.file_size;
+    else
+        return 0;
+}
 
 // The values of a case that a run's job (Job, strategies/strategy.hpp) takes as the plan gave them:
 // one struct, assigned whole. Its kind's values follow its family (set the family first): until
@@ -110,16 +122,16 @@ struct CaseValues {
     // How many items an iteration does, where its kind counts them (records, a tree's files, files
     // replaced), and the size of each file of a tree or of a set: null where the kind has none.
     const std::uint64_t* item_count() const {
-        return std::visit([](const auto& v) { return v.items(); }, kind_values());
+        return std::visit([](const auto& v) { return items_in(v); }, kind_values());
     }
     std::uint64_t* item_count() {
-        return std::visit([](auto& v) { return v.items(); }, kind_values());
+        return std::visit([](auto& v) { return items_in(v); }, kind_values());
     }
     const std::uint64_t* each_file_size() const {
-        return std::visit([](const auto& v) { return v.each_file(); }, kind_values());
+        return std::visit([](const auto& v) { return each_file_in(v); }, kind_values());
     }
     std::uint64_t* each_file_size() {
-        return std::visit([](auto& v) { return v.each_file(); }, kind_values());
+        return std::visit([](auto& v) { return each_file_in(v); }, kind_values());
     }
 
     // Its kind's values: those set, or the kind's defaults.
@@ -176,20 +188,14 @@ struct Workload : CaseValues {
     // Bytes the strategy reads, writes or copies: one job's.
     std::uint64_t bytes() const {
         if (patterned) return op_count() * block;
-        return std::visit(
-            [&](const auto& v) -> std::uint64_t {
-                if constexpr (std::is_same_v<std::decay_t<decltype(v)>, FileValues>)
-                    return size;
-                else
-                    return v.bytes();
-            },
-            kind_values());
+        const std::uint64_t* items = item_count();
+        return items ? *items * std::visit([](const auto& v) { return item_bytes_in(v); }, kind_values()) : size;
     }
     // What its rate also counts (FamilyRow::items), and the bytes of one: a durable case's commits (a
     // record each), a tree's files, a set's replacements (a file each); none (0) for the rest.
     std::uint64_t item_bytes() const {
         if (row_of(family).items.empty()) return 0;
-        return std::visit([](const auto& v) { return v.item_bytes(); }, kind_values());
+        return std::visit([](const auto& v) { return item_bytes_in(v); }, kind_values());
     }
     std::string_view item_name() const { return row_of(family).items; }
     // The bytes of one operation a case times (a latency each) and its rate counts besides MiB/s: a

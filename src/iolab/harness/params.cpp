@@ -97,7 +97,8 @@ constexpr Parameter kParameters[] = {
      .values = count<&P::chains>,
      .take =
          [](const P& p, std::size_t i, C& c) {
-             if (auto* r = c.workload.values_if<RecordValues>()) r->chain = describe(parse_chain(p.chains[i]));
+             if (auto* r = c.workload.values_if<RecordValues>(); r && takes(c, kParamChain))
+                 r->chain = describe(parse_chain(p.chains[i]));
          },
      .print_case = [](const C& c) { return c.workload.records_of().chain; }},
     {.key = "feed",
@@ -110,7 +111,7 @@ constexpr Parameter kParameters[] = {
      .values = count<&P::feeds>,
      .take =
          [](const P& p, std::size_t i, C& c) {
-             if (auto* r = c.workload.values_if<RecordValues>()) r->feed_bytes = p.feeds[i];
+             if (auto* r = c.workload.values_if<RecordValues>(); r && takes(c, kParamFeed)) r->feed_bytes = p.feeds[i];
          },
      .print_case = [](const C& c) { return std::string(name_of(kFeeds, c.workload.records_of().feed_bytes)); }},
     {.key = "pattern",

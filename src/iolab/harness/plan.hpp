@@ -15,8 +15,8 @@
 
 namespace iolab {
 
-// Every list starts with the value a Workload has by default, and a kind's parameter not in
-// kind_values has it: one place for the defaults.
+// Every list starts with the value a case has by default (a Workload's, or its kind's values'), and
+// a kind's parameter not in kind_values has it: one place for the defaults.
 struct PlanRequest {
     std::vector<std::string> strategies;  // names or globs; empty: every strategy
     std::vector<std::uint64_t> sizes = {Workload{}.size};
@@ -26,7 +26,8 @@ struct PlanRequest {
     std::vector<unsigned> queues = {Workload{}.queue};  // io_uring queue depth, pipelined buffers
     std::vector<unsigned> iovs = {Workload{}.iov};      // vectored calls
     // The values of the case parameters the kinds bring (KindParam: a tree's files, file_size and
-    // folders, group commit's producers), by key; a key not here has the one value a Workload has.
+    // folders, group commit's producers), by key; a key not here has the one value its kind's values
+    // have by default (default_of).
     std::map<std::string, std::vector<std::uint64_t>, std::less<>> kind_values;
     std::vector<std::string> chains = {RecordValues{}.chain};
     std::vector<bool> feeds = {RecordValues{}.feed_bytes};  // write.chain: true feeds one byte per call

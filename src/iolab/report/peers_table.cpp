@@ -14,10 +14,13 @@ namespace {
 // How near the tool's figure must be for the two to agree.
 constexpr double kAgreement = 1.15;
 
-// The ranked case of the strategy with the peer's record size, or nullptr.
+// The ranked case of the strategy with the peer's record size, or nullptr (also when a result file
+// names a strategy that writes no records).
 const CaseResult* same_work(const Report& report, const PeerFigure& f) {
-    for (const CaseResult& c : report.cases)
-        if (c.ranked() && c.name() == f.strategy && c.spec.workload.records_of().record == f.record) return &c;
+    for (const CaseResult& c : report.cases) {
+        const auto* records = c.spec.workload.values_if<RecordValues>();
+        if (c.ranked() && c.name() == f.strategy && records && records->record == f.record) return &c;
+    }
     return nullptr;
 }
 

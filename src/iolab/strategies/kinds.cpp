@@ -69,7 +69,7 @@ std::span<const KindParam* const> kind_parameters() {
 std::uint64_t default_of(const KindParam& k) {
     for (const FamilyRow& r : kFamilyRows) {
         const auto params = kind_module(r.family).params;
-        if (params.empty() || &k < params.data() || &k >= params.data() + params.size()) continue;
+        if (std::none_of(params.begin(), params.end(), [&](const KindParam& p) { return &p == &k; })) continue;
         Workload w;
         w.family = r.family;
         return k.get(w);
