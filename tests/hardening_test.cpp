@@ -336,6 +336,27 @@ TEST(Limits, ATreeOfMoreFoldersThanTheProcessMayOpenIsRefusedUpFront) {
     EXPECT_NE(test::slurp(refused).find("this process may open 100"), std::string::npos) << test::slurp(refused);
 }
 
+// A kind says what its descriptors are and what makes them fewer: a replacement holds a few whatever
+// its settings, so only fewer jobs help.
+TEST(Limits, ReplacementsOfMoreJobsThanTheProcessMayOpenAreRefusedInTheirKindsWords) {
+    struct rlimit rl {};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 1024) GTEST_SKIP() << "the hard limit is " << rl.rlim_max;
+    ScratchDir dir;
+    const std::string refused = dir.file("refused");
+    const int status = std::system(("sh -c 'ulimit -n 100 && exec " + std::string(IOLAB_BINARY) +
+                                    " run -s replace.rename-fsync --count 4 --jobs 4 --iterations 1 --quiet --dir " +
+                                    dir.path() + "' >" + refused + " 2>&1")
+                                       .c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2) << test::slurp(refused);
+    // 4 jobs of 5, 8 of the strategy's own and 64 of the process's.
+    EXPECT_EQ(test::slurp(refused),
+              "iolab: replace.rename-fsync jobs=4 file_size=4K would hold about 116 files open at once (the folder "
+              "twice, the file being replaced, its temporary and one to read the umask, for each job); this process "
+              "may open 100 (ulimit -n, hard limit 100): fewer --jobs, or a higher limit\n");
+}
+
 // fio holds a few files of the tree open at once (--openfiles), not every file: a tree of more files
 // than the process may open is read whole (by default fio opened all 20,000 and stopped at 19,989).
 TEST(Limits, FioReadsATreeOfMoreFilesThanTheProcessMayOpen) {

@@ -53,7 +53,7 @@ std::string slow_inputs(const std::vector<CaseSpec>& cases) {
         if (n == 0)
             bytes = std::max(bytes, w.size);
         else if (n > files)
-            files = n, file_size = w.tree_of().file_size;
+            files = n, file_size = *w.each_file_size();
     }
     const std::string each = jobs > 1 ? fmt::format(" for each of {} jobs", jobs) : "";
     if (files >= 5000) return fmt::format("a tree of {} files of {}{}", files, format_size(file_size), each);
@@ -311,13 +311,14 @@ SetupEstimate Session::setup_estimate(const SetupProbes& probe) const {
             }
             const KindModule& k = kind_module(w.family);
             if (const std::uint64_t files = files_each_run(w); files > 0 && w.input.empty()) {
-                const double one = per_file(w.tree_of().file_size);
+                const double one = per_file(*w.each_file_size());
                 run += static_cast<double>(files) * one;
                 const std::string input = k.space(w).input;
                 for (unsigned j = 0; j < w.jobs && !input.empty(); ++j)
                     if (trees.emplace(input, j).second) {
                         e.seconds += forks * static_cast<double>(files) * one;
                         e.files += files;
+                        e.fewer_files = k.items_key;
                     }
             }
             // Its warm-ups (a count of runs, or a time that ends after a run), and its first
@@ -343,8 +344,8 @@ void check_setup(const SetupEstimate& e, double time_budget_s) {
     parts += e.warm_ups ? "the warm-ups and first run of each case" : "the first run of each case";
     if (e.longest_s > 0) parts += fmt::format(" (the longest, {}, about {} a run)", e.longest, roughly(e.longest_s));
     // The ways out: smaller counts, fewer cases, and a budget as long (within the longest --time-budget).
-    std::string smaller = e.files > 0 ? "--files" : "";
-    if (!e.shorter.empty() && e.shorter != "files")
+    std::string smaller = e.files > 0 ? setting_name(e.fewer_files, Syntax::command_line) : "";
+    if (!e.shorter.empty() && e.shorter != e.fewer_files)
         smaller += (smaller.empty() ? "" : " or ") + setting_name(e.shorter, Syntax::command_line);
     std::vector<std::string> ways;
     if (!smaller.empty()) ways.push_back("a smaller " + smaller);
@@ -486,12 +487,15 @@ void Session::check_descriptors() const {
     const sys::OpenFiles limit = sys::open_files();
     for (const auto& cases : plan_)
         for (const auto& c : cases)
-            if (const std::uint64_t need = saturating_add(descriptors_needed(c), kOwn); need > limit.soft)
+            if (const std::uint64_t need = saturating_add(descriptors_needed(c), kOwn); need > limit.soft) {
+                const KindModule& k = kind_module(c.workload.family);
                 throw InputError(fmt::format(
-                    "{} would hold about {} files open at once (a descriptor for each of its folders, twice for a "
-                    "copy, for each job); this process may open {} (ulimit -n, hard limit {}): fewer --folders or "
-                    "--jobs, or a higher limit",
-                    c.label(), need, limit.soft, limit.hard));
+                    "{} would hold about {} files open at once ({}, for each job); this process may open {} "
+                    "(ulimit -n, hard limit {}): fewer {}--jobs, or a higher limit",
+                    c.label(), need, k.descriptors_are, limit.soft, limit.hard,
+                    k.fewer_descriptors.empty() ? ""
+                                                : setting_name(k.fewer_descriptors, Syntax::command_line) + " or "));
+            }
 }
 
 void Session::check_space(const std::string& dir, unsigned ranks) const {

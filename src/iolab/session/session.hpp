@@ -38,8 +38,9 @@ struct SessionSettings {
 // What setting a run up takes here, outside its time budget (Session::setup_estimate).
 struct SetupEstimate {
     double seconds = 0;
-    std::uint64_t files = 0;  // laid out as the groups' inputs (trees of files)
-    std::string longest;      // the case whose one run is longest, and that run's estimate
+    std::uint64_t files = 0;       // laid out as the groups' inputs (trees of files)
+    std::string_view fewer_files;  // the setting that gives them ("files")
+    std::string longest;           // the case whose one run is longest, and that run's estimate
     double longest_s = 0;
     std::string_view shorter;  // the setting that makes its run shorter ("count", "files"; "": none)
     bool warm_ups = false;     // a case warms up first

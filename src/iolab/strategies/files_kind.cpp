@@ -188,6 +188,8 @@ const KindModule& files_kind() {
     static const KindModule m{.params = kTreeParams,
                               .space = tree_space,
                               .descriptors = tree_descriptors,
+                              .descriptors_are = "a descriptor for each of its folders, twice for a copy",
+                              .fewer_descriptors = "folders",
                               .what = tree_what,
                               .input_name = tree_input_name,
                               .make_input = make_tree_input,

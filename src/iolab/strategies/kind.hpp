@@ -99,6 +99,11 @@ struct KindModule {
     KindSpace (*space)(const Workload& w) = nullptr;
     std::uint64_t (*memory)(const Workload& w) = nullptr;
     std::uint64_t (*descriptors)(const Strategy& s, const Workload& w) = nullptr;
+    // What those descriptors are, and the setting that makes them fewer besides --jobs (empty: none),
+    // for a case that would hold more than the process may open ("a descriptor for each of its
+    // folders, twice for a copy", "folders").
+    std::string_view descriptors_are = "a descriptor for each buffer in flight";
+    std::string_view fewer_descriptors = "queue";
     // Its ceiling (null: none).
     MemoryBound (*bound)(const Workload& w) = nullptr;
     // What a table of it is of, when its group has no title, given the count of its cases' items (the

@@ -178,20 +178,23 @@ std::string set_what(const Workload& w, std::string_view items) {
 }  // namespace
 
 const KindModule& replace_kind() {
-    static const KindModule m{.space = set_space,
-                              .memory = set_memory,
-                              .descriptors = set_descriptors,
-                              .what = set_what,
-                              .input_name = set_input_name,
-                              .make_input = make_set_input,
-                              .before_run = lay_out_old,
-                              .verify = verify_set,
-                              .syncs = set_syncs,
-                              .sync_shortfall =
-                                  "{made} sync calls (fsync, fdatasync) for {count} replacements; "
-                                  "{needed} make each survive a crash",
-                              .items_key = "count",
-                              .remove = remove_folder_at};
+    static const KindModule m{
+        .space = set_space,
+        .memory = set_memory,
+        .descriptors = set_descriptors,
+        .descriptors_are = "the folder twice, the file being replaced, its temporary and one to read the umask",
+        .fewer_descriptors = "",
+        .what = set_what,
+        .input_name = set_input_name,
+        .make_input = make_set_input,
+        .before_run = lay_out_old,
+        .verify = verify_set,
+        .syncs = set_syncs,
+        .sync_shortfall =
+            "{made} sync calls (fsync, fdatasync) for {count} replacements; "
+            "{needed} make each survive a crash",
+        .items_key = "count",
+        .remove = remove_folder_at};
     return m;
 }
 
